@@ -1,0 +1,50 @@
+#pragma once
+// The only interface between measuring code and a device (a real GPU or a simulated one).
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/experiment.hpp"
+#include "model/device_facts.hpp"
+
+namespace memtopo {
+
+// What a backend can run; probes plan within these limits instead of assuming a GPU.
+struct BackendLimits {
+  std::uint64_t max_footprint_bytes = 0;           // global paths
+  std::uint64_t max_constant_footprint_bytes = 0;  // constant path (constant bank size)
+  std::uint64_t max_shared_footprint_bytes = 0;    // shared path (per block)
+  std::uint32_t max_timed_loads = 0;               // per chaser
+  std::uint32_t max_chasers = 0;
+  std::uint32_t concurrent_slots = 0;  // independent chases that may run at once (one per SM)
+};
+
+// Thrown by a backend for a request it cannot run (bad spec, too large, unsupported path).
+class ExperimentError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // "cuda" or "sim".
+  virtual std::string_view kind() const = 0;
+  // Facts about the device, every one marked source api (or sim, for a simulated device).
+  virtual const DeviceFacts& facts() const = 0;
+  virtual BackendLimits limits() const = 0;
+
+  // Runs a batch of independent chases and returns one trace per spec, in order. Specs in one
+  // batch may run concurrently on different SMs (each on its own SM); a caller that needs a
+  // chase to run alone passes a batch of one.
+  virtual std::vector<Trace> run(std::span<const ChaseSpec> batch) = 0;
+
+  // Measures the SM clock now, in kHz (0 when the backend cannot tell).
+  virtual double current_sm_clock_khz() { return 0; }
+};
+
+}  // namespace memtopo

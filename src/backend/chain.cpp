@@ -1,0 +1,84 @@
+#include "backend/chain.hpp"
+
+#include <string>
+#include <unordered_set>
+
+#include "backend/backend.hpp"
+
+namespace memtopo {
+
+std::uint64_t SplitMix64::below(std::uint64_t bound) {
+  if (bound <= 1) return 0;
+  // Rejection sampling on the top bits keeps the result unbiased for any bound.
+  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+  std::uint64_t x;
+  do {
+    x = next();
+  } while (x >= limit);
+  return x % bound;
+}
+
+std::uint64_t chain_length(const ChaseSpec& spec) {
+  if (spec.order == ChaseOrder::explicit_indices) return spec.indices.size();
+  if (spec.stride_bytes == 0) return 0;
+  return spec.footprint_bytes / spec.stride_bytes;
+}
+
+void validate(const ChaseSpec& spec) {
+  const auto fail = [](const std::string& what) { throw ExperimentError("chase spec: " + what); };
+  const std::uint64_t words = spec.footprint_bytes / 4;
+  if (spec.footprint_bytes < 4) fail("footprint_bytes must be at least 4");
+  if (words > UINT32_MAX) fail("footprint_bytes too large for 32-bit word indices");
+  if (spec.chasers == 0) fail("chasers must be at least 1");
+  if (spec.order == ChaseOrder::explicit_indices) {
+    if (spec.indices.empty()) fail("explicit_indices needs a non-empty index list");
+    std::unordered_set<std::uint32_t> seen;
+    for (auto index : spec.indices) {
+      if (index >= words) {
+        fail("index " + std::to_string(index) + " lies outside the footprint of " +
+             std::to_string(words) + " words");
+      }
+      if (!seen.insert(index).second) fail("index " + std::to_string(index) + " repeats");
+    }
+    if (!seen.count(spec.start_index)) fail("start_index is not on the explicit chain");
+    return;
+  }
+  if (spec.stride_bytes == 0 || spec.stride_bytes % 4 != 0) {
+    fail("stride_bytes must be a positive multiple of 4, got " + std::to_string(spec.stride_bytes));
+  }
+  if (spec.footprint_bytes < spec.stride_bytes) fail("footprint_bytes is smaller than one stride");
+  const std::uint32_t step = spec.stride_bytes / 4;
+  if (spec.start_index % step != 0 || spec.start_index / step >= chain_length(spec)) {
+    fail("start_index " + std::to_string(spec.start_index) + " is not on the chain");
+  }
+}
+
+std::vector<std::uint32_t> chain_order(const ChaseSpec& spec) {
+  validate(spec);
+  if (spec.order == ChaseOrder::explicit_indices) return spec.indices;
+  const std::uint64_t n = chain_length(spec);
+  const std::uint32_t step = spec.stride_bytes / 4;
+  std::vector<std::uint32_t> order(n);
+  for (std::uint64_t k = 0; k < n; ++k) order[k] = static_cast<std::uint32_t>(k * step);
+  if (spec.order == ChaseOrder::random_permutation && n > 2) {
+    // Sattolo's algorithm yields a uniformly random single cycle; keep element 0 first so the
+    // chase from word 0 walks the whole cycle in this order.
+    SplitMix64 rng(spec.seed);
+    for (std::uint64_t i = n - 1; i > 1; --i) {
+      const std::uint64_t j = 1 + rng.below(i);  // j in [1, i)
+      std::swap(order[i], order[j]);
+    }
+  }
+  return order;
+}
+
+std::vector<std::uint32_t> build_chain(const ChaseSpec& spec) {
+  const auto order = chain_order(spec);
+  std::vector<std::uint32_t> words(spec.footprint_bytes / 4, kNotOnChain);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    words[order[k]] = order[(k + 1) % order.size()];
+  }
+  return words;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,46 @@
+#pragma once
+// Builds the pointer-chase array a ChaseSpec describes. Shared by every backend, so that a
+// simulated chase and a GPU chase walk exactly the same addresses.
+#include <cstdint>
+#include <vector>
+
+#include "backend/experiment.hpp"
+
+namespace memtopo {
+
+// Checks a spec for consistency (stride a multiple of 4 and > 0, footprint holding at least
+// one element, explicit indices inside the footprint and free of repeats, start on the chain).
+// Throws ExperimentError naming the problem.
+void validate(const ChaseSpec& spec);
+
+// The array of footprint_bytes / 4 words; word i holds the index of the word loaded after it.
+// Words not on the chain hold 0xFFFFFFFF so that a stray visit is detectable.
+std::vector<std::uint32_t> build_chain(const ChaseSpec& spec);
+
+// The word indices of the chain in visiting order, starting from element 0 of the order
+// (sequential: 0, s, 2s ...; random: the permutation's cycle from word 0).
+std::vector<std::uint32_t> chain_order(const ChaseSpec& spec);
+
+inline constexpr std::uint32_t kNotOnChain = 0xFFFFFFFFu;
+
+// Small, portable, seeded generator (splitmix64): the same seed gives the same chain on every
+// compiler and standard library, unlike std::uniform_int_distribution.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, bound) without modulo bias (Lemire's method with rejection).
+  std::uint64_t below(std::uint64_t bound);
+  // Uniform in [0, 1).
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  std::uint64_t state_;
+};
+
+}  // namespace memtopo

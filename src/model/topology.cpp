@@ -1,0 +1,59 @@
+#include "model/topology.hpp"
+
+#include <algorithm>
+
+namespace memtopo {
+
+const char* to_string(Source source) {
+  switch (source) {
+    case Source::api: return "api";
+    case Source::measured: return "measured";
+    case Source::derived: return "derived";
+  }
+  return "?";
+}
+
+const Property* Element::find(const std::string& property) const {
+  auto it = std::find_if(properties.begin(), properties.end(),
+                         [&](const Property& p) { return p.name == property; });
+  return it == properties.end() ? nullptr : &*it;
+}
+
+Property* Element::find(const std::string& property) {
+  return const_cast<Property*>(std::as_const(*this).find(property));
+}
+
+Property& Element::set(Property property) {
+  if (Property* existing = find(property.name)) {
+    *existing = std::move(property);
+    return *existing;
+  }
+  return properties.emplace_back(std::move(property));
+}
+
+const Element* Topology::find(const std::string& element_id) const {
+  auto it = std::find_if(elements.begin(), elements.end(),
+                         [&](const Element& e) { return e.id == element_id; });
+  return it == elements.end() ? nullptr : &*it;
+}
+
+Element& Topology::element(const std::string& id, const std::string& kind,
+                           const std::string& scope) {
+  if (const Element* existing = find(id)) return const_cast<Element&>(*existing);
+  Element e;
+  e.id = id;
+  e.kind = kind;
+  e.scope = scope;
+  return elements.emplace_back(std::move(e));
+}
+
+std::optional<double> Topology::number(const std::string& element_id,
+                                       const std::string& property) const {
+  const Element* e = find(element_id);
+  if (!e) return std::nullopt;
+  const Property* p = e->find(property);
+  if (!p || !p->value.is_number()) return std::nullopt;
+  return p->value.get<double>();
+}
+
+}  // namespace memtopo

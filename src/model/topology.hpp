@@ -1,0 +1,101 @@
+#pragma once
+// The result model: every reporter is a view of a Topology; nothing is printed from a probe.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/device_facts.hpp"
+
+namespace memtopo {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class Source { api, measured, derived };
+const char* to_string(Source source);
+
+// Summary of repeated samples. A number without a spread is not a result.
+struct Spread {
+  double p50 = 0;
+  double mean = 0;
+  double stdev = 0;
+  double p5 = 0;
+  double p95 = 0;
+  double min = 0;
+  double max = 0;
+  std::size_t samples = 0;
+};
+
+// One property of a memory element, e.g. l1.size or l2.latency.
+struct Property {
+  std::string name;       // stable property name: size, line, latency, ...
+  nlohmann::json value;   // number, string, list; null when inconclusive
+  std::string unit;       // base unit: bytes, cycles, seconds, bytes/second, or "" for none
+  Source source = Source::measured;
+  std::string method;     // how it was obtained, one line
+  std::optional<double> confidence;  // in [0, 1], measured values only
+  std::optional<Spread> spread;      // of the reported value (overhead-corrected for latencies)
+  std::optional<Spread> raw;         // latencies: the same samples before overhead correction
+  std::optional<double> seconds_value;  // latencies: p50 converted with the measured clock
+  bool inconclusive = false;            // measured but no conclusion; `value` may be a bound
+  std::string note;                     // e.g. why inconclusive, or "lower bound"
+  nlohmann::json evidence = nlohmann::json::object();  // whatever backs the value up
+};
+
+// One memory element (cache, memory, TLB ...). `id` is a stable element id (l1, l2, dram ...).
+struct Element {
+  std::string id;
+  std::string kind;   // "cache", "memory", "scratchpad", "tlb"
+  std::string scope;  // "sm" or "device"
+  std::vector<std::string> load_paths;
+  std::vector<Property> properties;
+
+  const Property* find(const std::string& property) const;
+  Property* find(const std::string& property);
+  // Adds or replaces the property with the same name.
+  Property& set(Property property);
+};
+
+struct PhaseTiming {
+  std::string name;  // probe id or a fixed phase name ("setup", "report")
+  double seconds = 0;
+  std::optional<double> sm_clock_khz_before;
+  std::optional<double> sm_clock_khz_after;
+};
+
+struct ProbeOutcome {
+  std::string probe_id;
+  std::string status;  // "ok", "skipped", "failed", "not_run"
+  std::string reason;  // why skipped / failed
+};
+
+struct RunInfo {
+  std::string tool_version;
+  std::string git_describe;
+  std::string timestamp_utc;  // ISO 8601
+  std::string host;
+  std::vector<std::string> arguments;
+  double duration_seconds = 0;
+  std::vector<PhaseTiming> phases;
+  std::vector<ProbeOutcome> probes;
+  bool interrupted = false;
+  bool simulated = false;
+  std::string sim_file;  // description file when simulated
+};
+
+struct Topology {
+  RunInfo run;
+  DeviceFacts device;
+  std::vector<Element> elements;
+  std::vector<std::string> warnings;
+
+  const Element* find(const std::string& element_id) const;
+  // Returns the element with this id, creating it (with kind/scope) if it does not exist.
+  Element& element(const std::string& id, const std::string& kind, const std::string& scope);
+  // Looks up a numeric property value; nullopt when absent or not a number.
+  std::optional<double> number(const std::string& element_id, const std::string& property) const;
+};
+
+}  // namespace memtopo

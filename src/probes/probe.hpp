@@ -1,0 +1,63 @@
+#pragma once
+// A probe answers one question (`l1.size`, `l2.latency` ...) and writes its findings into the
+// topology. Probes only plan experiments and call analysis; they never touch a device directly.
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "model/topology.hpp"
+
+namespace memtopo {
+
+// Thrown by a probe that does not apply (no texture support, nothing to measure); the runner
+// records the reason and goes on.
+class ProbeSkipped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown when the user interrupted the run; what was measured so far is kept.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+struct ProbeContext {
+  Backend& backend;
+  Topology& topology;
+  // Progress lines for stderr during long phases ("l1.size: doubling 64 KiB").
+  std::function<void(const std::string&)> progress = [](const std::string&) {};
+  // Returns true once the user asked to stop; probes call check_interrupted() between batches.
+  std::function<bool()> interrupted = [] { return false; };
+  std::uint64_t seed = 1;  // base seed for every random choice a probe makes
+
+  void check_interrupted() const {
+    if (interrupted()) throw Interrupted();
+  }
+  // Runs a batch on the backend, checking for an interrupt first.
+  std::vector<Trace> run(std::span<const ChaseSpec> batch) const {
+    check_interrupted();
+    return backend.run(batch);
+  }
+};
+
+class Probe {
+ public:
+  virtual ~Probe() = default;
+  virtual std::string id() const = 0;           // "<element>.<property>"
+  virtual std::string description() const = 0;  // one line for --list
+  // Probe ids whose findings this probe reads; the runner runs them first.
+  virtual std::vector<std::string> needs() const { return {}; }
+  // Measures and writes findings into ctx.topology; throws ProbeSkipped when it does not apply.
+  virtual void run(ProbeContext& ctx) = 0;
+
+  std::string element_id() const { return id().substr(0, id().find('.')); }
+};
+
+// Every probe memtopo has, in a valid run order (dependencies first).
+std::vector<std::unique_ptr<Probe>> all_probes();
+
+}  // namespace memtopo

@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "backend/backend.hpp"
+#include "backend/chain.hpp"
+
+namespace memtopo {
+namespace {
+
+// Follows the chain from `start` and returns the visited word indices until it closes.
+std::vector<std::uint32_t> walk(const std::vector<std::uint32_t>& words, std::uint32_t start) {
+  std::vector<std::uint32_t> visited;
+  std::uint32_t j = start;
+  do {
+    visited.push_back(j);
+    j = words.at(j);
+  } while (j != start && visited.size() <= words.size());
+  return visited;
+}
+
+TEST(Chain, SequentialVisitsEveryElementOnceAtTheStride) {
+  ChaseSpec spec;
+  spec.footprint_bytes = 4096;
+  spec.stride_bytes = 128;
+  const auto words = build_chain(spec);
+  ASSERT_EQ(words.size(), 1024u);
+  const auto visited = walk(words, 0);
+  ASSERT_EQ(visited.size(), 32u);
+  for (std::size_t k = 0; k < visited.size(); ++k) EXPECT_EQ(visited[k], k * 32);
+  EXPECT_EQ(words[1], kNotOnChain);
+}
+
+TEST(Chain, RandomPermutationIsOneCycleOverAllElements) {
+  ChaseSpec spec;
+  spec.footprint_bytes = 64 * 1024;
+  spec.stride_bytes = 32;
+  spec.order = ChaseOrder::random_permutation;
+  spec.seed = 42;
+  const auto words = build_chain(spec);
+  const auto visited = walk(words, 0);
+  ASSERT_EQ(visited.size(), chain_length(spec));
+  std::set<std::uint32_t> distinct(visited.begin(), visited.end());
+  EXPECT_EQ(distinct.size(), visited.size());
+  for (auto v : visited) EXPECT_EQ(v % 8, 0u);
+  // Shuffled: not the sequential order.
+  EXPECT_FALSE(std::is_sorted(visited.begin(), visited.end()));
+}
+
+TEST(Chain, SeededPermutationsAreReproducibleAndSeedDependent) {
+  ChaseSpec spec;
+  spec.footprint_bytes = 16 * 1024;
+  spec.stride_bytes = 64;
+  spec.order = ChaseOrder::random_permutation;
+  spec.seed = 7;
+  const auto a = chain_order(spec);
+  const auto b = chain_order(spec);
+  EXPECT_EQ(a, b);
+  spec.seed = 8;
+  EXPECT_NE(a, chain_order(spec));
+  // Pinned first elements: a change in the generator would silently change every recorded
+  // random experiment, so it must show up here.
+  spec.seed = 7;
+  SplitMix64 rng(7);
+  EXPECT_EQ(rng.next(), 0x63CBE1E459320DD7ull);
+}
+
+TEST(Chain, ExplicitIndicesAreVisitedInOrder) {
+  ChaseSpec spec;
+  spec.footprint_bytes = 1024;
+  spec.order = ChaseOrder::explicit_indices;
+  spec.indices = {0, 200, 17, 3};
+  const auto words = build_chain(spec);
+  EXPECT_EQ(walk(words, 0), (std::vector<std::uint32_t>{0, 200, 17, 3}));
+}
+
+TEST(Chain, InvalidSpecsAreRejectedWithAReason) {
+  ChaseSpec spec;
+  spec.footprint_bytes = 1024;
+  spec.stride_bytes = 6;
+  EXPECT_THROW(validate(spec), ExperimentError);
+  spec.stride_bytes = 2048;
+  EXPECT_THROW(validate(spec), ExperimentError);
+  spec.stride_bytes = 64;
+  spec.start_index = 3;
+  try {
+    validate(spec);
+    FAIL() << "start_index off the chain was accepted";
+  } catch (const ExperimentError& e) {
+    EXPECT_NE(std::string(e.what()).find("start_index"), std::string::npos);
+  }
+  ChaseSpec explicit_spec;
+  explicit_spec.footprint_bytes = 64;
+  explicit_spec.order = ChaseOrder::explicit_indices;
+  explicit_spec.indices = {0, 16};
+  EXPECT_THROW(validate(explicit_spec), ExperimentError);
+  explicit_spec.indices = {0, 3, 3};
+  EXPECT_THROW(validate(explicit_spec), ExperimentError);
+}
+
+TEST(Chain, SplitMixBelowStaysInRangeAndCoversIt) {
+  SplitMix64 rng(3);
+  std::set<std::uint64_t> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const auto v = rng.below(10);
+    ASSERT_LT(v, 10u);
+    seen.insert(v);
+  }
+  EXPECT_EQ(seen.size(), 10u);
+}
+
+}  // namespace
+}  // namespace memtopo
