@@ -28,6 +28,25 @@ class ExperimentError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// No usable device: no driver, no GPU visible, or a device index out of range.
+class NoDeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The device has too little memory (or shared memory) for what was asked.
+class OutOfMemoryError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A simulated device description that cannot be read: missing file, corrupt JSON, an unknown
+// key or a bad value. The message names the file and the key.
+class DescriptionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
