@@ -1,7 +1,9 @@
 #pragma once
 // A probe answers one question (`l1.size`, `l2.latency` ...) and writes its findings into the
 // topology. Probes only plan experiments and call analysis; they never touch a device directly.
+#include <cstdint>
 #include <functional>
+#include <span>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -33,14 +35,22 @@ struct ProbeContext {
   // Returns true once the user asked to stop; probes call check_interrupted() between batches.
   std::function<bool()> interrupted = [] { return false; };
   std::uint64_t seed = 1;  // base seed for every random choice a probe makes
+  // Receives every trace a probe's batches produce (--traces DIR writes them as CSV); `label`
+  // says which probe and step made it, e.g. "l1.size/scan".
+  std::function<void(const std::string& label, const ChaseSpec&, const Trace&)> record_trace;
 
   void check_interrupted() const {
     if (interrupted()) throw Interrupted();
   }
-  // Runs a batch on the backend, checking for an interrupt first.
-  std::vector<Trace> run(std::span<const ChaseSpec> batch) const {
+  // Runs a batch on the backend, checking for an interrupt first, and hands every trace to
+  // record_trace under `label`.
+  std::vector<Trace> run(std::span<const ChaseSpec> batch, const std::string& label = "") const {
     check_interrupted();
-    return backend.run(batch);
+    auto traces = backend.run(batch);
+    if (record_trace) {
+      for (std::size_t i = 0; i < traces.size(); ++i) record_trace(label, batch[i], traces[i]);
+    }
+    return traces;
   }
 };
 
