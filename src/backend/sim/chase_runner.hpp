@@ -1,0 +1,28 @@
+#pragma once
+// Runs one pointer chase on the simulated memory and records it as a GPU kernel would.
+#include <cstdint>
+
+#include "backend/experiment.hpp"
+#include "backend/sim/description.hpp"
+#include "backend/sim/memory_system.hpp"
+
+namespace memtopo::sim {
+
+// Where one chase runs and which random draws it gets.
+struct ChasePlacement {
+  std::uint32_t sm = 0;
+  std::uint64_t base_address = 0;  // byte address of word 0 of the chase array
+  std::uint64_t seed = 0;          // every random draw of the chase derives from it
+};
+
+// Number of timer-overhead samples a trace carries, as a kernel would take them.
+inline constexpr std::uint32_t kOverheadSamples = 32;
+
+// Runs a spec that passed memtopo::validate on `memory`, which starts cold. Each chaser loads
+// warm_passes x chain_length words untimed, then timed_loads recorded ones, continuing the chase;
+// sequential chasers run one after the other, concurrent ones take turns load by load. A record
+// is the load's latency plus the description's timing_overhead plus noise.
+Trace run_chase(const ChaseSpec& spec, const ChasePlacement& placement, MemorySystem& memory,
+                const SimDescription& description);
+
+}  // namespace memtopo::sim

@@ -1,0 +1,379 @@
+#include "backend/sim/description_loader.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "backend/backend.hpp"
+#include "backend/sim/strict_json.hpp"
+
+namespace memtopo::sim {
+namespace {
+
+using nlohmann::json;
+
+// The most lines (or TLB entries) one array may hold: the simulator allocates every one, and a
+// description beyond this (a 2 GiB cache of 128-byte lines) is almost surely a typing mistake.
+constexpr std::uint64_t kMaxEntries = std::uint64_t{1} << 24;
+
+std::uint32_t read_u32(const StrictObject& object, std::string_view key) {
+  return static_cast<std::uint32_t>(object.uint(key, UINT32_MAX));
+}
+
+std::uint32_t read_positive_u32(const StrictObject& object, std::string_view key) {
+  const std::uint32_t value = read_u32(object, key);
+  if (value == 0) object.fail(key, "must be at least 1");
+  return value;
+}
+
+std::uint64_t read_power_of_two(const StrictObject& object, std::string_view key,
+                                std::uint64_t value) {
+  if (!std::has_single_bit(value)) {
+    object.fail(key, "must be a power of two, got " + std::to_string(value));
+  }
+  return value;
+}
+
+std::string read_name(const StrictObject& object) {
+  std::string name = object.string("name");
+  if (name.empty()) object.fail("name", "must not be empty");
+  return name;
+}
+
+// An integer (every set alike, 0 = fully associative) or a list of per-set ways.
+Associativity read_associativity(const StrictObject& object) {
+  const json& value = object.required("ways");
+  const JsonPlace place = object.place("ways");
+  if (!value.is_array()) return Associativity{read_u32(object, "ways"), {}};
+  if (value.empty()) place.fail("a list of per-set ways needs at least one set");
+  Associativity associativity;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const auto ways = static_cast<std::uint32_t>(read_uint(value[i], place.item(i), UINT32_MAX));
+    if (ways == 0) place.item(i).fail("every set needs at least one way");
+    associativity.ways_per_set.push_back(ways);
+  }
+  return associativity;
+}
+
+std::uint64_t listed_ways(const Associativity& associativity) {
+  return std::accumulate(associativity.ways_per_set.begin(), associativity.ways_per_set.end(),
+                         std::uint64_t{0});
+}
+
+SetIndex read_set_index(const StrictObject& cache, std::uint32_t line_bytes, std::size_t sets) {
+  if (!cache.has("set_index")) return SetIndex{};
+  const json& value = cache.required("set_index");
+  const JsonPlace place = cache.place("set_index");
+  if (value == "modulo") return SetIndex{};
+  if (!value.is_object()) {
+    place.fail("must be \"modulo\" or {\"bits\": [...]}, got " + json_excerpt(value));
+  }
+  const StrictObject object(value, place, {"bits"});
+  const json& bits = read_array(object.required("bits"), object.place("bits"));
+  const auto line_bit = static_cast<std::uint64_t>(std::countr_zero(line_bytes));
+  SetIndex index{SetIndex::Kind::bits, {}};
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    const JsonPlace bit_place = object.place("bits").item(i);
+    const auto bit = static_cast<std::uint32_t>(read_uint(bits[i], bit_place, 63));
+    if (bit < line_bit) {
+      bit_place.fail("bit " + std::to_string(bit) + " lies inside a " + std::to_string(line_bytes) +
+                     "-byte line; set bits start at bit " + std::to_string(line_bit));
+    }
+    if (std::find(index.bits.begin(), index.bits.end(), bit) != index.bits.end()) {
+      bit_place.fail("bit " + std::to_string(bit) + " is listed twice");
+    }
+    index.bits.push_back(bit);
+  }
+  if (bits.size() >= 32 || (std::size_t{1} << bits.size()) != sets) {
+    object.fail("bits", std::to_string(bits.size()) + " bits select 2^" +
+                            std::to_string(bits.size()) + " sets, but the cache has " +
+                            std::to_string(sets) + " sets");
+  }
+  return index;
+}
+
+Replacement read_policy(const StrictObject& cache, const Associativity& associativity,
+                        std::uint64_t lines) {
+  if (!cache.has("policy")) return Replacement{};
+  const json& value = cache.required("policy");
+  const JsonPlace place = cache.place("policy");
+  if (value == "lru") return Replacement{Replacement::Kind::lru, {}};
+  if (value == "fifo") return Replacement{Replacement::Kind::fifo, {}};
+  if (value == "random") return Replacement{Replacement::Kind::random, {}};
+  if (!value.is_object()) {
+    place.fail("must be \"lru\", \"fifo\", \"random\" or {\"victim_weights\": [...]}, got " +
+               json_excerpt(value));
+  }
+  const StrictObject object(value, place, {"victim_weights"});
+  const json& weights =
+      read_array(object.required("victim_weights"), object.place("victim_weights"));
+  Replacement policy{Replacement::Kind::victim_weights, {}};
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const JsonPlace weight_place = object.place("victim_weights").item(i);
+    const double weight = read_number(weights[i], weight_place);
+    if (weight < 0) {
+      weight_place.fail("a weight must not be negative, got " + json_excerpt(weights[i]));
+    }
+    policy.victim_weights.push_back(weight);
+  }
+  if (!associativity.ways_per_set.empty()) {
+    object.fail("victim_weights", "needs sets of equal ways, but ways is a per-set list");
+  }
+  const std::uint64_t ways = associativity.ways == 0 ? lines : associativity.ways;
+  if (policy.victim_weights.size() != ways) {
+    object.fail("victim_weights", "has " + std::to_string(policy.victim_weights.size()) +
+                                      " weights for " + std::to_string(ways) + " ways");
+  }
+  if (std::accumulate(policy.victim_weights.begin(), policy.victim_weights.end(), 0.0) <= 0) {
+    object.fail("victim_weights", "needs at least one positive weight");
+  }
+  return policy;
+}
+
+std::vector<LoadPath> read_paths(const StrictObject& cache) {
+  const JsonPlace place = cache.place("paths");
+  const json& names = read_array(cache.required("paths"), place);
+  if (names.empty()) place.fail("a cache needs at least one load path");
+  std::vector<LoadPath> paths;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string name = read_string(names[i], place.item(i));
+    const std::optional<LoadPath> path = parse_load_path(name);
+    if (!path) {
+      place.item(i).fail("unknown load path " + in_quotes(name) +
+                         " (known: ca, cg, cv, nc, tex, const)");
+    }
+    if (*path == LoadPath::shared) {
+      place.item(i).fail("\"shared\" is shared memory, which no cache stands in front of");
+    }
+    if (std::find(paths.begin(), paths.end(), *path) != paths.end()) {
+      place.item(i).fail("load path " + in_quotes(name) + " is listed twice");
+    }
+    paths.push_back(*path);
+  }
+  return paths;
+}
+
+CacheScope read_scope(const StrictObject& object) {
+  const std::string scope = object.string("scope");
+  if (scope != "sm" && scope != "device") {
+    object.fail("scope", "must be \"sm\" or \"device\", got " + in_quotes(scope));
+  }
+  const CacheScope read = scope == "sm" ? CacheScope::sm : CacheScope::device;
+  if (read == CacheScope::device && object.has("instances_per_sm")) {
+    object.fail("instances_per_sm", "only a cache of scope \"sm\" has per-SM instances");
+  }
+  for (std::string_view key : {"partitions", "far_latency_extra"}) {
+    if (read == CacheScope::sm && object.has(key)) {
+      object.fail(key, "only a cache of scope \"device\" has partitions");
+    }
+  }
+  return read;
+}
+
+// line_bytes, sector_bytes, size_bytes and ways, checked against each other.
+void read_geometry(const StrictObject& object, CacheDescription& cache) {
+  cache.line_bytes = static_cast<std::uint32_t>(
+      read_power_of_two(object, "line_bytes", object.uint("line_bytes", UINT32_MAX)));
+  if (cache.line_bytes < 4) object.fail("line_bytes", "must hold at least one 4-byte word");
+  cache.sector_bytes = static_cast<std::uint32_t>(read_power_of_two(
+      object, "sector_bytes", object.uint_or("sector_bytes", cache.line_bytes, UINT32_MAX)));
+  if (cache.line_bytes % cache.sector_bytes != 0) {
+    object.fail("sector_bytes", std::to_string(cache.sector_bytes) +
+                                    " does not divide line_bytes " +
+                                    std::to_string(cache.line_bytes));
+  }
+  if (cache.line_bytes / cache.sector_bytes > 64) {
+    object.fail("sector_bytes", "a line may have at most 64 sectors");
+  }
+
+  cache.size_bytes = object.uint("size_bytes");
+  if (cache.size_bytes == 0 || cache.size_bytes % cache.line_bytes != 0) {
+    object.fail("size_bytes", std::to_string(cache.size_bytes) +
+                                  " is not a positive multiple of line_bytes " +
+                                  std::to_string(cache.line_bytes));
+  }
+  const std::uint64_t lines = cache.size_bytes / cache.line_bytes;
+  if (lines > kMaxEntries) {
+    object.fail("size_bytes", "holds " + std::to_string(lines) +
+                                  " lines; the simulator models at most " +
+                                  std::to_string(kMaxEntries));
+  }
+
+  cache.associativity = read_associativity(object);
+  const Associativity& ways = cache.associativity;
+  const std::uint64_t set_bytes = std::uint64_t{cache.line_bytes} * ways.ways;
+  if (ways.ways_per_set.empty() && ways.ways != 0 && cache.size_bytes % set_bytes != 0) {
+    object.fail("size_bytes",
+                std::to_string(cache.size_bytes) +
+                    " is not a multiple of line_bytes x ways = " + std::to_string(set_bytes));
+  }
+  if (!ways.ways_per_set.empty() && listed_ways(ways) != lines) {
+    object.fail("ways", "the sets' ways add up to " + std::to_string(listed_ways(ways)) +
+                            " lines, but size_bytes / line_bytes is " + std::to_string(lines));
+  }
+}
+
+CacheDescription read_cache(const json& value, const JsonPlace& place) {
+  const StrictObject object(
+      value, place,
+      {"name", "scope", "instances_per_sm", "size_bytes", "line_bytes", "sector_bytes", "ways",
+       "set_index", "policy", "hit_latency", "paths", "partitions", "far_latency_extra"});
+  CacheDescription cache;
+  cache.name = read_name(object);
+  cache.scope = read_scope(object);
+  if (object.has("instances_per_sm")) {
+    cache.instances_per_sm = read_positive_u32(object, "instances_per_sm");
+  }
+  read_geometry(object, cache);
+  const std::uint64_t lines = cache.size_bytes / cache.line_bytes;
+  cache.set_index =
+      read_set_index(object, cache.line_bytes, ways_of_each_set(cache.associativity, lines).size());
+  cache.policy = read_policy(object, cache.associativity, lines);
+  cache.hit_latency = read_u32(object, "hit_latency");
+  cache.paths = read_paths(object);
+  if (object.has("partitions")) cache.partitions = read_positive_u32(object, "partitions");
+  cache.far_latency_extra =
+      static_cast<std::uint32_t>(object.uint_or("far_latency_extra", 0, UINT32_MAX));
+  return cache;
+}
+
+TlbDescription read_tlb(const json& value, const JsonPlace& place) {
+  const StrictObject object(value, place,
+                            {"name", "entries", "ways", "page_bytes", "miss_latency_extra"});
+  TlbDescription tlb;
+  tlb.name = read_name(object);
+  tlb.entries = read_positive_u32(object, "entries");
+  if (tlb.entries > kMaxEntries) {
+    object.fail("entries", "the simulator models at most " + std::to_string(kMaxEntries));
+  }
+  tlb.associativity = read_associativity(object);
+  const Associativity& ways = tlb.associativity;
+  if (ways.ways_per_set.empty() && ways.ways != 0 && tlb.entries % ways.ways != 0) {
+    object.fail("entries", std::to_string(tlb.entries) + " is not a multiple of ways " +
+                               std::to_string(ways.ways));
+  }
+  if (!ways.ways_per_set.empty() && listed_ways(ways) != tlb.entries) {
+    object.fail("ways", "the sets' ways add up to " + std::to_string(listed_ways(ways)) +
+                            ", but entries is " + std::to_string(tlb.entries));
+  }
+  tlb.page_bytes = read_power_of_two(object, "page_bytes", object.uint("page_bytes"));
+  tlb.miss_latency_extra = read_u32(object, "miss_latency_extra");
+  return tlb;
+}
+
+SharedMemoryDescription read_shared_memory(const json& value, const JsonPlace& place) {
+  const StrictObject object(value, place, {"bytes_per_sm", "banks", "bank_width_bytes", "latency"});
+  SharedMemoryDescription shared;
+  shared.bytes_per_sm = object.uint("bytes_per_sm");
+  if (shared.bytes_per_sm < 4) object.fail("bytes_per_sm", "must hold at least one 4-byte word");
+  shared.banks = read_positive_u32(object, "banks");
+  shared.bank_width_bytes = static_cast<std::uint32_t>(
+      read_power_of_two(object, "bank_width_bytes", read_positive_u32(object, "bank_width_bytes")));
+  shared.latency = read_u32(object, "latency");
+  return shared;
+}
+
+NoiseDescription read_noise(const json& value, const JsonPlace& place) {
+  const StrictObject object(value, place,
+                            {"seed", "jitter_cycles", "outlier_probability", "outlier_cycles"});
+  NoiseDescription noise;
+  noise.seed = object.uint_or("seed", 0);
+  noise.jitter_cycles = static_cast<std::uint32_t>(object.uint_or("jitter_cycles", 0, UINT32_MAX));
+  if (object.has("outlier_probability")) {
+    noise.outlier_probability =
+        read_number(object.required("outlier_probability"), object.place("outlier_probability"));
+    if (!(noise.outlier_probability >= 0 && noise.outlier_probability <= 1)) {
+      object.fail("outlier_probability", "must lie in [0, 1], got " +
+                                             json_excerpt(object.required("outlier_probability")));
+    }
+  }
+  noise.outlier_cycles =
+      static_cast<std::uint32_t>(object.uint_or("outlier_cycles", 0, UINT32_MAX));
+  return noise;
+}
+
+// Fails naming the second of two entries of `list` with the same name.
+template <typename Entry>
+void require_unique_names(const std::vector<Entry>& list, const JsonPlace& place) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (list[i].name == list[j].name) {
+        place.item(i).key("name").fail("the name " + in_quotes(list[i].name) + " is already taken");
+      }
+    }
+  }
+}
+
+SimDescription read_description(const json& document, const JsonPlace& place) {
+  const StrictObject object(
+      document, place,
+      {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency", "compute_capability",
+       "timing_overhead", "caches", "tlbs", "shared_memory", "noise"});
+  SimDescription description;
+  description.name = read_name(object);
+  description.sm_count = read_positive_u32(object, "sm_count");
+  description.clock_khz = object.uint("clock_khz");
+  if (description.clock_khz == 0) object.fail("clock_khz", "must be at least 1");
+  description.global_memory_bytes = object.uint("global_memory_bytes");
+  if (description.global_memory_bytes < 4) {
+    object.fail("global_memory_bytes", "must hold at least one 4-byte word");
+  }
+  description.dram_latency = read_u32(object, "dram_latency");
+  description.timing_overhead =
+      static_cast<std::uint32_t>(object.uint_or("timing_overhead", 0, UINT32_MAX));
+
+  if (object.has("compute_capability")) {
+    const JsonPlace cc_place = object.place("compute_capability");
+    const json& cc = read_array(object.required("compute_capability"), cc_place);
+    if (cc.size() != 2) cc_place.fail("expected [major, minor], got " + json_excerpt(cc));
+    description.cc_major = static_cast<int>(read_uint(cc[0], cc_place.item(0), 99));
+    description.cc_minor = static_cast<int>(read_uint(cc[1], cc_place.item(1), 99));
+  }
+
+  if (object.has("caches")) {
+    const JsonPlace caches_place = object.place("caches");
+    const json& caches = read_array(object.required("caches"), caches_place);
+    for (std::size_t i = 0; i < caches.size(); ++i) {
+      description.caches.push_back(read_cache(caches[i], caches_place.item(i)));
+    }
+    require_unique_names(description.caches, caches_place);
+  }
+  if (object.has("tlbs")) {
+    const JsonPlace tlbs_place = object.place("tlbs");
+    const json& tlbs = read_array(object.required("tlbs"), tlbs_place);
+    for (std::size_t i = 0; i < tlbs.size(); ++i) {
+      description.tlbs.push_back(read_tlb(tlbs[i], tlbs_place.item(i)));
+    }
+    require_unique_names(description.tlbs, tlbs_place);
+  }
+  description.shared_memory =
+      read_shared_memory(object.required("shared_memory"), object.place("shared_memory"));
+  if (object.has("noise")) {
+    description.noise = read_noise(object.required("noise"), object.place("noise"));
+  }
+  return description;
+}
+
+}  // namespace
+
+SimDescription parse_description(const std::string& json_text, const std::string& origin) {
+  return read_description(parse_json_strictly(json_text, origin), JsonPlace(origin, ""));
+}
+
+SimDescription load_description_file(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) throw DescriptionError(path + ": no such file");
+  if (std::filesystem::is_directory(path, error)) {
+    throw DescriptionError(path + ": is a directory, not a description file");
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw DescriptionError(path + ": cannot be opened for reading");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_description(text.str(), path);
+}
+
+}  // namespace memtopo::sim

@@ -1,0 +1,168 @@
+#include "backend/sim/sim_backend.hpp"
+
+#include <algorithm>
+
+#include "backend/chain.hpp"
+#include "backend/sim/chase_runner.hpp"
+#include "backend/sim/description_loader.hpp"
+#include "backend/sim/memory_system.hpp"
+#include "backend/sim/random_streams.hpp"
+
+namespace memtopo {
+namespace {
+
+using sim::SimDescription;
+
+constexpr std::uint64_t kConstantBankBytes = 65536;
+constexpr std::uint32_t kMaxTimedLoads = 1u << 20;
+constexpr std::uint32_t kMaxChasers = 32;  // one per warp of a 1024-thread block
+// Chase arrays are aligned to at least this (the large-page size GPU drivers use) and to the
+// largest TLB page, so that no two arrays of a batch share a page.
+constexpr std::uint64_t kMinArrayAlignment = std::uint64_t{2} << 20;
+
+DeviceFacts facts_of(const SimDescription& description) {
+  DeviceFacts facts;
+  facts.name = description.name;
+  facts.backend = "sim";
+  facts.cc_major = description.cc_major;
+  facts.cc_minor = description.cc_minor;
+  facts.sm_count = description.sm_count;
+  facts.global_memory_bytes = description.global_memory_bytes;
+  for (const sim::CacheDescription& cache : description.caches) {
+    if (cache.scope == sim::CacheScope::device && cache.name == "L2") {
+      facts.l2_bytes = cache.size_bytes;
+    }
+    const bool on_ca =
+        std::find(cache.paths.begin(), cache.paths.end(), LoadPath::ca) != cache.paths.end();
+    if (cache.scope == sim::CacheScope::sm && on_ca) facts.global_l1_cache_supported = true;
+  }
+  // The simulated device lets one block use all of its SM's shared memory.
+  facts.shared_per_sm_bytes = description.shared_memory.bytes_per_sm;
+  facts.shared_per_block_bytes = description.shared_memory.bytes_per_sm;
+  facts.shared_per_block_optin_bytes = description.shared_memory.bytes_per_sm;
+  facts.constant_bytes = kConstantBankBytes;
+  facts.sm_clock_khz = description.clock_khz;
+  facts.nvml_status = "simulated device: no NVML";
+  return facts;
+}
+
+BackendLimits limits_of(const SimDescription& description) {
+  BackendLimits limits;
+  limits.max_footprint_bytes = description.global_memory_bytes / 2;
+  limits.max_constant_footprint_bytes = kConstantBankBytes;
+  limits.max_shared_footprint_bytes = description.shared_memory.bytes_per_sm;
+  limits.max_timed_loads = kMaxTimedLoads;
+  limits.max_chasers = kMaxChasers;
+  limits.concurrent_slots = description.sm_count;
+  return limits;
+}
+
+std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+class SimBackend final : public Backend {
+ public:
+  explicit SimBackend(SimDescription description)
+      : description_(std::move(description)),
+        facts_(facts_of(description_)),
+        limits_(limits_of(description_)),
+        memory_(description_) {
+    array_alignment_ = kMinArrayAlignment;
+    for (const sim::TlbDescription& tlb : description_.tlbs) {
+      array_alignment_ = std::max(array_alignment_, tlb.page_bytes);
+    }
+  }
+
+  std::string_view kind() const override { return "sim"; }
+  const DeviceFacts& facts() const override { return facts_; }
+  BackendLimits limits() const override { return limits_; }
+  double current_sm_clock_khz() override { return static_cast<double>(description_.clock_khz); }
+
+  std::vector<Trace> run(std::span<const ChaseSpec> batch) override {
+    // Every spec is checked before any runs: a bad batch runs nothing.
+    for (const ChaseSpec& spec : batch) check_runnable(spec);
+    const std::vector<std::uint32_t> sms = assign_sms(batch);
+    std::vector<Trace> traces;
+    traces.reserve(batch.size());
+    std::uint64_t next_base = array_alignment_;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const sim::ChasePlacement placement{sms[i], next_base,
+                                          sim::derive_seed(description_.noise.seed, chases_run_++)};
+      next_base = round_up(next_base + batch[i].footprint_bytes, array_alignment_);
+      traces.push_back(sim::run_chase(batch[i], placement, memory_, description_));
+    }
+    return traces;
+  }
+
+ private:
+  void check_runnable(const ChaseSpec& spec) const {
+    validate(spec);
+    const auto fail = [](const std::string& what) { throw ExperimentError("chase spec: " + what); };
+    if (spec.sm && *spec.sm >= description_.sm_count) {
+      fail("sm " + std::to_string(*spec.sm) + " does not exist; the device has " +
+           std::to_string(description_.sm_count) + " SMs");
+    }
+    if (spec.chasers > limits_.max_chasers) {
+      fail("at most " + std::to_string(limits_.max_chasers) + " chasers, got " +
+           std::to_string(spec.chasers));
+    }
+    if (spec.timed_loads > limits_.max_timed_loads) {
+      fail("at most " + std::to_string(limits_.max_timed_loads) + " timed loads, got " +
+           std::to_string(spec.timed_loads));
+    }
+    std::uint64_t max_footprint = limits_.max_footprint_bytes;
+    if (spec.path == LoadPath::constant) max_footprint = limits_.max_constant_footprint_bytes;
+    if (spec.path == LoadPath::shared) max_footprint = limits_.max_shared_footprint_bytes;
+    if (spec.footprint_bytes > max_footprint) {
+      fail("footprint_bytes " + std::to_string(spec.footprint_bytes) + " exceeds the " +
+           std::string(to_string(spec.path)) + " path's limit of " + std::to_string(max_footprint) +
+           " bytes");
+    }
+  }
+
+  // A spec's own SM when it names one; otherwise the next SM no spec of the batch has claimed,
+  // round-robin from SM 0, starting over once every SM is taken.
+  std::vector<std::uint32_t> assign_sms(std::span<const ChaseSpec> batch) const {
+    std::vector<bool> taken(description_.sm_count, false);
+    for (const ChaseSpec& spec : batch) {
+      if (spec.sm) taken[*spec.sm] = true;
+    }
+    std::vector<std::uint32_t> sms;
+    std::uint32_t cursor = 0;
+    for (const ChaseSpec& spec : batch) {
+      if (spec.sm) {
+        sms.push_back(*spec.sm);
+        continue;
+      }
+      if (std::find(taken.begin(), taken.end(), false) == taken.end()) {
+        std::fill(taken.begin(), taken.end(), false);
+      }
+      while (taken[cursor]) cursor = (cursor + 1) % description_.sm_count;
+      taken[cursor] = true;
+      sms.push_back(cursor);
+      cursor = (cursor + 1) % description_.sm_count;
+    }
+    return sms;
+  }
+
+  SimDescription description_;
+  DeviceFacts facts_;
+  BackendLimits limits_;
+  sim::MemorySystem memory_;
+  std::uint64_t array_alignment_;
+  std::uint64_t chases_run_ = 0;  // numbers every chase, so that each gets its own noise
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_sim_backend_from_file(const std::string& path) {
+  return std::make_unique<SimBackend>(sim::load_description_file(path));
+}
+
+std::unique_ptr<Backend> make_sim_backend_from_text(const std::string& json_text,
+                                                    const std::string& origin) {
+  return std::make_unique<SimBackend>(sim::parse_description(json_text, origin));
+}
+
+}  // namespace memtopo

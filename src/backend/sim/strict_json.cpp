@@ -1,0 +1,120 @@
+#include "backend/sim/strict_json.hpp"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "backend/backend.hpp"
+
+namespace memtopo::sim {
+
+using nlohmann::json;
+
+std::string in_quotes(std::string_view text) {
+  return "\"" + std::string(text) + "\"";
+}
+
+std::string json_excerpt(const json& value) {
+  std::string text = value.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+JsonPlace JsonPlace::key(std::string_view name) const {
+  return JsonPlace(origin_, path_.empty() ? std::string(name) : path_ + "." + std::string(name));
+}
+
+JsonPlace JsonPlace::item(std::size_t index) const {
+  return JsonPlace(origin_, path_ + "[" + std::to_string(index) + "]");
+}
+
+void JsonPlace::fail(const std::string& reason) const {
+  throw DescriptionError(origin_ + ": " + (path_.empty() ? "" : path_ + ": ") + reason);
+}
+
+json parse_json_strictly(const std::string& text, const std::string& origin) {
+  // One set of keys seen per object being parsed, innermost last.
+  std::vector<std::set<std::string>> open_objects;
+  const json::parser_callback_t reject_duplicates = [&](int /*depth*/, json::parse_event_t event,
+                                                        json& parsed) {
+    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == json::parse_event_t::object_end) open_objects.pop_back();
+    if (event == json::parse_event_t::key &&
+        !open_objects.back().insert(parsed.get<std::string>()).second) {
+      throw DescriptionError(origin + ": duplicate key " + in_quotes(parsed.get<std::string>()));
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, reject_duplicates);
+  } catch (const json::parse_error& error) {
+    throw DescriptionError(origin + ": not valid JSON: " + error.what());
+  }
+}
+
+std::uint64_t read_uint(const json& value, const JsonPlace& place, std::uint64_t max) {
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    place.fail("must not be negative, got " + json_excerpt(value));
+  }
+  if (!value.is_number_unsigned()) {
+    place.fail("expected a non-negative integer, got " + json_excerpt(value));
+  }
+  const auto number = value.get<std::uint64_t>();
+  if (number > max) {
+    place.fail("must be at most " + std::to_string(max) + ", got " + json_excerpt(value));
+  }
+  return number;
+}
+
+double read_number(const json& value, const JsonPlace& place) {
+  if (!value.is_number()) place.fail("expected a number, got " + json_excerpt(value));
+  return value.get<double>();
+}
+
+std::string read_string(const json& value, const JsonPlace& place) {
+  if (!value.is_string()) place.fail("expected a string, got " + json_excerpt(value));
+  return value.get<std::string>();
+}
+
+const json& read_array(const json& value, const JsonPlace& place) {
+  if (!value.is_array()) place.fail("expected a list, got " + json_excerpt(value));
+  return value;
+}
+
+StrictObject::StrictObject(const json& value, JsonPlace place,
+                           std::initializer_list<std::string_view> allowed)
+    : value_(value), place_(std::move(place)) {
+  if (!value_.is_object()) place_.fail("expected an object, got " + json_excerpt(value_));
+  for (const auto& item : value_.items()) {
+    const std::string& key = item.key();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string known;
+    for (std::string_view name : allowed) known += (known.empty() ? "" : ", ") + std::string(name);
+    place_.fail("unknown key " + in_quotes(key) + " (known keys: " + known + ")");
+  }
+}
+
+bool StrictObject::has(std::string_view key) const {
+  return value_.contains(std::string(key));
+}
+
+const json& StrictObject::required(std::string_view key) const {
+  const auto found = value_.find(std::string(key));
+  if (found == value_.end()) place_.fail("missing required key " + in_quotes(key));
+  return *found;
+}
+
+std::uint64_t StrictObject::uint(std::string_view key, std::uint64_t max) const {
+  return read_uint(required(key), place(key), max);
+}
+
+std::uint64_t StrictObject::uint_or(std::string_view key, std::uint64_t fallback,
+                                    std::uint64_t max) const {
+  return has(key) ? uint(key, max) : fallback;
+}
+
+std::string StrictObject::string(std::string_view key) const {
+  return read_string(required(key), place(key));
+}
+
+}  // namespace memtopo::sim

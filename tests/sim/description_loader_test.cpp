@@ -1,0 +1,372 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "backend/backend.hpp"
+#include "backend/sim/description_loader.hpp"
+#include "backend/sim/sim_backend.hpp"
+
+namespace memtopo::sim {
+namespace {
+
+using nlohmann::json;
+
+// The example of DESIGN.md's "The simulated device description (JSON)", verbatim.
+constexpr const char* kDesignExample = R"({
+  "name": "example",
+  "sm_count": 4,
+  "clock_khz": 1500000,
+  "global_memory_bytes": 4294967296,
+  "dram_latency": 450,
+  "caches": [
+    { "name": "L1", "scope": "sm", "instances_per_sm": 1,
+      "size_bytes": 32768, "line_bytes": 128, "sector_bytes": 32,
+      "ways": 4, "set_index": "modulo", "policy": "lru",
+      "hit_latency": 33, "paths": ["ca", "nc", "tex"] },
+    { "name": "L2", "scope": "device", "partitions": 2, "far_latency_extra": 180,
+      "size_bytes": 4194304, "line_bytes": 128, "sector_bytes": 32,
+      "ways": 16, "set_index": "modulo", "policy": "lru",
+      "hit_latency": 260, "paths": ["ca", "cg", "nc", "tex", "const"] }
+  ],
+  "tlbs": [
+    { "name": "L1 TLB", "entries": 16, "ways": 0, "page_bytes": 2097152, "miss_latency_extra": 30 },
+    { "name": "L2 TLB", "entries": 64, "ways": [17, 8, 8, 8, 8, 8, 7], "page_bytes": 2097152, "miss_latency_extra": 120 }
+  ],
+  "shared_memory": { "bytes_per_sm": 233472, "banks": 32, "bank_width_bytes": 4, "latency": 29 },
+  "noise": { "seed": 7, "jitter_cycles": 2, "outlier_probability": 0.0005, "outlier_cycles": 400 }
+})";
+
+// Expects parsing `text` (named "t.json") to fail with a message containing `expected`.
+void expect_error(const std::string& text, const std::string& expected) {
+  try {
+    parse_description(text, "t.json");
+    ADD_FAILURE() << "no DescriptionError; expected one containing: " << expected;
+  } catch (const DescriptionError& error) {
+    EXPECT_NE(std::string(error.what()).find(expected), std::string::npos)
+        << "message: " << error.what() << "\nexpected to contain: " << expected;
+  }
+}
+
+void expect_error_after(const std::function<void(json&)>& edit, const std::string& expected) {
+  json document = json::parse(kDesignExample);
+  edit(document);
+  expect_error(document.dump(), expected);
+}
+
+TEST(DescriptionLoader, ReadsTheDesignExampleKeyByKey) {
+  const SimDescription d = parse_description(kDesignExample, "example.json");
+  EXPECT_EQ(d.name, "example");
+  EXPECT_EQ(d.sm_count, 4u);
+  EXPECT_EQ(d.clock_khz, 1500000u);
+  EXPECT_EQ(d.global_memory_bytes, 4294967296u);
+  EXPECT_EQ(d.dram_latency, 450u);
+  EXPECT_EQ(d.cc_major, 9);  // defaults
+  EXPECT_EQ(d.cc_minor, 0);
+  EXPECT_EQ(d.timing_overhead, 0u);
+  ASSERT_EQ(d.caches.size(), 2u);
+  const CacheDescription& l1 = d.caches[0];
+  EXPECT_EQ(l1.name, "L1");
+  EXPECT_EQ(l1.scope, CacheScope::sm);
+  EXPECT_EQ(l1.instances_per_sm, 1u);
+  EXPECT_EQ(l1.size_bytes, 32768u);
+  EXPECT_EQ(l1.line_bytes, 128u);
+  EXPECT_EQ(l1.sector_bytes, 32u);
+  EXPECT_EQ(l1.associativity.ways, 4u);
+  EXPECT_EQ(l1.set_index.kind, SetIndex::Kind::modulo);
+  EXPECT_EQ(l1.policy.kind, Replacement::Kind::lru);
+  EXPECT_EQ(l1.hit_latency, 33u);
+  EXPECT_EQ(l1.paths, (std::vector<LoadPath>{LoadPath::ca, LoadPath::nc, LoadPath::tex}));
+  EXPECT_EQ(l1.partitions, 1u);
+  const CacheDescription& l2 = d.caches[1];
+  EXPECT_EQ(l2.scope, CacheScope::device);
+  EXPECT_EQ(l2.partitions, 2u);
+  EXPECT_EQ(l2.far_latency_extra, 180u);
+  EXPECT_EQ(l2.paths.back(), LoadPath::constant);
+  ASSERT_EQ(d.tlbs.size(), 2u);
+  EXPECT_EQ(d.tlbs[0].entries, 16u);
+  EXPECT_EQ(d.tlbs[0].associativity.ways, 0u);
+  EXPECT_EQ(d.tlbs[1].associativity.ways_per_set,
+            (std::vector<std::uint32_t>{17, 8, 8, 8, 8, 8, 7}));
+  EXPECT_EQ(d.tlbs[1].page_bytes, 2097152u);
+  EXPECT_EQ(d.tlbs[1].miss_latency_extra, 120u);
+  EXPECT_EQ(d.shared_memory.bytes_per_sm, 233472u);
+  EXPECT_EQ(d.shared_memory.banks, 32u);
+  EXPECT_EQ(d.shared_memory.bank_width_bytes, 4u);
+  EXPECT_EQ(d.shared_memory.latency, 29u);
+  EXPECT_EQ(d.noise.seed, 7u);
+  EXPECT_EQ(d.noise.jitter_cycles, 2u);
+  EXPECT_DOUBLE_EQ(d.noise.outlier_probability, 0.0005);
+  EXPECT_EQ(d.noise.outlier_cycles, 400u);
+}
+
+TEST(DescriptionLoader, ReadsOptionalKeysAndTheirDefaults) {
+  const SimDescription d = parse_description(R"({
+    "name": "minimal", "sm_count": 1, "clock_khz": 1000, "global_memory_bytes": 1024,
+    "dram_latency": 100, "timing_overhead": 20, "compute_capability": [8, 6],
+    "caches": [
+      { "name": "C", "scope": "sm", "instances_per_sm": 2, "size_bytes": 1024, "line_bytes": 64,
+        "ways": 0, "policy": "fifo", "hit_latency": 10, "paths": ["tex"] },
+      { "name": "W", "scope": "device", "size_bytes": 2048, "line_bytes": 128, "ways": 4,
+        "set_index": {"bits": [7, 8]}, "policy": {"victim_weights": [1, 3, 1, 1]},
+        "hit_latency": 10, "paths": ["ca"] },
+      { "name": "R", "scope": "device", "size_bytes": 768, "line_bytes": 128, "ways": [3, 1, 1, 1],
+        "set_index": {"bits": [9, 7]}, "policy": "random", "hit_latency": 10, "paths": ["cg"] }
+    ],
+    "shared_memory": { "bytes_per_sm": 1024, "banks": 16, "bank_width_bytes": 8, "latency": 5 }
+  })",
+                                             "minimal.json");
+  EXPECT_EQ(d.timing_overhead, 20u);
+  EXPECT_EQ(d.cc_major, 8);
+  EXPECT_EQ(d.cc_minor, 6);
+  EXPECT_TRUE(d.tlbs.empty());
+  EXPECT_EQ(d.noise.jitter_cycles, 0u);
+  EXPECT_EQ(d.noise.outlier_probability, 0.0);
+  EXPECT_EQ(d.caches[0].sector_bytes, 64u);  // unsectored
+  EXPECT_EQ(d.caches[0].instances_per_sm, 2u);
+  EXPECT_EQ(d.caches[0].policy.kind, Replacement::Kind::fifo);
+  EXPECT_EQ(d.caches[1].set_index.bits, (std::vector<std::uint32_t>{7, 8}));
+  EXPECT_EQ(d.caches[1].policy.victim_weights, (std::vector<double>{1, 3, 1, 1}));
+  EXPECT_EQ(d.caches[2].policy.kind, Replacement::Kind::random);
+  EXPECT_EQ(d.caches[2].associativity.ways_per_set, (std::vector<std::uint32_t>{3, 1, 1, 1}));
+  EXPECT_EQ(ways_of_each_set(d.caches[0].associativity, 16), (std::vector<std::uint32_t>{16}));
+  EXPECT_EQ(ways_of_each_set(d.caches[1].associativity, 16), (std::vector<std::uint32_t>(4, 4)));
+}
+
+TEST(DescriptionLoader, UnknownKeysAreNamedWithTheirPath) {
+  expect_error_after([](json& d) { d["caches"][1]["wayz"] = 4; },
+                     "t.json: caches[1]: unknown key \"wayz\"");
+  expect_error_after([](json& d) { d["foo"] = 1; }, "t.json: unknown key \"foo\"");
+  expect_error_after([](json& d) { d["shared_memory"]["bank"] = 1; },
+                     "t.json: shared_memory: unknown key \"bank\"");
+  expect_error_after([](json& d) { d["noise"]["jitter"] = 1; },
+                     "t.json: noise: unknown key \"jitter\"");
+  expect_error_after([](json& d) { d["tlbs"][1]["sets"] = 7; },
+                     "t.json: tlbs[1]: unknown key \"sets\"");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["policy"] = {{"weights", {1, 1, 1, 1}}};
+      },
+      "t.json: caches[0].policy: unknown key \"weights\"");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["set_index"] = {{"bit", {7}}};
+      },
+      "t.json: caches[0].set_index: unknown key \"bit\"");
+}
+
+TEST(DescriptionLoader, MissingRequiredKeysAreNamed) {
+  expect_error_after([](json& d) { d.erase("sm_count"); },
+                     "t.json: missing required key \"sm_count\"");
+  expect_error_after([](json& d) { d["caches"][0].erase("ways"); },
+                     "t.json: caches[0]: missing required key \"ways\"");
+  expect_error_after([](json& d) { d["tlbs"][0].erase("page_bytes"); },
+                     "t.json: tlbs[0]: missing required key \"page_bytes\"");
+  expect_error_after([](json& d) { d.erase("shared_memory"); },
+                     "t.json: missing required key \"shared_memory\"");
+}
+
+TEST(DescriptionLoader, WrongTypesAreNamedWithWhatWasExpected) {
+  expect_error_after([](json& d) { d["sm_count"] = "4"; },
+                     "t.json: sm_count: expected a non-negative integer, got \"4\"");
+  expect_error_after([](json& d) { d["caches"][0]["hit_latency"] = 33.5; },
+                     "t.json: caches[0].hit_latency: expected a non-negative integer, got 33.5");
+  expect_error_after([](json& d) { d["caches"][0]["hit_latency"] = -3; },
+                     "t.json: caches[0].hit_latency: must not be negative, got -3");
+  expect_error_after([](json& d) { d["caches"] = "L1"; }, "t.json: caches: expected a list");
+  expect_error_after([](json& d) { d["caches"][0] = 5; }, "t.json: caches[0]: expected an object");
+  expect_error_after([](json& d) { d["caches"][0]["paths"] = "ca"; },
+                     "t.json: caches[0].paths: expected a list");
+  expect_error_after([](json& d) { d["caches"][0]["paths"][1] = 3; },
+                     "t.json: caches[0].paths[1]: expected a string");
+  expect_error_after([](json& d) { d["noise"]["outlier_probability"] = "rare"; },
+                     "t.json: noise.outlier_probability: expected a number");
+  expect_error_after([](json& d) { d["compute_capability"] = json::array({9}); },
+                     "t.json: compute_capability: expected [major, minor]");
+  expect_error_after([](json& d) { d["sm_count"] = 5000000000ull; },
+                     "t.json: sm_count: must be at most");
+  expect_error("[1, 2]", "t.json: expected an object, got [1,2]");
+}
+
+TEST(DescriptionLoader, BadCacheGeometryIsNamedWithTheReason) {
+  expect_error_after(
+      [](json& d) { d["caches"][0]["size_bytes"] = 1000; },
+      "t.json: caches[0].size_bytes: 1000 is not a positive multiple of line_bytes 128");
+  expect_error_after(
+      [](json& d) { d["caches"][0]["size_bytes"] = 33 * 128; },
+      "t.json: caches[0].size_bytes: 4224 is not a multiple of line_bytes x ways = 512");
+  expect_error_after([](json& d) { d["caches"][0]["line_bytes"] = 96; },
+                     "t.json: caches[0].line_bytes: must be a power of two, got 96");
+  expect_error_after([](json& d) { d["caches"][0]["sector_bytes"] = 48; },
+                     "t.json: caches[0].sector_bytes: must be a power of two, got 48");
+  expect_error_after([](json& d) { d["caches"][0]["sector_bytes"] = 256; },
+                     "t.json: caches[0].sector_bytes: 256 does not divide line_bytes 128");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["ways"] = json::array({4, 0});
+      },
+      "t.json: caches[0].ways[1]: every set needs at least one way");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["ways"] = json::array({100, 100});
+      },
+      "t.json: caches[0].ways: the sets' ways add up to 200 lines, but size_bytes / line_bytes is "
+      "256");
+  expect_error_after([](json& d) { d["caches"][0]["scope"] = "cluster"; },
+                     "t.json: caches[0].scope: must be \"sm\" or \"device\", got \"cluster\"");
+  expect_error_after([](json& d) { d["caches"][0]["instances_per_sm"] = 0; },
+                     "t.json: caches[0].instances_per_sm: must be at least 1");
+  expect_error_after([](json& d) { d["caches"][1]["instances_per_sm"] = 2; },
+                     "t.json: caches[1].instances_per_sm: only a cache of scope \"sm\"");
+  expect_error_after([](json& d) { d["caches"][0]["partitions"] = 2; },
+                     "t.json: caches[0].partitions: only a cache of scope \"device\"");
+  expect_error_after([](json& d) { d["caches"][1]["partitions"] = 0; },
+                     "t.json: caches[1].partitions: must be at least 1");
+  expect_error_after([](json& d) { d["caches"][1]["name"] = "L1"; },
+                     "t.json: caches[1].name: the name \"L1\" is already taken");
+}
+
+TEST(DescriptionLoader, BadSetIndexIsNamedWithTheReason) {
+  expect_error_after(
+      [](json& d) { d["caches"][0]["set_index"] = "xor"; },
+      "t.json: caches[0].set_index: must be \"modulo\" or {\"bits\": [...]}, got \"xor\"");
+  // 32 KiB / (128 x 4) = 64 sets need 6 bits.
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["set_index"] = {{"bits", {7, 8}}};
+      },
+      "t.json: caches[0].set_index.bits: 2 bits select 2^2 sets, but the cache has 64 sets");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["set_index"] = {{"bits", {3, 8, 9, 10, 11, 12}}};
+      },
+      "t.json: caches[0].set_index.bits[0]: bit 3 lies inside a 128-byte line");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["set_index"] = {{"bits", {7, 8, 9, 10, 11, 7}}};
+      },
+      "t.json: caches[0].set_index.bits[5]: bit 7 is listed twice");
+  // Unequal sets: three sets cannot be selected by bits.
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["ways"] = json::array({128, 64, 64});
+        d["caches"][0]["set_index"] = {{"bits", {7, 8}}};
+      },
+      "t.json: caches[0].set_index.bits: 2 bits select 2^2 sets, but the cache has 3 sets");
+}
+
+TEST(DescriptionLoader, BadPoliciesAndPathsAreNamedWithTheReason) {
+  expect_error_after(
+      [](json& d) { d["caches"][0]["policy"] = "mru"; },
+      "t.json: caches[0].policy: must be \"lru\", \"fifo\", \"random\" or {\"victim_weights\"");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["policy"] = {{"victim_weights", {1, 3, 1}}};
+      },
+      "t.json: caches[0].policy.victim_weights: has 3 weights for 4 ways");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["policy"] = {{"victim_weights", {1, -1, 1, 1}}};
+      },
+      "t.json: caches[0].policy.victim_weights[1]: a weight must not be negative");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["policy"] = {{"victim_weights", {0, 0, 0, 0}}};
+      },
+      "t.json: caches[0].policy.victim_weights: needs at least one positive weight");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["ways"] = json::array({128, 128});
+        d["caches"][0]["policy"] = {{"victim_weights", {1, 1}}};
+      },
+      "t.json: caches[0].policy.victim_weights: needs sets of equal ways");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["paths"] = json::array({"ca", "bogus"});
+      },
+      "t.json: caches[0].paths[1]: unknown load path \"bogus\"");
+  expect_error_after([](json& d) { d["caches"][0]["paths"] = json::array({"shared"}); },
+                     "t.json: caches[0].paths[0]: \"shared\" is shared memory");
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["paths"] = json::array({"ca", "ca"});
+      },
+      "t.json: caches[0].paths[1]: load path \"ca\" is listed twice");
+  expect_error_after([](json& d) { d["caches"][0]["paths"] = json::array(); },
+                     "t.json: caches[0].paths: a cache needs at least one load path");
+}
+
+TEST(DescriptionLoader, BadTlbSharedMemoryAndNoiseValuesAreNamed) {
+  expect_error_after(
+      [](json& d) {
+        d["tlbs"][0]["entries"] = 10;
+        d["tlbs"][0]["ways"] = 4;
+      },
+      "t.json: tlbs[0].entries: 10 is not a multiple of ways 4");
+  expect_error_after(
+      [](json& d) {
+        d["tlbs"][1]["ways"] = json::array({17, 8});
+      },
+      "t.json: tlbs[1].ways: the sets' ways add up to 25, but entries is 64");
+  expect_error_after([](json& d) { d["tlbs"][0]["page_bytes"] = 3000; },
+                     "t.json: tlbs[0].page_bytes: must be a power of two, got 3000");
+  expect_error_after([](json& d) { d["tlbs"][0]["entries"] = 0; },
+                     "t.json: tlbs[0].entries: must be at least 1");
+  expect_error_after([](json& d) { d["shared_memory"]["bank_width_bytes"] = 3; },
+                     "t.json: shared_memory.bank_width_bytes: must be a power of two, got 3");
+  expect_error_after([](json& d) { d["shared_memory"]["banks"] = 0; },
+                     "t.json: shared_memory.banks: must be at least 1");
+  expect_error_after([](json& d) { d["noise"]["outlier_probability"] = 1.5; },
+                     "t.json: noise.outlier_probability: must lie in [0, 1], got 1.5");
+  expect_error_after([](json& d) { d["noise"]["outlier_probability"] = -0.1; },
+                     "t.json: noise.outlier_probability: must lie in [0, 1], got -0.1");
+  expect_error_after([](json& d) { d["sm_count"] = 0; }, "t.json: sm_count: must be at least 1");
+  expect_error_after([](json& d) { d["name"] = ""; }, "t.json: name: must not be empty");
+}
+
+TEST(DescriptionLoader, CorruptJsonAndDuplicateKeysAreRejected) {
+  expect_error(R"({"name": "x", "sm_count": })", "t.json: not valid JSON: ");
+  expect_error(R"({"name": "x", "sm_count": })", "parse error");
+  expect_error("", "t.json: not valid JSON: ");
+  expect_error(R"({"name": "x", "name": "y"})", "t.json: duplicate key \"name\"");
+}
+
+TEST(DescriptionLoader, MissingFileAndDirectoryAreNamed) {
+  try {
+    load_description_file("/nonexistent/hopper.json");
+    ADD_FAILURE() << "no DescriptionError";
+  } catch (const DescriptionError& error) {
+    EXPECT_STREQ(error.what(), "/nonexistent/hopper.json: no such file");
+  }
+  const std::string directory = MEMTOPO_SOURCE_DIR "/sims";
+  try {
+    load_description_file(directory);
+    ADD_FAILURE() << "no DescriptionError";
+  } catch (const DescriptionError& error) {
+    EXPECT_EQ(std::string(error.what()), directory + ": is a directory, not a description file");
+  }
+  EXPECT_THROW(make_sim_backend_from_file("/nonexistent/hopper.json"), DescriptionError);
+  EXPECT_THROW(make_sim_backend_from_text("{", "t.json"), DescriptionError);
+}
+
+TEST(DescriptionLoader, ErrorsInAFileNameTheFile) {
+  const std::filesystem::path path =
+      std::filesystem::path(MEMTOPO_BINARY_DIR) / "sim_loader_test_wayz.json";
+  json document = json::parse(kDesignExample);
+  document["caches"][1]["wayz"] = 4;
+  { std::ofstream(path) << document.dump(2); }
+  try {
+    load_description_file(path.string());
+    ADD_FAILURE() << "no DescriptionError";
+  } catch (const DescriptionError& error) {
+    EXPECT_EQ(
+        std::string(error.what()).rfind(path.string() + ": caches[1]: unknown key \"wayz\"", 0), 0u)
+        << error.what();
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace memtopo::sim
