@@ -20,6 +20,9 @@ struct BackendLimits {
   std::uint32_t max_timed_loads = 0;               // per chaser
   std::uint32_t max_chasers = 0;
   std::uint32_t concurrent_slots = 0;  // independent chases that may run at once (one per SM)
+  // SM ids a spec may name in ChaseSpec::sm (%smid values need not be 0..n-1 on a GPU);
+  // empty means 0 .. concurrent_slots-1.
+  std::vector<std::uint32_t> sm_ids;
 };
 
 // Thrown by a backend for a request it cannot run (bad spec, too large, unsupported path).

@@ -34,7 +34,7 @@ class SplitMix64 {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  // Uniform in [0, bound) without modulo bias (Lemire's method with rejection).
+  // Uniform in [0, bound) without modulo bias (modulo with rejection of the top partial range).
   std::uint64_t below(std::uint64_t bound);
   // Uniform in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }

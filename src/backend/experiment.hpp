@@ -65,7 +65,7 @@ std::uint64_t chain_length(const ChaseSpec& spec);
 // `timed_loads` entries in `cycles` and `indices`.
 struct Trace {
   std::vector<std::uint32_t> cycles;   // per access: clock after the dependent store minus before
-  std::vector<std::uint32_t> indices;  // per access: the word index that was loaded
+  std::vector<std::uint32_t> indices;  // per access: index of the word each timed load read
   std::uint32_t sm_id = 0;             // SM the chase ran on
   double overhead_cycles = 0;          // median timing overhead measured in the same kernel
   std::vector<std::uint32_t> overhead_samples;  // the raw overhead measurements

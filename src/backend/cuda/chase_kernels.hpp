@@ -1,0 +1,34 @@
+#pragma once
+// Host entry points of the chase kernel (chase_kernel.cu). Plain C++: callers need no nvcc.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "backend/cuda/chase_job.hpp"
+#include "backend/experiment.hpp"
+
+namespace memtopo {
+
+// Bytes of the constant bank the chain may use (the constant path's footprint limit).
+std::uint64_t constant_chain_capacity_bytes();
+// Copies a chain into the constant bank (cudaMemcpyToSymbol); one constant chase per launch.
+void upload_constant_chain(std::span<const std::uint32_t> words);
+
+// Static shared memory of the chase kernel for `path` (the dynamic part is the caller's).
+std::size_t chase_static_shared_bytes(LoadPath path);
+// Shared memory the kernel needs beyond its static part: the chain (shared path) and the
+// record buffer.
+std::size_t chase_dynamic_shared_bytes(std::uint32_t shared_chain_words);
+
+// Sets, for every path's kernel, the largest dynamic shared memory it may ask for and the
+// smallest shared-memory carveout (see chase_kernel.cu for why).
+void configure_chase_kernels(std::size_t max_dynamic_shared_bytes);
+
+// Blocks of the chase kernel that fit on one SM with this configuration.
+int chase_blocks_per_sm(LoadPath path, unsigned block_threads, std::size_t dynamic_shared_bytes);
+
+// Launches the chase kernel for `path` on the default stream; checks the launch, does not wait.
+void launch_chase(LoadPath path, const ChaseLaunch& launch, unsigned grid_blocks,
+                  unsigned block_threads, std::size_t dynamic_shared_bytes);
+
+}  // namespace memtopo

@@ -1,0 +1,22 @@
+#pragma once
+// Small kernels the backend needs around the chase: finding the SM ids a launch can land on,
+// and evicting the L2 before a cold chase. Plain C++ interface.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace memtopo {
+
+// The %smid values blocks actually run on (sorted, unique): %smid need not be contiguous
+// nor below the SM count, so the backend asks the device instead of assuming
+// 0 .. sm_count-1. Each launch has 4 blocks per SM, each asking for `block_shared_bytes`
+// (the opt-in maximum, so that an SM holds one at a time and every SM gets one); launches
+// repeat, up to `launches`, until sm_count ids have been seen.
+std::vector<std::uint32_t> survey_sm_ids(std::uint32_t sm_count, int launches,
+                                         std::size_t block_shared_bytes);
+
+// Reads `bytes` of `scratch` through L2 (ld.global.cg, bypassing L1): every line the next
+// kernel could find in L2 is replaced by a clean scratch line. Waits for completion.
+void evict_l2(const void* scratch, std::size_t bytes, std::uint32_t* sink);
+
+}  // namespace memtopo
