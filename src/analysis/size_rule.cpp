@@ -1,0 +1,100 @@
+#include "analysis/size_rule.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace memtopo {
+
+FitRule fit_rule_for(const SizeBaseline& baseline) {
+  FitRule rule;
+  rule.threshold_cycles = 0.5 * (baseline.hit_cycles + baseline.next_level_cycles);
+  return rule;
+}
+
+std::size_t allowed_misses(double expected_outlier_misses, double tail) {
+  const double lambda = std::max(0.0, expected_outlier_misses);
+  if (lambda == 0) return 0;
+  // Sum the Poisson probabilities in log space (exp(-lambda) underflows for large lambda) until
+  // what is left above k is at most `tail`.
+  double cumulative = 0;
+  const double log_lambda = std::log(lambda);
+  const auto last = static_cast<std::size_t>(lambda + 50 * std::sqrt(lambda) + 50);
+  for (std::size_t k = 0; k <= last; ++k) {
+    const double kd = static_cast<double>(k);
+    cumulative += std::exp(-lambda + kd * log_lambda - std::lgamma(kd + 1));
+    if (1.0 - cumulative <= tail) return k;
+  }
+  return last;
+}
+
+FitVerdict judge_fit(std::span<const double> corrected_cycles,
+                     std::span<const std::uint32_t> indices, const FitRule& rule) {
+  if (corrected_cycles.empty()) throw std::invalid_argument("judge_fit: no timed accesses");
+  if (corrected_cycles.size() != indices.size()) {
+    throw std::invalid_argument("judge_fit: cycles and indices differ in length");
+  }
+  // Group the accesses by element: (index, slow) sorted by index.
+  std::vector<std::pair<std::uint32_t, bool>> accesses(indices.size());
+  FitVerdict verdict;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const bool slow = corrected_cycles[i] > rule.threshold_cycles;
+    verdict.slow_accesses += slow;
+    accesses[i] = {indices[i], slow};
+  }
+  std::sort(accesses.begin(), accesses.end());
+
+  double expected_outlier_misses = 0;
+  verdict.min_passes = std::numeric_limits<std::uint32_t>::max();
+  for (std::size_t begin = 0; begin < accesses.size();) {
+    std::size_t end = begin;
+    bool all_slow = true;
+    while (end < accesses.size() && accesses[end].first == accesses[begin].first) {
+      all_slow = all_slow && accesses[end].second;
+      ++end;
+    }
+    const auto passes = static_cast<std::uint32_t>(end - begin);
+    verdict.min_passes = std::min(verdict.min_passes, passes);
+    verdict.elements += 1;
+    verdict.missing += all_slow;
+    // An element whose every access is an outlier: probability rate^passes.
+    expected_outlier_misses += std::pow(rule.outlier_rate, passes);
+    begin = end;
+  }
+
+  verdict.allowed = allowed_misses(expected_outlier_misses, rule.false_miss_probability);
+  const double elements = static_cast<double>(verdict.elements);
+  verdict.miss_fraction = static_cast<double>(verdict.missing) / elements;
+  verdict.limit = static_cast<double>(verdict.allowed) / elements;
+  verdict.fits = verdict.missing <= verdict.allowed;
+  return verdict;
+}
+
+double edge_confidence(std::span<const ScanPoint> scan, std::uint64_t size_bytes) {
+  std::size_t agreeing = 0;
+  std::size_t below = 0;
+  std::size_t above = 0;
+  double worst_below = 0;                                  // largest miss fraction <= size
+  double best_above = std::numeric_limits<double>::max();  // smallest miss fraction > size
+  for (const ScanPoint& point : scan) {
+    const bool inside = point.footprint_bytes <= size_bytes;
+    agreeing += (point.fits == inside);
+    if (inside) {
+      ++below;
+      worst_below = std::max(worst_below, point.miss_fraction);
+    } else {
+      ++above;
+      best_above = std::min(best_above, point.miss_fraction);
+    }
+  }
+  if (below == 0 || above == 0) return 0;
+  const double agreement = static_cast<double>(agreeing) / static_cast<double>(scan.size());
+  const double contrast =
+      best_above > 0 ? std::clamp(1.0 - worst_below / best_above, 0.0, 1.0) : 0.0;
+  return agreement * contrast;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,74 @@
+#pragma once
+// The change rule for a cache size: does a footprint fit in the cache under test?
+//
+// Kept deliberately small and replaceable (change-point detection will supersede it). A timed
+// access is slow when its overhead-corrected cycles exceed the midpoint between the hit latency
+// of the cache under test and the latency of the next level. A chain element misses when every
+// one of its timed accesses is slow (with one timed pass this is simply "its access is slow";
+// with two or more, an isolated outlier cannot make an element miss, while an overfull set under
+// a deterministic policy misses on every pass). A footprint fits when the fraction of missing
+// elements is at most a limit: the number of misses that rare outliers alone would exceed only
+// with a tiny probability.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace memtopo {
+
+// The two latencies (overhead-corrected cycles) that tell a hit from a miss.
+// The hit latency is the p50 of the cache under test on a footprint that certainly fits (warm).
+// The next level's latency is its fastest typical answer, the p5 of a chase that skips the cache
+// under test on the same footprint (e.g. L2 via ld.global.cg): a next level that answers at two
+// latencies (near and far L2 partitions) must not push the threshold above its near answers.
+struct SizeBaseline {
+  double hit_cycles = 0;
+  double next_level_cycles = 0;
+};
+
+struct FitRule {
+  double threshold_cycles = 0;  // an access slower than this is slow (a miss or an outlier)
+  // Assumed rate of rare slow accesses that are not misses (interrupts, refreshes): 0.1 %.
+  double outlier_rate = 0.001;
+  // Accepted probability that outliers alone make a fitting footprint look like it misses.
+  double false_miss_probability = 1e-6;
+};
+
+// The rule for a baseline: threshold at the midpoint of hit and next-level latency.
+FitRule fit_rule_for(const SizeBaseline& baseline);
+
+// The largest count k such that Poisson(expected_outlier_misses) exceeds k with probability at
+// most `tail` (the outlier count of many independent accesses is Poisson to a good approximation).
+std::size_t allowed_misses(double expected_outlier_misses, double tail);
+
+struct FitVerdict {
+  bool fits = true;
+  std::size_t elements = 0;       // distinct chain elements timed
+  std::uint32_t min_passes = 0;   // fewest timed accesses of any element
+  std::size_t missing = 0;        // elements slow on every timed access
+  std::size_t slow_accesses = 0;  // timed accesses above the threshold
+  std::size_t allowed = 0;        // most missing elements outliers can explain
+  double miss_fraction = 0;       // missing / elements
+  double limit = 0;               // allowed / elements: the fraction limit the rule applied
+};
+
+// Judges one trace: `corrected_cycles[i]` is the overhead-corrected time of the access that
+// loaded word `indices[i]`. Throws std::invalid_argument when the spans differ in length or are
+// empty.
+FitVerdict judge_fit(std::span<const double> corrected_cycles,
+                     std::span<const std::uint32_t> indices, const FitRule& rule);
+
+// One footprint of the fine scan around the size edge.
+struct ScanPoint {
+  std::uint64_t footprint_bytes = 0;
+  double miss_fraction = 0;
+  bool fits = false;
+};
+
+// Confidence in [0, 1] that `size_bytes` is the edge the fine scan shows:
+//   agreement: the fraction of scan points whose verdict matches "fits iff footprint <= size";
+//   contrast:  1 - (largest miss fraction at or below the size) / (smallest miss fraction above
+//              it), clamped to [0, 1]: 1 when fitting footprints show no misses at all;
+//   confidence = agreement * contrast, and 0 unless both sides of the edge were scanned.
+double edge_confidence(std::span<const ScanPoint> scan, std::uint64_t size_bytes);
+
+}  // namespace memtopo

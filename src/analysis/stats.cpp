@@ -1,0 +1,72 @@
+#include "analysis/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace memtopo {
+
+double percentile_of_sorted(std::span<const double> sorted, double q) {
+  if (sorted.empty()) throw std::invalid_argument("percentile of no samples");
+  if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("percentile outside [0, 1]");
+  const double h = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(h));
+  if (below + 1 >= sorted.size()) return sorted.back();
+  const double weight = h - static_cast<double>(below);
+  return sorted[below] + weight * (sorted[below + 1] - sorted[below]);
+}
+
+Spread summarize(std::span<const double> samples) {
+  if (samples.empty()) throw std::invalid_argument("summary of no samples");
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+
+  Spread s;
+  s.samples = sorted.size();
+  s.min = sorted.front();
+  s.max = sorted.back();
+  s.p5 = percentile_of_sorted(sorted, 0.05);
+  s.p50 = percentile_of_sorted(sorted, 0.50);
+  s.p95 = percentile_of_sorted(sorted, 0.95);
+  const double n = static_cast<double>(sorted.size());
+  s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / n;
+  if (sorted.size() > 1) {
+    // Two passes (mean first) keep the variance exact for large, nearly constant latencies.
+    double squares = 0;
+    for (double x : sorted) squares += (x - s.mean) * (x - s.mean);
+    s.stdev = std::sqrt(squares / (n - 1));
+  }
+  return s;
+}
+
+double median(std::span<const double> samples) {
+  if (samples.empty()) throw std::invalid_argument("median of no samples");
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  return percentile_of_sorted(sorted, 0.5);
+}
+
+std::size_t count_above(std::span<const double> samples, double threshold) {
+  return static_cast<std::size_t>(
+      std::count_if(samples.begin(), samples.end(), [&](double x) { return x > threshold; }));
+}
+
+double fraction_above(std::span<const double> samples, double threshold) {
+  if (samples.empty()) return 0;
+  return static_cast<double>(count_above(samples, threshold)) / static_cast<double>(samples.size());
+}
+
+double fraction_within(std::span<const double> samples, double center, double relative) {
+  if (samples.empty()) return 0;
+  const double band = std::abs(center) * relative;
+  const auto inside = std::count_if(samples.begin(), samples.end(),
+                                    [&](double x) { return std::abs(x - center) <= band; });
+  return static_cast<double>(inside) / static_cast<double>(samples.size());
+}
+
+bool clearly_faster(const Spread& fast, const Spread& slow, double min_relative_gap) {
+  return fast.p95 < slow.p5 && fast.p50 < slow.p50 * (1.0 - min_relative_gap);
+}
+
+}  // namespace memtopo

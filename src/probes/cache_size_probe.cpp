@@ -1,0 +1,264 @@
+#include "probes/cache_size_probe.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "analysis/size_rule.hpp"
+#include "analysis/stats.hpp"
+#include "backend/chain.hpp"
+#include "probes/chase_helpers.hpp"
+#include "probes/elements.hpp"
+#include "probes/size_search.hpp"
+
+namespace memtopo {
+
+const std::vector<SizeTarget>& size_targets() {
+  static const std::vector<SizeTarget> table = {
+      {"l1", LoadPath::ca, LoadPath::cg, "L2", "global loads are not cached in L1 (ca ≈ cg)",
+       "L1 data cache size: pointer chase over ld.global.ca, doubling then section then scan"},
+  };
+  return table;
+}
+
+namespace {
+
+// The line size is not known when sizes are measured, so chain elements are 32 bytes apart:
+// no line or sector is smaller, so no line is skipped and one overfull set shows up.
+constexpr std::uint64_t kStrideBytes = 32;
+// The baselines and the first doubling step: 1 KiB (where the thesis starts), which any data
+// cache holds.
+constexpr std::uint64_t kStartFootprintBytes = 1024;
+constexpr std::uint32_t kBaselineSamples = 2048;
+// Timed passes per footprint when the backend can record them: with two, an element misses
+// only when it is slow on both, which rare outliers practically never are (see size_rule.hpp).
+constexpr std::uint32_t kTimedPasses = 2;
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+nlohmann::json verdict_json(std::uint64_t footprint, const FitVerdict& v) {
+  return {{"footprint_bytes", footprint},
+          {"fits", v.fits},
+          {"missing", v.missing},
+          {"elements", v.elements},
+          {"passes", v.min_passes},
+          {"slow_accesses", v.slow_accesses},
+          {"miss_fraction", v.miss_fraction},
+          {"limit", v.limit}};
+}
+
+// Everything one run of the probe measures, for the finding and its evidence.
+class SizeMeasurement {
+ public:
+  SizeMeasurement(ProbeContext& ctx, const SizeTarget& target)
+      : ctx_(ctx), target_(target), limits_(ctx.backend.limits()) {}
+
+  void run();
+
+ private:
+  ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_loads) {
+    ChaseSpec spec;
+    spec.path = path;
+    spec.footprint_bytes = footprint;
+    spec.stride_bytes = static_cast<std::uint32_t>(kStrideBytes);
+    // Sequential: every pass visits an overfull set's lines in the same cyclic order, which
+    // thrashes LRU and FIFO sets completely, so a single overfull set misses on every pass.
+    spec.order = ChaseOrder::sequential;
+    spec.seed = ctx_.seed + next_seed_++;
+    spec.warm_passes = 1;
+    spec.timed_loads = timed_loads;
+    return spec;
+  }
+  std::vector<Trace> run_batch(const std::vector<ChaseSpec>& batch, std::string_view phase);
+  void measure_baselines();
+  std::uint64_t search_limit() const;
+  std::vector<FitVerdict> measure_footprints(std::span<const std::uint64_t> footprints,
+                                             std::string_view phase);
+  void report(const SizeSearchResult& result);
+  std::string id() const { return target_.element + ".size"; }
+
+  ProbeContext& ctx_;
+  const SizeTarget& target_;
+  BackendLimits limits_;
+  std::uint64_t next_seed_ = 0;
+  Spread hit_{}, next_level_{};
+  std::uint32_t hit_sm_ = 0, next_level_sm_ = 0;
+  FitRule rule_;
+  std::map<std::uint64_t, Spread> hit_spreads_;  // footprint -> corrected cycles, last measured
+  std::map<std::string, double, std::less<>> phase_seconds_;
+  std::uint64_t loads_ = 0;
+};
+
+std::vector<Trace> SizeMeasurement::run_batch(const std::vector<ChaseSpec>& batch,
+                                              std::string_view phase) {
+  const auto start = Clock::now();
+  auto traces = ctx_.run(batch, id() + "/" + std::string(phase));
+  phase_seconds_[std::string(phase)] += seconds_since(start);
+  for (const auto& spec : batch) loads_ += loads_of(spec);
+  return traces;
+}
+
+void SizeMeasurement::measure_baselines() {
+  if (kStartFootprintBytes > limits_.max_footprint_bytes) {
+    throw ProbeSkipped("the backend cannot chase even " + format_bytes(kStartFootprintBytes));
+  }
+  const std::uint32_t samples = std::min(kBaselineSamples, limits_.max_timed_loads);
+  // Two independent chases on different SMs: the one under test and one that skips it.
+  const std::vector<ChaseSpec> batch = {
+      chase(target_.path, kStartFootprintBytes, samples),
+      chase(target_.next_level_path, kStartFootprintBytes, samples)};
+  const auto traces = run_batch(batch, "baseline");
+  hit_ = summarize(corrected_cycles(traces[0]));
+  next_level_ = summarize(corrected_cycles(traces[1]));
+  hit_sm_ = traces[0].sm_id;
+  next_level_sm_ = traces[1].sm_id;
+  if (!clearly_faster(hit_, next_level_)) {
+    char numbers[160];
+    std::snprintf(numbers, sizeof numbers, ": p50 %.1f cycles via %s vs %.1f via %s", hit_.p50,
+                  std::string(to_string(target_.path)).c_str(), next_level_.p50,
+                  std::string(to_string(target_.next_level_path)).c_str());
+    throw ProbeSkipped(target_.not_cached_reason + numbers);
+  }
+  rule_ = fit_rule_for({.hit_cycles = hit_.p50, .next_level_cycles = next_level_.p5});
+}
+
+std::uint64_t SizeMeasurement::search_limit() const {
+  // Whole passes must be timed: one timed load per element at the least.
+  std::uint64_t limit = std::min<std::uint64_t>(
+      limits_.max_footprint_bytes, std::uint64_t{limits_.max_timed_loads} * kStrideBytes);
+  // Beyond the next level's capacity a miss is no longer answered at the baseline's latency;
+  // the device's own L2 size (an API fact) bounds the plan, it is never the answer.
+  if (ctx_.backend.facts().l2_bytes > 0) limit = std::min(limit, ctx_.backend.facts().l2_bytes);
+  return round_down(limit, kStrideBytes);
+}
+
+std::vector<FitVerdict> SizeMeasurement::measure_footprints(
+    std::span<const std::uint64_t> footprints, std::string_view phase) {
+  std::vector<ChaseSpec> batch;
+  for (std::uint64_t footprint : footprints) {
+    const std::uint64_t elements = footprint / kStrideBytes;
+    const std::uint64_t passes =
+        elements * kTimedPasses <= limits_.max_timed_loads ? kTimedPasses : 1;
+    batch.push_back(chase(target_.path, footprint, static_cast<std::uint32_t>(elements * passes)));
+  }
+  ctx_.progress(id() + ": " + std::string(phase) + " " + format_bytes(footprints.front()) +
+                (footprints.size() > 1 ? " .. " + format_bytes(footprints.back()) : "") + " (" +
+                std::to_string(footprints.size()) + " footprints)");
+  const auto traces = run_batch(batch, phase);
+  std::vector<FitVerdict> verdicts;
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const auto cycles = corrected_cycles(traces[i]);
+    verdicts.push_back(judge_fit(cycles, traces[i].indices, rule_));
+    hit_spreads_[footprints[i]] = summarize(cycles);
+  }
+  return verdicts;
+}
+
+void SizeMeasurement::run() {
+  measure_baselines();
+
+  SizeSearchPlan plan;
+  plan.start_bytes = kStartFootprintBytes;
+  plan.max_bytes = search_limit();
+  plan.stride_bytes = kStrideBytes;
+  plan.batch_slots = std::max<std::uint32_t>(1, limits_.concurrent_slots);
+  const auto result = search_cache_size(
+      plan, [this](std::span<const std::uint64_t> footprints, std::string_view phase) {
+        return measure_footprints(footprints, phase);
+      });
+  report(result);
+}
+
+void SizeMeasurement::report(const SizeSearchResult& result) {
+  Property p;
+  p.name = "size";
+  p.unit = "bytes";
+  p.source = Source::measured;
+  char method[400];
+  std::snprintf(
+      method, sizeof method,
+      "fine-grained pointer chase via %s, %llu B stride, sequential, 1 warm + %u timed "
+      "passes; doubling, k-ary section, fine scan; fits while its elements slower than "
+      "%.1f cycles (midpoint of hit p50 %.1f and %s p5 %.1f) stay within the outlier limit",
+      std::string(to_string(target_.path)).c_str(), static_cast<unsigned long long>(kStrideBytes),
+      kTimedPasses, rule_.threshold_cycles, hit_.p50, target_.next_level_name.c_str(),
+      next_level_.p5);
+  p.method = method;
+
+  nlohmann::json tried = nlohmann::json::array();
+  for (const auto& step : result.steps) {
+    auto entry = verdict_json(step.footprint_bytes, step.verdict);
+    entry["phase"] = step.phase;
+    tried.push_back(std::move(entry));
+  }
+  // The last fine scan: its points are the last scan steps measured.
+  nlohmann::json scan = nlohmann::json::array();
+  const std::size_t first_scan_step = result.steps.size() - result.scan.size();
+  for (std::size_t i = first_scan_step; i < result.steps.size(); ++i) {
+    scan.push_back(verdict_json(result.steps[i].footprint_bytes, result.steps[i].verdict));
+  }
+  nlohmann::json timings = nlohmann::json::object();
+  for (const auto& [phase, seconds] : phase_seconds_) timings[phase + "_s"] = seconds;
+  p.evidence = {
+      {"outcome", to_string(result.outcome)},
+      {"path", to_string(target_.path)},
+      {"next_level_path", to_string(target_.next_level_path)},
+      {"stride_bytes", kStrideBytes},
+      {"hit_cycles", spread_evidence(hit_)},
+      {"hit_sm", hit_sm_},
+      {"next_level_cycles", spread_evidence(next_level_)},
+      {"next_level_sm", next_level_sm_},
+      {"threshold_cycles", rule_.threshold_cycles},
+      {"outlier_rate", rule_.outlier_rate},
+      {"false_miss_probability", rule_.false_miss_probability},
+      {"search_limit_bytes", search_limit()},
+      {"doubling_bracket", {result.doubling_fit, result.doubling_miss}},
+      {"final_bracket", {result.bracket_fit, result.bracket_miss}},
+      {"reopenings", result.reopenings},
+      {"fine_scan", std::move(scan)},
+      {"footprints_tried", std::move(tried)},
+      {"batches", result.batches + 1},  // + the baseline batch
+      {"loads", loads_},
+      {"timings", std::move(timings)},
+  };
+
+  switch (result.outcome) {
+    case SizeSearchOutcome::found:
+      p.value = result.size_bytes;
+      p.confidence = result.confidence;
+      if (auto it = hit_spreads_.find(result.size_bytes); it != hit_spreads_.end()) {
+        p.spread = it->second;
+      }
+      break;
+    case SizeSearchOutcome::fits_up_to_max:
+      p.value = result.size_bytes;
+      p.inconclusive = true;
+      p.note = "lower bound: no footprint up to " + format_bytes(result.size_bytes) +
+               " missed (the search limit)";
+      break;
+    case SizeSearchOutcome::misses_at_start:
+      p.value = nullptr;
+      p.inconclusive = true;
+      p.note = "even the smallest footprint, " + format_bytes(kStartFootprintBytes) + ", missed";
+      break;
+    case SizeSearchOutcome::no_edge:
+      p.value = nullptr;
+      p.inconclusive = true;
+      p.note = "the fine scans showed no clean edge between fitting and missing footprints";
+      break;
+  }
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
+
+}  // namespace
+
+void CacheSizeProbe::run(ProbeContext& ctx) {
+  SizeMeasurement(ctx, target_).run();
+}
+
+}  // namespace memtopo

@@ -1,0 +1,76 @@
+#pragma once
+// The coarse-to-fine search for a cache size (thesis 004, 3.2, made concurrent as in 4.7.2):
+//   1. doubling from a footprint that fits, several doubling steps per batch (one per SM),
+//      until a footprint misses: the bracket [last fitting, first missing];
+//   2. a k-ary section of the bracket, up to `batch_slots` footprints per batch (a bisection
+//      generalised to k points), until the bracket is at most a few strides wide;
+//   3. a fine scan at every stride over the bracket and a margin either side.
+// The size is the largest fitting footprint of the fine scan. The search only plans footprints;
+// a callback measures them, so it is tested without any backend.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/size_rule.hpp"
+
+namespace memtopo {
+
+// Measures footprints concurrently (one chase each) and judges them, in order. `phase` names
+// the search step ("doubling", "section", "scan") for trace labels and timings.
+using MeasureFootprints =
+    std::function<std::vector<FitVerdict>(std::span<const std::uint64_t>, std::string_view phase)>;
+
+struct SizeSearchPlan {
+  std::uint64_t start_bytes = 0;   // first doubling footprint, a multiple of the stride
+  std::uint64_t max_bytes = 0;     // largest footprint the search may measure
+  std::uint64_t stride_bytes = 0;  // every footprint is a multiple of this
+  std::uint32_t batch_slots = 1;   // footprints measured concurrently per batch
+  // Doubling steps per batch: the last batch overshoots the edge by at most 2^(steps-1), so a
+  // few steps keep the wasted work small while needing a few batches instead of one per step.
+  std::uint32_t doubling_steps_per_batch = 4;
+  std::uint32_t final_bracket_strides = 4;  // the section stops at this bracket width
+  std::uint32_t scan_margin_strides = 2;    // the fine scan reaches this far past the bracket
+  // How often a fine scan that does not show the edge (an outlier burst misled the section)
+  // may send the search back to the section with the bracket it shows.
+  std::uint32_t max_reopenings = 2;
+};
+
+enum class SizeSearchOutcome {
+  found,            // an edge inside the fine scan
+  fits_up_to_max,   // nothing missed up to max_bytes: size_bytes is a lower bound
+  misses_at_start,  // even start_bytes missed: the cache is smaller than the plan assumed
+  no_edge,          // the fine scans never showed a clean edge
+};
+
+std::string_view to_string(SizeSearchOutcome outcome);
+
+struct SearchStep {
+  std::string phase;
+  std::uint64_t footprint_bytes = 0;
+  FitVerdict verdict;
+};
+
+struct SizeSearchResult {
+  SizeSearchOutcome outcome = SizeSearchOutcome::no_edge;
+  std::uint64_t size_bytes = 0;  // largest fitting footprint of the fine scan (or a bound)
+  std::uint64_t doubling_fit = 0, doubling_miss = 0;  // bracket after doubling
+  std::uint64_t bracket_fit = 0, bracket_miss = 0;    // bracket the last fine scan covered
+  std::vector<SearchStep> steps;                      // every footprint measured, in order
+  std::vector<ScanPoint> scan;                        // the last fine scan
+  double confidence = 0;                              // edge_confidence of the last fine scan
+  std::uint32_t batches = 0;
+  std::uint32_t reopenings = 0;
+};
+
+SizeSearchResult search_cache_size(const SizeSearchPlan& plan, const MeasureFootprints& measure);
+
+// The k interior points the section measures in (fit, miss), rounded to the stride: as few
+// points per batch as still reach the final width in the fewest batches of `slots` points.
+std::vector<std::uint64_t> section_points(std::uint64_t fit, std::uint64_t miss,
+                                          std::uint64_t stride, std::uint32_t slots,
+                                          std::uint32_t final_strides);
+
+}  // namespace memtopo

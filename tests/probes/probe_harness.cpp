@@ -1,0 +1,77 @@
+#include "probe_harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+
+#include "backend/sim/sim_backend.hpp"
+#include "probes/chase_helpers.hpp"
+#include "probes/probe.hpp"
+
+namespace memtopo::testing {
+
+std::string source_path(const std::string& relative) {
+  return std::string(MEMTOPO_SOURCE_DIR) + "/" + relative;
+}
+
+const nlohmann::json& SimTruth::cache(const std::string& name) const {
+  for (const auto& c : description.at("caches")) {
+    if (c.at("name") == name) return c;
+  }
+  throw std::runtime_error("description has no cache named " + name);
+}
+
+double SimTruth::jitter() const {
+  return description.at("noise").value("jitter_cycles", 0.0);
+}
+
+SimTruth read_truth(const std::string& relative_path) {
+  std::ifstream in(source_path(relative_path));
+  if (!in) throw std::runtime_error("cannot read " + relative_path);
+  return {nlohmann::json::parse(in)};
+}
+
+std::vector<Trace> CountingBackend::run(std::span<const ChaseSpec> batch) {
+  ++batches;
+  chases += batch.size();
+  for (const ChaseSpec& spec : batch) loads += loads_of(spec);
+  return inner_.run(batch);
+}
+
+ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::string>& ids,
+                    std::uint64_t seed) {
+  auto sim = make_sim_backend_from_file(source_path(relative_path));
+  CountingBackend backend(*sim);
+  ProbeRun run;
+  run.topology.device = backend.facts();
+  ProbeContext ctx{backend, run.topology, [](const std::string&) {}, [] { return false; },
+                   seed,    nullptr};
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& probe : all_probes()) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), probe->id()) == ids.end()) continue;
+    try {
+      probe->run(ctx);
+    } catch (const ProbeSkipped& skipped) {
+      run.skipped[probe->id()] = skipped.what();
+    }
+  }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.loads = backend.loads;
+  run.batches = backend.batches;
+  return run;
+}
+
+const Property& property(const ProbeRun& run, const std::string& element, const std::string& name) {
+  const Element* e = run.topology.find(element);
+  const Property* p = e ? e->find(name) : nullptr;
+  if (!p) {
+    ADD_FAILURE() << "no property " << element << "." << name;
+    throw std::runtime_error("missing property " + element + "." + name);
+  }
+  return *p;
+}
+
+}  // namespace memtopo::testing

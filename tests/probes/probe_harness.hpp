@@ -1,0 +1,65 @@
+#pragma once
+// Runs probes end to end on simulated devices and reads the ground truth from the same
+// description file, so that every expectation is tied to what the description configures.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/backend.hpp"
+#include "model/topology.hpp"
+
+namespace memtopo::testing {
+
+// Absolute path of a file in the source tree, e.g. "sims/hopper-like.json".
+std::string source_path(const std::string& relative);
+
+// The description file as JSON, for ground truth.
+struct SimTruth {
+  nlohmann::json description;
+
+  // The first cache with this name ("L1", "L2"); fails the test when absent.
+  const nlohmann::json& cache(const std::string& name) const;
+  double jitter() const;
+  double number(const std::string& key) const { return description.at(key).get<double>(); }
+};
+SimTruth read_truth(const std::string& relative_path);
+
+// Wraps a backend and counts what probes ask of it.
+class CountingBackend : public Backend {
+ public:
+  explicit CountingBackend(Backend& inner) : inner_(inner) {}
+  std::string_view kind() const override { return inner_.kind(); }
+  const DeviceFacts& facts() const override { return inner_.facts(); }
+  BackendLimits limits() const override { return inner_.limits(); }
+  std::vector<Trace> run(std::span<const ChaseSpec> batch) override;
+  double current_sm_clock_khz() override { return inner_.current_sm_clock_khz(); }
+
+  std::uint64_t loads = 0;  // warm and timed loads of every chase
+  std::uint64_t chases = 0;
+  std::uint64_t batches = 0;
+
+ private:
+  Backend& inner_;
+};
+
+struct ProbeRun {
+  Topology topology;
+  std::map<std::string, std::string> skipped;  // probe id -> reason
+  double seconds = 0;
+  std::uint64_t loads = 0;
+  std::uint64_t batches = 0;
+};
+
+// Runs the probes with these ids (all of them when empty), in all_probes() order, on the
+// simulated device described by `relative_path`.
+ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::string>& ids = {},
+                    std::uint64_t seed = 1);
+
+// A property the run must have produced; fails the test (and throws) when it did not.
+const Property& property(const ProbeRun& run, const std::string& element, const std::string& name);
+
+}  // namespace memtopo::testing

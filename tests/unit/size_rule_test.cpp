@@ -1,0 +1,179 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "analysis/size_rule.hpp"
+#include "backend/chain.hpp"
+
+namespace memtopo {
+namespace {
+
+constexpr double kHit = 33;
+constexpr double kNext = 260;
+constexpr double kOutlier = 400;
+
+// A synthetic trace of a sequential chase over `elements` elements, timed for `passes` whole
+// passes: element e's accesses are hits unless e is in [first_miss, first_miss + misses).
+struct SyntheticTrace {
+  std::vector<double> cycles;
+  std::vector<std::uint32_t> indices;
+};
+
+SyntheticTrace chase(std::uint32_t elements, std::uint32_t passes, std::uint32_t misses = 0,
+                     std::uint32_t first_miss = 0) {
+  SyntheticTrace t;
+  for (std::uint32_t p = 0; p < passes; ++p) {
+    for (std::uint32_t e = 0; e < elements; ++e) {
+      const bool miss = e >= first_miss && e < first_miss + misses;
+      const double jitter = static_cast<double>(static_cast<int>(e % 5) - 2);  // -2..+2
+      t.cycles.push_back((miss ? kNext : kHit) + jitter);
+      t.indices.push_back(e * 8);  // 32-byte stride in words
+    }
+  }
+  return t;
+}
+
+// Adds an outlier to each access independently with probability `rate`.
+void add_outliers(SyntheticTrace& t, double rate, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  for (double& c : t.cycles) {
+    if (rng.uniform() < rate) c += kOutlier;
+  }
+}
+
+// Adds an outlier to exactly every `period`-th access.
+void add_periodic_outliers(SyntheticTrace& t, std::size_t period) {
+  for (std::size_t i = period / 2; i < t.cycles.size(); i += period) t.cycles[i] += kOutlier;
+}
+
+FitRule rule() {
+  return fit_rule_for({.hit_cycles = kHit, .next_level_cycles = kNext});
+}
+
+TEST(SizeRule, ThresholdIsTheMidpointOfHitAndNextLevel) {
+  EXPECT_DOUBLE_EQ(rule().threshold_cycles, 146.5);
+}
+
+TEST(SizeRule, AllowedMissesIsAPoissonUpperQuantile) {
+  EXPECT_EQ(allowed_misses(0, 1e-6), 0u);
+  // Poisson(1): P(X > 1) = 0.264, P(X > 2) = 0.080.
+  EXPECT_EQ(allowed_misses(1, 0.1), 2u);
+  EXPECT_EQ(allowed_misses(1, 0.3), 1u);
+  // Poisson(8): P(X > 24) = 1.2e-6, P(X > 25) = 3.6e-7.
+  EXPECT_EQ(allowed_misses(8, 1e-6), 25u);
+  // Large means stay finite and near mean + 5 sigma for tail 1e-6 (no underflow).
+  const auto big = allowed_misses(10000, 1e-6);
+  EXPECT_GT(big, 10000u + 4 * 100);
+  EXPECT_LT(big, 10000u + 6 * 100);
+}
+
+TEST(SizeRule, AllHitsFit) {
+  const auto t = chase(8192, 1);
+  const auto v = judge_fit(t.cycles, t.indices, rule());
+  EXPECT_TRUE(v.fits);
+  EXPECT_EQ(v.missing, 0u);
+  EXPECT_EQ(v.elements, 8192u);
+  EXPECT_EQ(v.min_passes, 1u);
+}
+
+TEST(SizeRule, PointOnePercentOutliersDoNotMakeAFittingFootprintMiss) {
+  for (std::uint32_t elements : {1024u, 8192u, 65536u}) {
+    auto t = chase(elements, 1);
+    add_periodic_outliers(t, 1000);  // exactly 0.1 % of the samples at +400 cycles
+    const auto v = judge_fit(t.cycles, t.indices, rule());
+    EXPECT_TRUE(v.fits) << elements << " elements: " << v.missing << " > " << v.allowed;
+    EXPECT_GT(v.missing, 0u);  // the outliers are counted, they are just tolerated
+  }
+}
+
+TEST(SizeRule, RandomOutliersOverManySeedsNeverMakeAFittingFootprintMiss) {
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    auto one_pass = chase(8192, 1);
+    add_outliers(one_pass, 0.001, seed);
+    EXPECT_TRUE(judge_fit(one_pass.cycles, one_pass.indices, rule()).fits) << seed;
+    auto two_passes = chase(8192, 2);
+    add_outliers(two_passes, 0.001, seed);
+    EXPECT_TRUE(judge_fit(two_passes.cycles, two_passes.indices, rule()).fits) << seed;
+  }
+}
+
+TEST(SizeRule, TwoPassesSeeOneOverfullSetDespiteOutliers) {
+  // 256 KiB + one 128-byte line at a 32-byte stride: one overfull 4-way set thrashes, so its
+  // 5 lines x 4 strides = 20 elements miss on every pass.
+  auto t = chase(8196, 2, 20, 4000);
+  add_outliers(t, 0.001, 99);
+  const auto v = judge_fit(t.cycles, t.indices, rule());
+  EXPECT_FALSE(v.fits);
+  EXPECT_EQ(v.min_passes, 2u);
+  EXPECT_GE(v.missing, 20u);
+  EXPECT_LE(v.allowed, 2u);  // an element missing twice by chance is a one-in-a-million event
+}
+
+TEST(SizeRule, OnePassSeesOneOverfullSetInASmallCache) {
+  // 32 KiB + one line: 20 missing of 1028 elements is far beyond what outliers explain.
+  const auto t = chase(1028, 1, 20, 500);
+  const auto v = judge_fit(t.cycles, t.indices, rule());
+  EXPECT_FALSE(v.fits);
+  EXPECT_NEAR(v.miss_fraction, 20.0 / 1028.0, 1e-12);
+}
+
+TEST(SizeRule, OnePassToleratesWhatOutliersCanExplain) {
+  // The price of a single pass: a handful of misses in a long chain is within the outlier
+  // allowance, which is why the size search times two passes when the backend allows.
+  const auto t = chase(8196, 1, 20, 4000);
+  EXPECT_TRUE(judge_fit(t.cycles, t.indices, rule()).fits);
+}
+
+TEST(SizeRule, AnOutlierOnOnePassOnlyDoesNotMakeAnElementMiss) {
+  auto t = chase(100, 2);
+  t.cycles[10] += kOutlier;  // pass 1 only
+  const auto v = judge_fit(t.cycles, t.indices, rule());
+  EXPECT_EQ(v.slow_accesses, 1u);
+  EXPECT_EQ(v.missing, 0u);
+  EXPECT_TRUE(v.fits);
+}
+
+TEST(SizeRule, ALargeOverflowMisses) {
+  const auto t = chase(4096, 2, 2048, 0);
+  const auto v = judge_fit(t.cycles, t.indices, rule());
+  EXPECT_FALSE(v.fits);
+  EXPECT_DOUBLE_EQ(v.miss_fraction, 0.5);
+}
+
+TEST(SizeRule, AccessesAtTheThresholdAreNotSlow) {
+  const std::vector<double> cycles{146.5, 146.5, 146.6};
+  const std::vector<std::uint32_t> indices{0, 8, 16};
+  const auto v = judge_fit(cycles, indices, rule());
+  EXPECT_EQ(v.slow_accesses, 1u);
+}
+
+TEST(SizeRule, MismatchedOrEmptyInputIsAnError) {
+  const std::vector<double> cycles{1, 2};
+  const std::vector<std::uint32_t> indices{0};
+  EXPECT_THROW(judge_fit(cycles, indices, rule()), std::invalid_argument);
+  EXPECT_THROW(judge_fit({}, {}, rule()), std::invalid_argument);
+}
+
+TEST(EdgeConfidence, CleanEdgeIsCertain) {
+  const std::vector<ScanPoint> scan{
+      {1000, 0, true}, {1032, 0, true}, {1064, 0.02, false}, {1096, 0.04, false}};
+  EXPECT_DOUBLE_EQ(edge_confidence(scan, 1032), 1.0);
+}
+
+TEST(EdgeConfidence, DisagreementAndOverlapLowerIt) {
+  const std::vector<ScanPoint> scan{
+      {1000, 0, true}, {1032, 0.01, false}, {1064, 0.005, true}, {1096, 0.02, false}};
+  // Size 1064: point 1032 disagrees (3 of 4 agree); worst below 0.01, best above 0.02.
+  EXPECT_DOUBLE_EQ(edge_confidence(scan, 1064), 0.75 * 0.5);
+}
+
+TEST(EdgeConfidence, OneSidedScanGivesNone) {
+  const std::vector<ScanPoint> scan{{1000, 0, true}, {1032, 0, true}};
+  EXPECT_DOUBLE_EQ(edge_confidence(scan, 1032), 0.0);
+}
+
+}  // namespace
+}  // namespace memtopo
