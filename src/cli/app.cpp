@@ -1,0 +1,33 @@
+#include "cli/app.hpp"
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli/discovery.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/options.hpp"
+#include "cli/probe_list.hpp"
+
+namespace memtopo {
+
+int run_memtopo(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  try {
+    CommandLine command_line = parse_command_line(argc, argv, out, err);
+    if (!command_line.options) return command_line.exit_code;
+    const Options& options = *command_line.options;
+    if (options.list) {
+      print_probe_list(out, all_probes());
+      return exit_code::ok;
+    }
+    std::vector<std::string> arguments(argv + (argc > 0 ? 1 : 0), argv + argc);
+    return run_discovery(options, arguments, out, err);
+  } catch (const std::exception& error) {
+    err << "memtopo: internal error: " << error.what()
+        << "\n  This is a bug in memtopo; please report it with the command line and this "
+           "message.\n";
+    return exit_code::internal_error;
+  }
+}
+
+}  // namespace memtopo

@@ -1,0 +1,216 @@
+#include "cli/discovery.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/open_backend.hpp"
+#include "cli/outputs.hpp"
+#include "cli/run_info.hpp"
+#include "cli/trace_recorder.hpp"
+#include "probes/runner.hpp"
+#include "report/console.hpp"
+#include "report/csv_traces.hpp"
+#include "report/output_error.hpp"
+
+namespace memtopo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::optional<double> clock_khz(Backend& backend) {
+  double khz = backend.current_sm_clock_khz();
+  return khz > 0 ? std::optional<double>(khz) : std::nullopt;
+}
+
+// What the user asked for, checked before any device is touched.
+struct Plan {
+  std::vector<Probe*> probes;
+  std::unique_ptr<CsvTraceWriter> trace_writer;
+};
+
+// Returns exit_code::ok and fills `plan`, or prints the problem and returns its exit code.
+int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>& registry,
+              Plan& plan, std::ostream& err) {
+  try {
+    plan.probes = select_probes(registry, options.only);
+  } catch (const SelectionError& error) {
+    err << "memtopo: --only: " << error.what() << "\n";
+    return exit_code::usage;
+  }
+  try {
+    check_json_writable(options.json_file);
+    if (!options.traces_dir.empty()) {
+      plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
+    }
+  } catch (const OutputError& error) {
+    err << "memtopo: " << error.what() << "\n";
+    return exit_code::cannot_write;
+  }
+  if (!options.sim_file.empty() && !std::filesystem::exists(options.sim_file)) {
+    err << "memtopo: simulated device description " << options.sim_file
+        << " does not exist; check the path given to --sim.\n";
+    return exit_code::bad_input;
+  }
+  return exit_code::ok;
+}
+
+// Opens the device; on failure prints the cause and what to do, and sets `exit`.
+std::optional<OpenedBackend> open_device(const Options& options, std::ostream& err, int& exit) {
+  try {
+    return open_backend(options);
+  } catch (const NoDeviceError& error) {
+    // The backend's message already says what to check (nvidia-smi, CUDA_VISIBLE_DEVICES).
+    err << "memtopo: no usable CUDA device: " << error.what() << "\n";
+    if (options.device_given) {
+      err << "  --device " << options.device
+          << " was named, so memtopo does not fall back to a simulated device; pick an index"
+             " nvidia-smi lists, or run with --sim FILE.\n";
+    }
+    exit = exit_code::no_device;
+  } catch (const DescriptionError& error) {
+    err << "memtopo: cannot use the simulated device description: " << error.what()
+        << "\n  Fix the file or name another with --sim; docs/ describes the format.\n";
+    exit = exit_code::bad_input;
+  } catch (const OutOfMemoryError& error) {
+    err << "memtopo: out of device memory while opening the device: " << error.what()
+        << "\n  Free the GPU (nvidia-smi lists its processes) and try again.\n";
+    exit = exit_code::out_of_memory;
+  }
+  return std::nullopt;
+}
+
+// Device facts (and the API values that belong to elements), and where they came from.
+void describe_device(const OpenedBackend& opened, Topology& topology, std::ostream& err) {
+  if (!opened.fallback_reason.empty()) {
+    err << "memtopo: note: no CUDA device to measure: " << opened.fallback_reason
+        << "\n  Running on the SIMULATED device " << opened.sim_file
+        << ": the results are not measurements of real hardware.\n"
+        << "  Name --device N to require a real GPU.\n";
+  }
+  topology.run.simulated = opened.simulated;
+  topology.run.sim_file = opened.sim_file;
+  topology.device = opened.backend->facts();
+  add_api_facts(topology);
+}
+
+// Runs the planned probes into `topology`; returns the trace write error, if any.
+std::string measure(const Options& options, Plan& plan, Backend& device, Topology& topology,
+                    std::ostream& err) {
+  // Traces a probe runs without a label are named after the probe running now: run_probes
+  // appends one phase per probe when it ends, so that is the one after the phases so far.
+  const std::size_t phases_before = topology.run.phases.size();
+  auto current_probe = [&]() -> std::string {
+    std::size_t index = topology.run.phases.size() - phases_before;
+    return index < plan.probes.size() ? plan.probes[index]->id() : "unknown";
+  };
+  std::optional<TraceRecorder> recorder;
+  if (plan.trace_writer) recorder.emplace(*plan.trace_writer, current_probe);
+
+  ProbeContext context{
+      .backend = device,
+      .topology = topology,
+      .progress =
+          [&err, quiet = options.quiet](const std::string& line) {
+            if (!quiet) err << "memtopo: " << line << "\n";
+          },
+      .interrupted = interrupt_requested,
+      .seed = options.seed,
+      .record_trace = nullptr,
+  };
+  if (recorder) {
+    context.record_trace = [&recorder](const std::string& label, const ChaseSpec& spec,
+                                       const Trace& trace) {
+      recorder->record(label, spec, trace);
+    };
+  }
+
+  try {
+    run_probes(context, plan.probes);
+  } catch (const Interrupted&) {
+    err << "memtopo: interrupted; writing what was measured so far.\n";
+  }
+  return recorder ? recorder->write_error() : std::string();
+}
+
+bool failed_for_lack_of_memory(const ProbeOutcome& outcome) {
+  // The runner names these failures so (see probes/runner.cpp).
+  return outcome.status == "failed" && outcome.reason.rfind("out of memory", 0) == 0;
+}
+
+// The exit code of a discovery whose reports were written; see exit_codes.hpp for the order.
+int outcome_exit_code(const Topology& topology, bool trace_write_failed) {
+  if (trace_write_failed) return exit_code::cannot_write;
+  if (topology.run.interrupted) return exit_code::interrupted;
+  int code = exit_code::ok;
+  for (const ProbeOutcome& outcome : topology.run.probes) {
+    if (failed_for_lack_of_memory(outcome)) return exit_code::out_of_memory;
+    if (outcome.status == "failed") code = exit_code::probe_failed;
+  }
+  return code;
+}
+
+// Writes the reports and says on stderr what the exit code will mean.
+int finish(Topology& topology, const Options& options, const Plan& plan,
+           const std::string& trace_error, std::ostream& out, std::ostream& err) {
+  if (!trace_error.empty())
+    topology.warnings.push_back("raw traces are incomplete: " + trace_error);
+  try {
+    write_reports(topology, options, out);
+  } catch (const OutputError& error) {
+    err << "memtopo: " << error.what() << "\n";
+    return exit_code::cannot_write;
+  }
+  if (!trace_error.empty()) err << "memtopo: " << trace_error << "\n";
+  if (plan.trace_writer && !options.quiet) {
+    err << "memtopo: " << plan.trace_writer->files_written() << " trace files in "
+        << plan.trace_writer->directory().string() << "\n";
+  }
+  if (topology.run.simulated && options.json_file == "-") {
+    // stdout carries JSON only, so the banner that opens the console report goes here.
+    err << "memtopo: " << simulated_banner(topology.run.sim_file) << "\n";
+  }
+
+  int code = outcome_exit_code(topology, !trace_error.empty());
+  if (code == exit_code::probe_failed || code == exit_code::out_of_memory) {
+    err << "memtopo: some probes failed (the report lists them with their reasons); the "
+           "other results were written.\n";
+  }
+  return code;
+}
+
+}  // namespace
+
+int run_discovery(const Options& options, const std::vector<std::string>& arguments,
+                  std::ostream& out, std::ostream& err) {
+  const auto run_start = Clock::now();
+  const std::vector<std::unique_ptr<Probe>> registry = all_probes();
+  Plan plan;
+  if (int code = make_plan(options, registry, plan, err); code != exit_code::ok) return code;
+
+  install_interrupt_handler();
+  Topology topology;
+  topology.run = start_run_info(arguments);
+
+  const auto setup_start = Clock::now();
+  int exit = exit_code::ok;
+  std::optional<OpenedBackend> opened = open_device(options, err, exit);
+  if (!opened) return exit;
+  describe_device(*opened, topology, err);
+  Backend& device = *opened->backend;
+  topology.run.phases.push_back(
+      PhaseTiming{"setup", seconds_since(setup_start), std::nullopt, clock_khz(device)});
+
+  std::string trace_error = measure(options, plan, device, topology, err);
+  topology.run.duration_seconds = seconds_since(run_start);
+  return finish(topology, options, plan, trace_error, out, err);
+}
+
+}  // namespace memtopo

@@ -1,0 +1,29 @@
+#pragma once
+// memtopo's exit codes. Scripts depend on them: keep each number's meaning once released.
+namespace memtopo::exit_code {
+
+inline constexpr int ok = 0;
+inline constexpr int internal_error = 1;  // a bug in memtopo: the message says what to report
+inline constexpr int usage = 2;           // unknown option, bad value, unknown --only id
+inline constexpr int no_device = 3;       // no usable CUDA device (and no fallback applied)
+inline constexpr int bad_input = 4;       // simulated device description missing or invalid
+inline constexpr int probe_failed = 5;    // a probe failed; the discovery was still written
+inline constexpr int out_of_memory = 6;   // the device had too little memory for a probe
+inline constexpr int cannot_write = 7;    // an output file or directory cannot be written
+inline constexpr int interrupted = 130;   // Ctrl-C; what was measured was still written
+
+// The table --help prints (also in README.md). When several apply, the first of
+// 7, 130, 6, 5 in this list wins.
+inline constexpr const char* kHelpText =
+    "Exit codes:\n"
+    "  0    discovery complete\n"
+    "  1    internal error (a bug: please report it with the message)\n"
+    "  2    usage error: unknown option, bad value, unknown --only id\n"
+    "  3    no usable CUDA device\n"
+    "  4    bad input file: --sim description missing or invalid\n"
+    "  5    a probe failed (the discovery is still written)\n"
+    "  6    out of device memory\n"
+    "  7    cannot write an output (--json, --traces)\n"
+    "  130  interrupted (Ctrl-C); partial results are still written\n";
+
+}  // namespace memtopo::exit_code

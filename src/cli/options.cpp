@@ -1,0 +1,127 @@
+#include "cli/options.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.hpp"
+#include "version.hpp"
+
+namespace memtopo {
+namespace {
+
+constexpr const char* kDescription =
+    "memtopo discovers the memory topology of an NVIDIA GPU by measuring it: the size, line,\n"
+    "sector, latency and sharing of every cache, TLB reach, shared-memory banks and bandwidth.\n"
+    "Every number says how it was obtained (measured, derived, or reported by the API).\n";
+
+constexpr const char* kExamples =
+    "\nExamples:\n"
+    "  memtopo                          discover GPU 0 (a simulated device if none is visible)\n"
+    "  memtopo --device 1 --json h100.json\n"
+    "                                   discover GPU 1, also write the JSON report\n"
+    "  memtopo --only l1,l2.latency     only the L1 probes and the L2 latency (and what they "
+    "need)\n"
+    "  memtopo --sim sims/hopper-like.json --traces traces/\n"
+    "                                   run on a simulated device, keep every raw trace as CSV\n"
+    "  memtopo --list                   list the probes and their ids\n";
+
+// Digits only. CLI11's own checks either print "not in range 0 to 1.79e308" in full
+// (NonNegativeNumber) or let strtoull wrap "-3" around to a huge seed.
+CLI::Validator non_negative_integer(std::string what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+          return "'" + text + "' is not " + what;
+        }
+        return "";
+      },
+      "");
+}
+
+std::string version_text() {
+  return std::string("memtopo ") + kToolVersion + " (" + kGitDescribe + ")";
+}
+
+// Splits "l1, l2.size,,tex" at commas; scripts may leave blanks or empty entries, and neither
+// names a probe.
+std::vector<std::string> split_ids(const std::string& text) {
+  std::vector<std::string> ids;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = std::min(text.find(',', start), text.size());
+    std::string id = text.substr(start, end - start);
+    id.erase(0, id.find_first_not_of(" \t\n"));
+    id.erase(id.find_last_not_of(" \t\n") + 1);
+    if (!id.empty()) ids.push_back(id);
+    start = end + 1;
+  }
+  return ids;
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err) {
+  CLI::App app(kDescription, "memtopo");
+  app.footer(std::string(kExamples) + "\n" + exit_code::kHelpText);
+  app.get_formatter()->column_width(20);
+  app.set_version_flag("--version", version_text(),
+                       "Print the version and git describe, then exit");
+
+  Options options;
+  std::string only;
+  auto* device =
+      app.add_option("--device", options.device,
+                     "CUDA device index (default 0); a device named here must be usable:\n"
+                     "no fallback to a simulated device")
+          ->check(non_negative_integer("a device index (0, 1, ...; nvidia-smi lists them)"))
+          ->type_name("N");
+  auto* sim = app.add_option("--sim", options.sim_file,
+                             "Run on the simulated device described in FILE (see docs/)")
+                  ->type_name("FILE");
+  app.add_option("--json", options.json_file,
+                 "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
+      ->type_name("FILE");
+  app.add_option("--traces", options.traces_dir,
+                 "Write every experiment's raw trace as CSV into DIR (created if needed)")
+      ->type_name("DIR");
+  // Repeated --only options add up; CLI11 joins them with commas.
+  app.add_option("--only", only,
+                 "Run only these probe ids (l1.size) or element ids (l1: all its probes),\n"
+                 "comma-separated; the probes they need run too")
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join)
+      ->delimiter(',')
+      ->type_name("ID,...");
+  app.add_flag("--list", options.list, "List the probes with their ids and exit");
+  app.add_option("--seed", options.seed, "Base seed for every random choice (default 1)")
+      ->check(non_negative_integer("a seed (a non-negative integer)"))
+      ->type_name("N");
+  app.add_flag("--quiet", options.quiet, "No progress lines on stderr");
+
+  auto usage_error = [&err](const std::string& message) {
+    err << "memtopo: " << message << "\nRun 'memtopo --help' for the options.\n";
+    return CommandLine{std::nullopt, exit_code::usage};
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) {  // --help or --version
+      app.exit(error, out, err);
+      return {std::nullopt, exit_code::ok};
+    }
+    return usage_error(error.what());
+  }
+  // Checked here rather than with CLI11's excludes(), which clutters --help.
+  if (device->count() > 0 && sim->count() > 0) {
+    return usage_error("--device and --sim exclude each other: --sim runs on a simulated device");
+  }
+  options.device_given = device->count() > 0;
+  options.only = split_ids(only);
+  return {options, exit_code::ok};
+}
+
+}  // namespace memtopo

@@ -1,0 +1,33 @@
+#pragma once
+// The command line: what the user asked for, parsed and validated, nothing run yet.
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace memtopo {
+
+struct Options {
+  int device = 0;
+  bool device_given = false;      // --device named explicitly: no fallback to a simulated device
+  std::string sim_file;           // --sim FILE: run on this simulated device
+  std::string json_file;          // --json FILE ("-" = stdout, instead of the console report)
+  std::string traces_dir;         // --traces DIR: one CSV per experiment
+  std::vector<std::string> only;  // --only: probe and element ids, split at commas
+  bool list = false;              // --list: list probes and exit
+  std::uint64_t seed = 1;         // --seed: base of every random choice
+  bool quiet = false;             // --quiet: no progress lines on stderr
+};
+
+struct CommandLine {
+  std::optional<Options> options;  // empty: stop now with exit_code (help, version, error)
+  int exit_code = 0;
+};
+
+// Parses argv. --help and --version print to `out` and return exit code 0; errors print to
+// `err` with a pointer to --help and return the usage exit code.
+CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err);
+
+}  // namespace memtopo

@@ -1,0 +1,13 @@
+#pragma once
+// --list: every probe with its id, what it needs and a one-line description.
+#include <memory>
+#include <ostream>
+#include <vector>
+
+#include "probes/probe.hpp"
+
+namespace memtopo {
+
+void print_probe_list(std::ostream& out, const std::vector<std::unique_ptr<Probe>>& probes);
+
+}  // namespace memtopo

@@ -1,0 +1,36 @@
+#include "cli/run_info.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+
+#include "version.hpp"
+
+namespace memtopo {
+
+std::string utc_timestamp(std::chrono::system_clock::time_point when) {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(when);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+RunInfo start_run_info(const std::vector<std::string>& arguments) {
+  RunInfo run;
+  run.tool_version = kToolVersion;
+  run.git_describe = kGitDescribe;
+  run.timestamp_utc = utc_timestamp(std::chrono::system_clock::now());
+  run.host = host_name();
+  run.arguments = arguments;
+  return run;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,465 @@
+#include "model/json.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace memtopo {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// Keys every element object has; any other key of an element is a property.
+constexpr const char* kElementKeys[] = {"id", "kind", "scope", "load_paths"};
+
+bool is_element_key(const std::string& key) {
+  for (const char* reserved : kElementKeys) {
+    if (key == reserved) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- writing
+
+// JSON has no NaN or infinity; nlohmann would write them as null anyway, say so explicitly.
+ojson finite_or_null(double value) {
+  return std::isfinite(value) ? ojson(value) : ojson(nullptr);
+}
+
+template <typename T>
+ojson optional_to_json(const std::optional<T>& value) {
+  return value ? ojson(*value) : ojson(nullptr);
+}
+
+ojson spread_to_json(const Spread& spread) {
+  return ojson{{"p50", finite_or_null(spread.p50)},     {"mean", finite_or_null(spread.mean)},
+               {"stdev", finite_or_null(spread.stdev)}, {"p5", finite_or_null(spread.p5)},
+               {"p95", finite_or_null(spread.p95)},     {"min", finite_or_null(spread.min)},
+               {"max", finite_or_null(spread.max)},     {"samples", spread.samples}};
+}
+
+bool has_evidence(const nlohmann::json& evidence) {
+  return !evidence.is_null() && !(evidence.is_object() && evidence.empty());
+}
+
+ojson property_to_json(const Property& property) {
+  ojson out;
+  out["value"] = ojson(property.value);
+  out["unit"] = property.unit;
+  out["source"] = to_string(property.source);
+  out["method"] = property.method;
+  if (property.confidence) out["confidence"] = finite_or_null(*property.confidence);
+  if (property.spread) out["spread"] = spread_to_json(*property.spread);
+  if (property.raw) out["raw"] = spread_to_json(*property.raw);
+  if (property.seconds_value) out["seconds"] = finite_or_null(*property.seconds_value);
+  if (property.inconclusive) out["inconclusive"] = true;
+  if (!property.note.empty()) out["note"] = property.note;
+  if (has_evidence(property.evidence)) out["evidence"] = ojson(property.evidence);
+  return out;
+}
+
+ojson element_to_json(const Element& element) {
+  ojson out;
+  out["id"] = element.id;
+  out["kind"] = element.kind;
+  out["scope"] = element.scope;
+  out["load_paths"] = element.load_paths;
+  for (const Property& property : element.properties) {
+    // A property named like an element key would overwrite it and could not be read back.
+    if (is_element_key(property.name) || property.name.empty()) {
+      throw std::logic_error("element " + element.id + " has a property named '" + property.name +
+                             "', which is reserved or empty");
+    }
+    out[property.name] = property_to_json(property);
+  }
+  return out;
+}
+
+ojson device_to_json(const DeviceFacts& d) {
+  ojson out;
+  out["source"] = to_string(Source::api);  // none of these is a measurement
+  out["name"] = d.name;
+  out["backend"] = d.backend;
+  out["device_index"] = d.device_index;
+  out["cc_major"] = d.cc_major;
+  out["cc_minor"] = d.cc_minor;
+  out["sm_count"] = d.sm_count;
+  out["global_memory_bytes"] = d.global_memory_bytes;
+  out["l2_bytes"] = d.l2_bytes;
+  out["persisting_l2_max_bytes"] = d.persisting_l2_max_bytes;
+  out["shared_per_sm_bytes"] = d.shared_per_sm_bytes;
+  out["shared_per_block_bytes"] = d.shared_per_block_bytes;
+  out["shared_per_block_optin_bytes"] = d.shared_per_block_optin_bytes;
+  out["constant_bytes"] = d.constant_bytes;
+  out["warp_size"] = d.warp_size;
+  out["max_threads_per_sm"] = d.max_threads_per_sm;
+  out["sm_clock_khz"] = d.sm_clock_khz;
+  out["memory_clock_khz"] = d.memory_clock_khz;
+  out["memory_bus_width_bits"] = d.memory_bus_width_bits;
+  out["global_l1_cache_supported"] = d.global_l1_cache_supported;
+  out["local_l1_cache_supported"] = d.local_l1_cache_supported;
+  out["pci_bus_id"] = d.pci_bus_id;
+  out["driver_version"] = d.driver_version;
+  out["runtime_version"] = d.runtime_version;
+  out["nvml_sm_clock_mhz"] = optional_to_json(d.nvml_sm_clock_mhz);
+  out["nvml_max_sm_clock_mhz"] = optional_to_json(d.nvml_max_sm_clock_mhz);
+  out["nvml_memory_clock_mhz"] = optional_to_json(d.nvml_memory_clock_mhz);
+  out["nvml_status"] = d.nvml_status;
+  return out;
+}
+
+ojson run_to_json(const RunInfo& run) {
+  ojson phases = ojson::array();
+  for (const PhaseTiming& phase : run.phases) {
+    phases.push_back(ojson{{"name", phase.name},
+                           {"seconds", finite_or_null(phase.seconds)},
+                           {"sm_clock_khz_before", optional_to_json(phase.sm_clock_khz_before)},
+                           {"sm_clock_khz_after", optional_to_json(phase.sm_clock_khz_after)}});
+  }
+  ojson probes = ojson::array();
+  for (const ProbeOutcome& outcome : run.probes) {
+    probes.push_back(
+        ojson{{"id", outcome.probe_id}, {"status", outcome.status}, {"reason", outcome.reason}});
+  }
+  ojson out;
+  out["timestamp_utc"] = run.timestamp_utc;
+  out["duration_seconds"] = finite_or_null(run.duration_seconds);
+  out["arguments"] = run.arguments;
+  out["host"] = run.host;
+  out["interrupted"] = run.interrupted;
+  out["simulated"] = run.simulated;
+  out["sim_file"] = run.sim_file;
+  out["phases"] = std::move(phases);
+  out["probes"] = std::move(probes);
+  return out;
+}
+
+// ---------------------------------------------------------------- reading
+
+const char* type_name(const ojson& value) {
+  return value.type_name();
+}
+
+// Reads the fields of one JSON object, naming `path` (e.g. "elements[2].size") in every error.
+class ObjectReader {
+ public:
+  ObjectReader(const ojson& object, std::string path, std::string origin)
+      : object_(object), path_(std::move(path)), origin_(std::move(origin)) {
+    if (!object_.is_object()) {
+      throw TopologyJsonError(origin_ + ": " + (path_.empty() ? "document" : path_) +
+                              ": expected an object, found " + type_name(object_));
+    }
+  }
+
+  const ojson& object() const { return object_; }
+  // A reader for the object under `key` (or any value reached from here, named by `key`).
+  ObjectReader child(const ojson& value, const std::string& key) const {
+    return ObjectReader(value, path_of(key), origin_);
+  }
+  ObjectReader child(const std::string& key) const { return child(required(key), key); }
+  std::string path_of(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw TopologyJsonError(origin_ + ": " + path_of(key) + ": " + what);
+  }
+
+  // nullptr when absent.
+  const ojson* find(const std::string& key) const {
+    auto it = object_.find(key);
+    return it == object_.end() ? nullptr : &*it;
+  }
+
+  const ojson& required(const std::string& key) const {
+    const ojson* value = find(key);
+    if (!value) fail(key, "required key is missing");
+    return *value;
+  }
+
+  std::string string(const std::string& key, bool is_required = false) const {
+    const ojson* value = is_required ? &required(key) : find(key);
+    if (!value) return {};
+    if (!value->is_string())
+      fail(key, std::string("expected a string, found ") + type_name(*value));
+    return value->get<std::string>();
+  }
+
+  bool boolean(const std::string& key) const {
+    const ojson* value = find(key);
+    if (!value) return false;
+    if (!value->is_boolean())
+      fail(key, std::string("expected true or false, found ") + type_name(*value));
+    return value->get<bool>();
+  }
+
+  // A number; null reads as NaN because the writer writes non-finite numbers as null.
+  std::optional<double> number(const std::string& key) const {
+    const ojson* value = find(key);
+    if (!value) return std::nullopt;
+    if (value->is_null()) return std::numeric_limits<double>::quiet_NaN();
+    if (!value->is_number())
+      fail(key, std::string("expected a number, found ") + type_name(*value));
+    return value->get<double>();
+  }
+
+  // An optional number where null means "not known" (clocks that could not be read).
+  std::optional<double> nullable_number(const std::string& key) const {
+    const ojson* value = find(key);
+    if (!value || value->is_null()) return std::nullopt;
+    return number(key);
+  }
+
+  template <typename Integer>
+  std::optional<Integer> integer(const std::string& key) const {
+    const ojson* value = find(key);
+    if (!value || value->is_null()) return std::nullopt;
+    constexpr bool is_unsigned = std::numeric_limits<Integer>::min() == 0;
+    if (!value->is_number_integer() || (is_unsigned && !value->is_number_unsigned())) {
+      fail(key,
+           std::string(is_unsigned ? "expected a non-negative integer" : "expected an integer") +
+               ", found " + json_text(*value));
+    }
+    if constexpr (is_unsigned) {
+      auto raw = value->get<std::uint64_t>();
+      if (raw > static_cast<std::uint64_t>(std::numeric_limits<Integer>::max())) {
+        fail(key, "integer " + json_text(*value) + " is too large");
+      }
+      return static_cast<Integer>(raw);
+    } else {
+      auto raw = value->get<std::int64_t>();
+      if (value->is_number_unsigned() && raw < 0)
+        fail(key, "integer " + json_text(*value) + " is too large");
+      if (raw < static_cast<std::int64_t>(std::numeric_limits<Integer>::min()) ||
+          raw > static_cast<std::int64_t>(std::numeric_limits<Integer>::max())) {
+        fail(key, "integer " + json_text(*value) + " is out of range");
+      }
+      return static_cast<Integer>(raw);
+    }
+  }
+
+  template <typename Integer>
+  void read_integer(const std::string& key, Integer& target) const {
+    if (auto value = integer<Integer>(key)) target = *value;
+  }
+
+  std::vector<std::string> strings(const std::string& key) const {
+    const ojson* value = find(key);
+    if (!value) return {};
+    if (!value->is_array())
+      fail(key, std::string("expected a list of strings, found ") + type_name(*value));
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < value->size(); ++i) {
+      if (!(*value)[i].is_string()) {
+        fail(key + "[" + std::to_string(i) + "]",
+             std::string("expected a string, found ") + type_name((*value)[i]));
+      }
+      out.push_back((*value)[i].get<std::string>());
+    }
+    return out;
+  }
+
+  const ojson* array(const std::string& key, bool is_required) const {
+    const ojson* value = is_required ? &required(key) : find(key);
+    if (value && !value->is_array()) {
+      fail(key, std::string("expected a list, found ") + type_name(*value));
+    }
+    return value;
+  }
+
+ private:
+  static std::string json_text(const ojson& value) { return value.dump(); }
+
+  const ojson& object_;
+  std::string path_;
+  std::string origin_;
+};
+
+Source parse_source(const ObjectReader& reader) {
+  std::string text = reader.string("source", /*is_required=*/true);
+  if (text == "api") return Source::api;
+  if (text == "measured") return Source::measured;
+  if (text == "derived") return Source::derived;
+  reader.fail("source", "unknown source '" + text + "' (expected api, measured or derived)");
+}
+
+Spread spread_from_json(const ObjectReader& parent, const std::string& key) {
+  ObjectReader reader = parent.child(key);
+  Spread spread;
+  auto read = [&](const char* field, double& target) {
+    if (auto value = reader.number(field)) target = *value;
+  };
+  read("p50", spread.p50);
+  read("mean", spread.mean);
+  read("stdev", spread.stdev);
+  read("p5", spread.p5);
+  read("p95", spread.p95);
+  read("min", spread.min);
+  read("max", spread.max);
+  reader.read_integer("samples", spread.samples);
+  return spread;
+}
+
+Property property_from_json(const ObjectReader& element, const std::string& name) {
+  ObjectReader reader = element.child(name);
+  Property property;
+  property.name = name;
+  property.value = nlohmann::json(reader.required("value"));
+  property.unit = reader.string("unit", /*is_required=*/true);
+  property.source = parse_source(reader);
+  property.method = reader.string("method");
+  property.confidence = reader.nullable_number("confidence");
+  if (property.confidence && !(*property.confidence >= 0 && *property.confidence <= 1)) {
+    reader.fail("confidence", "must lie between 0 and 1");
+  }
+  if (reader.find("spread")) property.spread = spread_from_json(reader, "spread");
+  if (reader.find("raw")) property.raw = spread_from_json(reader, "raw");
+  property.seconds_value = reader.nullable_number("seconds");
+  property.inconclusive = reader.boolean("inconclusive");
+  property.note = reader.string("note");
+  if (const ojson* evidence = reader.find("evidence"))
+    property.evidence = nlohmann::json(*evidence);
+  return property;
+}
+
+Element element_from_json(const ObjectReader& reader) {
+  const ojson& object = reader.object();
+  Element element;
+  element.id = reader.string("id", /*is_required=*/true);
+  if (element.id.empty()) reader.fail("id", "must not be empty");
+  element.kind = reader.string("kind");
+  element.scope = reader.string("scope");
+  element.load_paths = reader.strings("load_paths");
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (is_element_key(it.key())) continue;
+    element.properties.push_back(property_from_json(reader, it.key()));
+  }
+  return element;
+}
+
+DeviceFacts device_from_json(const ObjectReader& reader) {
+  DeviceFacts d;
+  d.name = reader.string("name");
+  d.backend = reader.string("backend");
+  reader.read_integer("device_index", d.device_index);
+  reader.read_integer("cc_major", d.cc_major);
+  reader.read_integer("cc_minor", d.cc_minor);
+  reader.read_integer("sm_count", d.sm_count);
+  reader.read_integer("global_memory_bytes", d.global_memory_bytes);
+  reader.read_integer("l2_bytes", d.l2_bytes);
+  reader.read_integer("persisting_l2_max_bytes", d.persisting_l2_max_bytes);
+  reader.read_integer("shared_per_sm_bytes", d.shared_per_sm_bytes);
+  reader.read_integer("shared_per_block_bytes", d.shared_per_block_bytes);
+  reader.read_integer("shared_per_block_optin_bytes", d.shared_per_block_optin_bytes);
+  reader.read_integer("constant_bytes", d.constant_bytes);
+  reader.read_integer("warp_size", d.warp_size);
+  reader.read_integer("max_threads_per_sm", d.max_threads_per_sm);
+  reader.read_integer("sm_clock_khz", d.sm_clock_khz);
+  reader.read_integer("memory_clock_khz", d.memory_clock_khz);
+  reader.read_integer("memory_bus_width_bits", d.memory_bus_width_bits);
+  d.global_l1_cache_supported = reader.boolean("global_l1_cache_supported");
+  d.local_l1_cache_supported = reader.boolean("local_l1_cache_supported");
+  d.pci_bus_id = reader.string("pci_bus_id");
+  reader.read_integer("driver_version", d.driver_version);
+  reader.read_integer("runtime_version", d.runtime_version);
+  d.nvml_sm_clock_mhz = reader.integer<std::uint32_t>("nvml_sm_clock_mhz");
+  d.nvml_max_sm_clock_mhz = reader.integer<std::uint32_t>("nvml_max_sm_clock_mhz");
+  d.nvml_memory_clock_mhz = reader.integer<std::uint32_t>("nvml_memory_clock_mhz");
+  d.nvml_status = reader.string("nvml_status");
+  return d;
+}
+
+void run_from_json(const ObjectReader& reader, RunInfo& run) {
+  run.timestamp_utc = reader.string("timestamp_utc");
+  if (auto duration = reader.number("duration_seconds")) run.duration_seconds = *duration;
+  run.arguments = reader.strings("arguments");
+  run.host = reader.string("host");
+  run.interrupted = reader.boolean("interrupted");
+  run.simulated = reader.boolean("simulated");
+  run.sim_file = reader.string("sim_file");
+  if (const ojson* phases = reader.array("phases", false)) {
+    for (std::size_t i = 0; i < phases->size(); ++i) {
+      ObjectReader phase_reader = reader.child((*phases)[i], "phases[" + std::to_string(i) + "]");
+      PhaseTiming phase;
+      phase.name = phase_reader.string("name", /*is_required=*/true);
+      if (auto seconds = phase_reader.number("seconds")) phase.seconds = *seconds;
+      phase.sm_clock_khz_before = phase_reader.nullable_number("sm_clock_khz_before");
+      phase.sm_clock_khz_after = phase_reader.nullable_number("sm_clock_khz_after");
+      run.phases.push_back(std::move(phase));
+    }
+  }
+  if (const ojson* probes = reader.array("probes", false)) {
+    for (std::size_t i = 0; i < probes->size(); ++i) {
+      ObjectReader outcome_reader = reader.child((*probes)[i], "probes[" + std::to_string(i) + "]");
+      ProbeOutcome outcome;
+      outcome.probe_id = outcome_reader.string("id", /*is_required=*/true);
+      outcome.status = outcome_reader.string("status", /*is_required=*/true);
+      outcome.reason = outcome_reader.string("reason");
+      run.probes.push_back(std::move(outcome));
+    }
+  }
+}
+
+Topology read_topology(const ojson& document, const std::string& origin) {
+  ObjectReader top(document, "", origin);
+  auto version = top.integer<int>("schema_version");
+  if (!version)
+    top.fail("schema_version", "required key is missing (is this a memtopo JSON file?)");
+  if (*version < 1 || *version > kSchemaVersion) {
+    top.fail("schema_version", "version " + std::to_string(*version) +
+                                   " is not readable by this memtopo, which reads versions 1 to " +
+                                   std::to_string(kSchemaVersion) + "; use a newer memtopo");
+  }
+
+  Topology topology;
+  ObjectReader tool = top.child("tool");
+  topology.run.tool_version = tool.string("version");
+  topology.run.git_describe = tool.string("git_describe");
+  run_from_json(top.child("run"), topology.run);
+  topology.device = device_from_json(top.child("device"));
+
+  const ojson& elements = *top.array("elements", /*is_required=*/true);
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    std::string key = "elements[" + std::to_string(i) + "]";
+    Element element = element_from_json(top.child(elements[i], key));
+    if (topology.find(element.id))
+      top.fail(key + ".id", "element '" + element.id + "' appears twice");
+    topology.elements.push_back(std::move(element));
+  }
+  topology.warnings = top.strings("warnings");
+  return topology;
+}
+
+}  // namespace
+
+nlohmann::ordered_json topology_to_json(const Topology& topology) {
+  ojson out;
+  out["schema_version"] = kSchemaVersion;
+  out["tool"] = ojson{{"name", "memtopo"},
+                      {"version", topology.run.tool_version},
+                      {"git_describe", topology.run.git_describe}};
+  out["run"] = run_to_json(topology.run);
+  out["device"] = device_to_json(topology.device);
+  ojson elements = ojson::array();
+  for (const Element& element : topology.elements) elements.push_back(element_to_json(element));
+  out["elements"] = std::move(elements);
+  out["warnings"] = topology.warnings;
+  return out;
+}
+
+Topology topology_from_json(const nlohmann::ordered_json& document, const std::string& origin) {
+  return read_topology(document, origin);
+}
+
+Topology topology_from_json_text(const std::string& text, const std::string& origin) {
+  ojson document;
+  try {
+    document = ojson::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw TopologyJsonError(origin + ": not valid JSON (" + error.what() + ")");
+  }
+  return topology_from_json(document, origin);
+}
+
+}  // namespace memtopo

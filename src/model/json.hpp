@@ -1,0 +1,33 @@
+#pragma once
+// The versioned JSON form of a Topology (schema_version 1), the primary machine format.
+// Writing and reading live together so that a round trip is lossless and tested; `compare`
+// and other readers use topology_from_json(), never their own parser.
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/topology.hpp"
+
+namespace memtopo {
+
+// A document that is not valid JSON, or not a memtopo topology of a schema this build reads.
+// The message names the origin (usually the file) and the JSON path of the offending key.
+class TopologyJsonError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ordered_json keeps keys in the order written (schema_version first, properties in the
+// order probes found them), which is what a person reading the file expects.
+nlohmann::ordered_json topology_to_json(const Topology& topology);
+
+// Reads a document written by topology_to_json (this or an older schema version). Keys this
+// version does not know are ignored, so that later versions can add keys; a known key of the
+// wrong type, a missing required key or a newer schema_version is a TopologyJsonError.
+Topology topology_from_json(const nlohmann::ordered_json& document, const std::string& origin);
+
+// Parses JSON text first; corrupt JSON is a TopologyJsonError naming `origin` and the position.
+Topology topology_from_json_text(const std::string& text, const std::string& origin);
+
+}  // namespace memtopo

@@ -1,0 +1,274 @@
+#include "report/console.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "report/format.hpp"
+#include "report/text_table.hpp"
+
+namespace memtopo {
+namespace {
+
+using Align = TextTable::Align;
+
+// Properties that have a column in the elements table (or a section of their own);
+// everything else an element has goes to "Other findings" so nothing measured is hidden.
+constexpr const char* kTableProperties[] = {"size",         "line",         "sector",
+                                            "latency",      "miss_penalty", "shared_with",
+                                            "count_per_sm", "bandwidth"};
+
+bool has_own_column(const std::string& property) {
+  return std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
+         std::end(kTableProperties);
+}
+
+// Numbers the notes of inconclusive cells; the table shows "[n]", the notes follow it.
+class Footnotes {
+ public:
+  std::string add(const std::string& element_id, const Property& property) {
+    notes_.push_back(element_id + "." + property.name + ": " +
+                     (property.note.empty() ? "inconclusive" : property.note));
+    return "[" + std::to_string(notes_.size()) + "]";
+  }
+  std::string render() const {
+    std::string out;
+    for (std::size_t i = 0; i < notes_.size(); ++i) {
+      out += "  [" + std::to_string(i + 1) + "] " + notes_[i] + "\n";
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::string> notes_;
+};
+
+// Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
+// device-wide levels; ids not listed here keep the topology's order after these.
+constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",    "constant_l1",
+                                     "constant_l15", "shared", "l2",    "dram",
+                                     "constant",     "tlb_l1", "tlb_l2"};
+
+std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
+  auto rank = [](const Element& e) {
+    auto it = std::find(std::begin(kRowOrder), std::end(kRowOrder), e.id);
+    return static_cast<std::size_t>(it - std::begin(kRowOrder));
+  };
+  std::vector<const Element*> ordered;
+  for (const Element& e : elements) ordered.push_back(&e);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](const Element* a, const Element* b) { return rank(*a) < rank(*b); });
+  return ordered;
+}
+
+enum class ApiMark { in_cell, none };  // none: the section has a Source column
+
+// An inconclusive value shows what is known ("? [1]" or, when the value is a bound,
+// "48 KiB? [1]"); an API value says so, because it was not measured.
+std::string decorate(std::string text, const std::string& element_id, const Property& property,
+                     Footnotes& notes, ApiMark api_mark = ApiMark::in_cell) {
+  if (property.inconclusive) {
+    text = (property.value.is_null() ? "?" : text + "?") + " " + notes.add(element_id, property);
+  }
+  if (property.source == Source::api && api_mark == ApiMark::in_cell) text += " (api)";
+  return text;
+}
+
+std::string value_cell(const Element& element, const std::string& name, Footnotes& notes) {
+  const Property* property = element.find(name);
+  if (!property) return "-";
+  return decorate(format_value(property->value, property->unit), element.id, *property, notes);
+}
+
+// "33 cy ±1.2 (17.9 ns)": the overhead-corrected p50, its standard deviation, and the p50 in
+// time converted with the clock measured during the run (omitted when that clock is unknown).
+std::string latency_cell(const Element& element, Footnotes& notes) {
+  const Property* latency = element.find("latency");
+  if (!latency) return "-";
+  std::string text = format_value(latency->value, latency->unit);
+  if (latency->spread && latency->spread->samples > 1) {
+    text += " ±" + format_number(latency->spread->stdev, 1);
+  }
+  if (latency->seconds_value) text += " (" + format_seconds(*latency->seconds_value) + ")";
+  return decorate(text, element.id, *latency, notes);
+}
+
+std::string source_text(const Property& property) {
+  std::string text = to_string(property.source);
+  if (property.confidence) text += ", confidence " + format_number(*property.confidence, 2);
+  return text;
+}
+
+void render_device_header(std::ostringstream& out, const Topology& topology) {
+  const RunInfo& run = topology.run;
+  const DeviceFacts& d = topology.device;
+  out << "memtopo " << run.tool_version << " (" << run.git_describe << ")";
+  if (!run.timestamp_utc.empty()) out << ", run " << run.timestamp_utc;
+  if (!run.host.empty()) out << " on " << run.host;
+  out << ", " << format_seconds(run.duration_seconds) << "\n";
+
+  out << "Device " << d.device_index << ": " << d.name << " (" << d.backend;
+  if (!d.pci_bus_id.empty()) out << ", PCI " << d.pci_bus_id;
+  out << ")\n";
+
+  out << "  compute capability " << d.cc_major << "." << d.cc_minor << ", " << d.sm_count
+      << " SMs, warp size " << d.warp_size;
+  if (d.max_threads_per_sm) out << ", " << d.max_threads_per_sm << " threads per SM";
+  if (d.sm_clock_khz) out << ", SM clock " << format_clock_khz(static_cast<double>(d.sm_clock_khz));
+  out << "\n";
+
+  out << "  memory " << format_bytes(static_cast<double>(d.global_memory_bytes));
+  if (d.memory_bus_width_bits) out << ", " << d.memory_bus_width_bits << "-bit bus";
+  if (d.memory_clock_khz)
+    out << " at " << format_clock_khz(static_cast<double>(d.memory_clock_khz));
+  if (d.constant_bytes) out << ", constant " << format_bytes(static_cast<double>(d.constant_bytes));
+  out << "\n";
+
+  out << "  L2 " << format_bytes(static_cast<double>(d.l2_bytes)) << " (api), shared memory "
+      << format_bytes(static_cast<double>(d.shared_per_sm_bytes)) << " per SM";
+  if (d.shared_per_block_optin_bytes) {
+    out << ", " << format_bytes(static_cast<double>(d.shared_per_block_optin_bytes))
+        << " per block (opt-in)";
+  }
+  out << "\n";
+
+  if (d.driver_version || d.runtime_version) {
+    out << "  driver " << format_cuda_version(d.driver_version) << ", runtime "
+        << format_cuda_version(d.runtime_version) << "\n";
+  }
+  if (d.nvml_sm_clock_mhz || d.nvml_max_sm_clock_mhz || d.nvml_memory_clock_mhz) {
+    out << "  NVML:";
+    if (d.nvml_sm_clock_mhz) out << " SM clock " << *d.nvml_sm_clock_mhz << " MHz now";
+    if (d.nvml_max_sm_clock_mhz) out << ", max " << *d.nvml_max_sm_clock_mhz << " MHz";
+    if (d.nvml_memory_clock_mhz) out << ", memory clock " << *d.nvml_memory_clock_mhz << " MHz";
+    out << "\n";
+  } else if (!d.nvml_status.empty()) {
+    out << "  NVML: " << d.nvml_status << "\n";
+  }
+}
+
+void render_elements(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
+  out << "\nMemory elements (latency: p50 minus timing overhead ± standard deviation)\n";
+  if (topology.elements.empty()) {
+    out << "  nothing measured\n";
+    return;
+  }
+  TextTable table({{"Element"},
+                   {"Size", Align::right},
+                   {"Line", Align::right},
+                   {"Sector", Align::right},
+                   {"Latency", Align::right},
+                   {"Miss penalty", Align::right},
+                   {"Shared with"},
+                   {"Per SM", Align::right}});
+  for (const Element* row : in_row_order(topology.elements)) {
+    const Element& e = *row;
+    table.add_row({e.id, value_cell(e, "size", notes), value_cell(e, "line", notes),
+                   value_cell(e, "sector", notes), latency_cell(e, notes),
+                   value_cell(e, "miss_penalty", notes), value_cell(e, "shared_with", notes),
+                   value_cell(e, "count_per_sm", notes)});
+  }
+  out << table.render(2);
+}
+
+void render_bandwidths(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
+  TextTable table({{"Element"}, {"Bandwidth", Align::right}, {"Source"}, {"Method"}});
+  bool any = false;
+  for (const Element* row : in_row_order(topology.elements)) {
+    const Element& e = *row;
+    const Property* bandwidth = e.find("bandwidth");
+    if (!bandwidth) continue;
+    any = true;
+    std::string text = format_value(bandwidth->value, bandwidth->unit);
+    if (bandwidth->spread && bandwidth->spread->samples > 1) {
+      text += " ±" + format_value(bandwidth->spread->stdev, bandwidth->unit);
+    }
+    table.add_row({e.id, decorate(text, e.id, *bandwidth, notes, ApiMark::none),
+                   source_text(*bandwidth), bandwidth->method});
+  }
+  if (any) out << "\nBandwidth (p50 ± standard deviation)\n" << table.render(2);
+}
+
+void render_other_findings(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
+  TextTable table({{"Property"}, {"Value"}, {"Source"}, {"Method"}});
+  bool any = false;
+  for (const Element* row : in_row_order(topology.elements)) {
+    const Element& e = *row;
+    for (const Property& p : e.properties) {
+      if (has_own_column(p.name)) continue;
+      any = true;
+      table.add_row({e.id + "." + p.name,
+                     decorate(format_value(p.value, p.unit), e.id, p, notes, ApiMark::none),
+                     source_text(p), p.method});
+    }
+  }
+  if (any) out << "\nOther findings\n" << table.render(2);
+}
+
+void render_probe_outcomes(std::ostringstream& out, const RunInfo& run) {
+  std::size_t ok = 0;
+  TextTable table({{"Probe"}, {"Status"}, {"Reason"}});
+  for (const ProbeOutcome& outcome : run.probes) {
+    if (outcome.status == "ok") {
+      ++ok;
+      continue;
+    }
+    table.add_row({outcome.probe_id, outcome.status, outcome.reason});
+  }
+  out << "\nProbes: " << ok << " of " << run.probes.size() << " completed\n";
+  if (ok != run.probes.size()) out << table.render(2);
+}
+
+void render_phases(std::ostringstream& out, const RunInfo& run) {
+  if (run.phases.empty()) return;
+  TextTable table({{"Phase"}, {"Time", Align::right}, {"SM clock before -> after"}});
+  double total = 0;
+  for (const PhaseTiming& phase : run.phases) {
+    total += phase.seconds;
+    std::string clocks;
+    if (phase.sm_clock_khz_before || phase.sm_clock_khz_after) {
+      auto clock = [](const std::optional<double>& khz) {
+        return khz ? format_clock_khz(*khz) : std::string("?");
+      };
+      clocks = clock(phase.sm_clock_khz_before) + " -> " + clock(phase.sm_clock_khz_after);
+    }
+    table.add_row({phase.name, format_seconds(phase.seconds), clocks});
+  }
+  table.add_row({"total", format_seconds(total)});
+  out << "\nPhases\n" << table.render(2);
+}
+
+void render_warnings(std::ostringstream& out, const Topology& topology) {
+  if (topology.warnings.empty()) return;
+  out << "\nWarnings\n";
+  for (const std::string& warning : topology.warnings) out << "  - " << warning << "\n";
+}
+
+}  // namespace
+
+std::string simulated_banner(const std::string& sim_file) {
+  return "SIMULATED DEVICE (" + sim_file + "): not a measurement of real hardware";
+}
+
+std::string render_console(const Topology& topology) {
+  std::ostringstream out;
+  const RunInfo& run = topology.run;
+  if (run.simulated) out << simulated_banner(run.sim_file) << "\n\n";
+  if (run.interrupted) {
+    out << "INTERRUPTED: the run was stopped early; the results below are partial\n\n";
+  }
+  render_device_header(out, topology);
+
+  Footnotes notes;
+  render_elements(out, topology, notes);
+  render_bandwidths(out, topology, notes);
+  render_other_findings(out, topology, notes);
+  std::string note_text = notes.render();
+  if (!note_text.empty()) out << "\nNotes\n" << note_text;
+
+  render_probe_outcomes(out, run);
+  render_phases(out, run);
+  render_warnings(out, topology);
+  return out.str();
+}
+
+}  // namespace memtopo

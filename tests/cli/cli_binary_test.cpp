@@ -1,0 +1,221 @@
+// The memtopo binary as a user calls it: options, exit codes, messages, outputs.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "model/json.hpp"
+#include "subprocess.hpp"
+
+namespace memtopo {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ProcessResult;
+using testing::run_process;
+using testing::Subprocess;
+
+const std::string kBinary = std::string(MEMTOPO_BINARY_DIR) + "/memtopo";
+
+ProcessResult memtopo(std::vector<std::string> args,
+                      const std::vector<std::string>& environment = {}) {
+  args.insert(args.begin(), kBinary);
+  return run_process(args, environment);
+}
+
+// The simulated device with the fewest SMs under tests/sims/ (the tiny one the sim tests use),
+// so that a full discovery stays quick.
+std::string smallest_test_sim() {
+  std::string best;
+  std::uint64_t best_sms = UINT64_MAX;
+  fs::path dir = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "sims";
+  if (!fs::is_directory(dir)) return "";
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream file(entry.path());
+    auto description = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+    if (!description.is_object() || !description.contains("sm_count")) continue;
+    auto sms = description["sm_count"].get<std::uint64_t>();
+    if (sms < best_sms) best_sms = sms, best = entry.path().string();
+  }
+  return best;
+}
+
+fs::path fresh_directory(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("memtopo_cli_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+TEST(Cli, HelpPrintsUsageAndExamples) {
+  ProcessResult r = memtopo({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Usage:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+  EXPECT_NE(r.out.find("Exit codes:"), std::string::npos);
+}
+
+TEST(Cli, VersionPrintsVersionAndGitDescribe) {
+  ProcessResult r = memtopo({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("memtopo 0.", 0), 0u) << r.out;
+}
+
+TEST(Cli, UnknownOptionIsAUsageError) {
+  ProcessResult r = memtopo({"--frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--frobnicate"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, MissingSimFileIsBadInputNamingTheFile) {
+  ProcessResult r = memtopo({"--sim", "/nonexistent/device.json"});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("/nonexistent/device.json"), std::string::npos) << r.err;
+}
+
+TEST(Cli, CorruptSimFileIsBadInput) {
+  fs::path file = fresh_directory("corrupt") / "broken.json";
+  std::ofstream(file) << "{ \"name\": \"broken\", ";
+  ProcessResult r = memtopo({"--sim", file.string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownOnlyIdIsAUsageErrorListingValidIds) {
+  ProcessResult r = memtopo({"--only", "unknown.id", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown.id"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("l1.size"), std::string::npos) << "lists the valid ids: " << r.err;
+}
+
+TEST(Cli, ListShowsProbesAndExits) {
+  ProcessResult r = memtopo({"--list"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("l1.size"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ExplicitDeviceThatDoesNotExistIsNoDevice) {
+  // Never falls back to a simulation when the user named the device.
+  ProcessResult r = memtopo({"--device", "99", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("no usable CUDA device"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("SIMULATED"), std::string::npos);
+}
+
+TEST(Cli, UnwritableJsonFailsBeforeMeasuring) {
+  ProcessResult r = memtopo({"--json", "/nonexistent/dir/out.json", "--quiet"});
+  EXPECT_EQ(r.exit_code, 7);
+  EXPECT_NE(r.err.find("/nonexistent/dir/out.json"), std::string::npos) << r.err;
+}
+
+// Every probe property in the report has the fields the schema promises.
+void expect_schema_keys(const nlohmann::json& doc, const std::string& sim_file) {
+  for (const char* key : {"schema_version", "tool", "run", "device", "elements", "warnings"}) {
+    EXPECT_TRUE(doc.contains(key)) << key;
+  }
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["run"]["simulated"], true);
+  EXPECT_EQ(doc["run"]["sim_file"], sim_file);
+  EXPECT_EQ(doc["device"]["source"], "api");
+  ASSERT_FALSE(doc["elements"].empty());
+  std::size_t properties = 0;
+  for (const auto& element : doc["elements"]) {
+    EXPECT_TRUE(element["id"].is_string());
+    for (const auto& [key, value] : element.items()) {
+      if (key == "id" || key == "kind" || key == "scope" || key == "load_paths") continue;
+      ++properties;
+      for (const char* field : {"value", "unit", "source", "method"}) {
+        EXPECT_TRUE(value.contains(field)) << element["id"] << "." << key << " lacks " << field;
+      }
+    }
+  }
+  EXPECT_GT(properties, 0u);
+}
+
+// One full discovery (ctest runs each test in its own process, so checks share one test
+// rather than a fixture that would repeat the discovery).
+TEST(Cli, FullDiscoveryOnASmallSimulatedDevice) {
+  std::string sim = smallest_test_sim();
+  ASSERT_FALSE(sim.empty()) << "no simulated device description under tests/sims/";
+  fs::path json = fresh_directory("discovery") / "out.json";
+  ProcessResult r = memtopo({"--sim", sim, "--json", json.string()});
+
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(first_line(r.out),
+            "SIMULATED DEVICE (" + sim + "): not a measurement of real hardware");
+  EXPECT_NE(r.out.find("Memory elements"), std::string::npos);
+  EXPECT_NE(r.err.find("[1/"), std::string::npos) << "progress goes to stderr: " << r.err;
+
+  std::string text = read(json);
+  expect_schema_keys(nlohmann::json::parse(text), sim);
+  EXPECT_NO_THROW(topology_from_json_text(text, json.string())) << "compare can read it back";
+}
+
+TEST(Cli, NoVisibleGpuFallsBackToTheBundledSimulatedDevice) {
+  ProcessResult r = memtopo({"--only", "l1.size", "--quiet"}, {"CUDA_VISIBLE_DEVICES="});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(first_line(r.out).rfind("SIMULATED DEVICE (", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("hopper-like.json"), std::string::npos);
+  EXPECT_NE(r.err.find("SIMULATED"), std::string::npos) << r.err;
+}
+
+TEST(Cli, TracesDirectoryGetsOneCsvPerExperiment) {
+  std::string sim = smallest_test_sim();
+  ASSERT_FALSE(sim.empty());
+  fs::path dir = fresh_directory("traces") / "traces";
+  ProcessResult r =
+      memtopo({"--sim", sim, "--only", "l1.size", "--traces", dir.string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    ++files;
+    std::string text = read(entry.path());
+    EXPECT_EQ(text.rfind("# l1.size", 0), 0u) << entry.path();
+    EXPECT_NE(text.find("\naccess,chaser,index,cycles\n"), std::string::npos);
+  }
+  EXPECT_GT(files, 0u);
+}
+
+TEST(Cli, InterruptWritesPartialResultsAndExits130) {
+  // The bundled device is the largest, so the discovery is still running when the signal lands.
+  std::string sim = std::string(MEMTOPO_SOURCE_DIR) + "/sims/hopper-like.json";
+  fs::path json = fresh_directory("interrupt") / "partial.json";
+  Subprocess run({kBinary, "--sim", sim, "--json", json.string()});
+  // Interrupt once the first probe has started, as a user pressing Ctrl-C would.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (run.err_so_far().find("[1/") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  run.send_signal(SIGINT);
+  ProcessResult r = run.wait();
+  if (r.exit_code == 0) GTEST_SKIP() << "the discovery finished before the interrupt arrived";
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  auto doc = nlohmann::json::parse(read(json));
+  EXPECT_EQ(doc["run"]["interrupted"], true);
+  EXPECT_NE(r.out.find("INTERRUPTED"), std::string::npos);
+  bool any_not_run = false;
+  for (const auto& probe : doc["run"]["probes"]) any_not_run |= probe["status"] == "not_run";
+  EXPECT_TRUE(any_not_run);
+}
+
+}  // namespace
+}  // namespace memtopo

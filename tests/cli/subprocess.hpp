@@ -1,0 +1,41 @@
+#pragma once
+// Runs a program the way a user would, capturing stdout, stderr and the exit code.
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace memtopo::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 when it did not exit normally (killed by a signal)
+  std::string out;
+  std::string err;
+};
+
+class Subprocess {
+ public:
+  // `environment` entries ("NAME=value") are added to (or replace) this process's environment.
+  explicit Subprocess(const std::vector<std::string>& argv,
+                      const std::vector<std::string>& environment = {});
+  ~Subprocess();  // kills a process still running and removes the capture files
+  Subprocess(const Subprocess&) = delete;
+  Subprocess& operator=(const Subprocess&) = delete;
+
+  // What it wrote to stderr so far (for waiting on a progress line).
+  std::string err_so_far() const;
+  void send_signal(int signal) const;
+  ProcessResult wait();
+
+ private:
+  pid_t pid_ = -1;
+  std::string out_path_;
+  std::string err_path_;
+};
+
+inline ProcessResult run_process(const std::vector<std::string>& argv,
+                                 const std::vector<std::string>& environment = {}) {
+  return Subprocess(argv, environment).wait();
+}
+
+}  // namespace memtopo::testing

@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "golden_file.hpp"
+#include "report/console.hpp"
+#include "sample_topology.hpp"
+
+namespace memtopo {
+namespace {
+
+using testing::make_hardware_topology;
+using testing::make_sample_topology;
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+// The line of the elements table that starts with this element id.
+std::string table_row(const std::string& report, const std::string& id) {
+  std::size_t at = report.find("\n  " + id + " ");
+  return at == std::string::npos ? "" : first_line(report.substr(at + 1));
+}
+
+TEST(ConsoleReport, MatchesGoldenForSimulatedRun) {
+  testing::expect_matches_golden(render_console(make_sample_topology()), "console_simulated.txt");
+}
+
+TEST(ConsoleReport, MatchesGoldenForInterruptedHardwareRun) {
+  testing::expect_matches_golden(render_console(make_hardware_topology()), "console_hardware.txt");
+}
+
+TEST(ConsoleReport, SimulatedRunOpensWithTheBanner) {
+  EXPECT_EQ(first_line(render_console(make_sample_topology())),
+            "SIMULATED DEVICE (tests/sims/tiny.json): not a measurement of real hardware");
+}
+
+TEST(ConsoleReport, HardwareRunHasNoBanner) {
+  std::string report = render_console(make_hardware_topology());
+  EXPECT_EQ(report.find("SIMULATED"), std::string::npos);
+  EXPECT_EQ(first_line(report).rfind("INTERRUPTED", 0), 0u);
+}
+
+TEST(ConsoleReport, MarksUnknownApiAndInconclusiveCells) {
+  std::string report = render_console(make_sample_topology());
+  std::string l2 = table_row(report, "l2");
+  EXPECT_NE(l2.find("4 MiB (api)"), std::string::npos) << l2;
+  EXPECT_NE(l2.find(" - "), std::string::npos) << "unknown line size shows '-': " << l2;
+  std::string tex = table_row(report, "tex");
+  EXPECT_NE(tex.find("16 KiB? [1]"), std::string::npos) << "a bound keeps its value: " << tex;
+  EXPECT_NE(tex.find("? [2]"), std::string::npos) << "no value: '?': " << tex;
+  EXPECT_NE(report.find("[1] tex.size: no significant change point"), std::string::npos);
+}
+
+TEST(ConsoleReport, LatencyShowsCyclesSpreadAndTime) {
+  std::string l1 = table_row(render_console(make_sample_topology()), "l1");
+  EXPECT_NE(l1.find("33 cy ±1.2 (22 ns)"), std::string::npos) << l1;
+}
+
+TEST(ConsoleReport, ListsProbesThatDidNotComplete) {
+  std::string report = render_console(make_sample_topology());
+  EXPECT_NE(report.find("Probes: 4 of 6 completed"), std::string::npos);
+  EXPECT_NE(report.find("constant_l1.size  skipped  the simulated device has no constant cache"),
+            std::string::npos);
+}
+
+TEST(ConsoleReport, RowsFollowTheHierarchyNotTheOrderOfDiscovery) {
+  Topology topology;
+  for (const char* id : {"dram", "mystery", "l2", "shared", "l1"}) {
+    topology.element(id, "cache", "sm");
+  }
+  std::string report = render_console(topology);
+  std::vector<std::size_t> positions;
+  for (const char* id : {"l1", "shared", "l2", "dram", "mystery"}) {
+    positions.push_back(report.find("\n  " + std::string(id) + " "));
+    ASSERT_NE(positions.back(), std::string::npos) << id;
+  }
+  EXPECT_TRUE(std::is_sorted(positions.begin(), positions.end())) << report;
+}
+
+TEST(ConsoleReport, SectionsWithASourceColumnDoNotRepeatApi) {
+  Topology topology;
+  Property per_block;
+  per_block.name = "size_per_block";
+  per_block.value = 49152;
+  per_block.unit = "bytes";
+  per_block.source = Source::api;
+  topology.element("shared", "scratchpad", "sm").set(per_block);
+  std::string report = render_console(topology);
+  EXPECT_NE(report.find("shared.size_per_block  48 KiB  api"), std::string::npos) << report;
+}
+
+TEST(ConsoleReport, EmptyTopologyStillRenders) {
+  Topology empty;
+  std::string report = render_console(empty);
+  EXPECT_NE(report.find("nothing measured"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memtopo

@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "report/csv_traces.hpp"
+#include "report/output_error.hpp"
+
+namespace memtopo {
+namespace {
+
+namespace fs = std::filesystem;
+
+ChaseSpec two_chaser_spec() {
+  ChaseSpec spec;
+  spec.path = LoadPath::nc;
+  spec.footprint_bytes = 4096;
+  spec.stride_bytes = 128;
+  spec.timed_loads = 3;
+  spec.chasers = 2;
+  spec.sm = 1;
+  return spec;
+}
+
+Trace two_chaser_trace() {
+  Trace trace;
+  trace.cycles = {30, 31, 300, 29, 33, 32};
+  trace.indices = {0, 32, 64, 0, 32, 64};
+  trace.sm_id = 1;
+  trace.overhead_cycles = 12;
+  trace.clock_khz = 1500000;
+  return trace;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+TEST(CsvTraces, WritesSpecCommentHeaderAndOneRowPerAccess) {
+  std::ostringstream out;
+  write_trace_csv(out, "l1.size/scan", two_chaser_spec(), two_chaser_trace());
+  EXPECT_EQ(out.str(),
+            "# l1.size/scan: path=nc footprint_bytes=4096 stride_bytes=128 order=sequential "
+            "seed=0 start_index=0 warm_passes=1 timed_loads=3 chasers=2 schedule=sequential "
+            "sm=1 flush_device_caches=false | ran_on_sm=1 overhead_cycles=12 clock_khz=1500000\n"
+            "access,chaser,index,cycles\n"
+            "0,0,0,30\n1,0,32,31\n2,0,64,300\n"
+            "0,1,0,29\n1,1,32,33\n2,1,64,32\n");
+}
+
+TEST(CsvTraces, WriterNumbersFilesInRunOrderWithSafeNames) {
+  fs::path dir = fs::temp_directory_path() / "memtopo_csv_traces_test";
+  fs::remove_all(dir);
+  CsvTraceWriter writer(dir / "nested");
+  writer.record("l1.size/scan", two_chaser_spec(), two_chaser_trace());
+  writer.record("", two_chaser_spec(), two_chaser_trace());
+  EXPECT_EQ(writer.files_written(), 2u);
+  EXPECT_TRUE(fs::exists(dir / "nested" / "00000_l1.size_scan.csv"));
+  EXPECT_TRUE(fs::exists(dir / "nested" / "00001_experiment.csv"));
+  EXPECT_EQ(read(dir / "nested" / "00000_l1.size_scan.csv").rfind("# l1.size/scan: path=nc", 0),
+            0u);
+}
+
+TEST(CsvTraces, AFileWhereTheDirectoryShouldBeIsAnOutputError) {
+  fs::path file = fs::temp_directory_path() / "memtopo_csv_traces_test_file";
+  std::ofstream(file) << "x";
+  EXPECT_THROW(CsvTraceWriter writer(file), OutputError);
+}
+
+}  // namespace
+}  // namespace memtopo

@@ -1,0 +1,58 @@
+#include "golden_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace memtopo::testing {
+namespace {
+
+std::string golden_path(const std::string& name) {
+  return std::string(MEMTOPO_SOURCE_DIR) + "/tests/report/golden/" + name;
+}
+
+bool update_requested() {
+  const char* flag = std::getenv("MEMTOPO_UPDATE_GOLDEN");
+  return flag && std::string(flag) == "1";
+}
+
+// "line N: expected '...' but got '...'" for the first line that differs.
+std::string first_difference(const std::string& expected, const std::string& actual) {
+  std::istringstream e(expected), a(actual);
+  std::string expected_line, actual_line;
+  for (int line = 1;; ++line) {
+    bool more_expected = static_cast<bool>(std::getline(e, expected_line));
+    bool more_actual = static_cast<bool>(std::getline(a, actual_line));
+    if (!more_expected && !more_actual) return "the outputs differ only in line endings";
+    if (!more_expected) expected_line = "<end of file>";
+    if (!more_actual) actual_line = "<end of output>";
+    if (expected_line != actual_line || !more_expected || !more_actual) {
+      return "line " + std::to_string(line) + ":\n  expected: " + expected_line +
+             "\n  actual:   " + actual_line;
+    }
+  }
+}
+
+}  // namespace
+
+void expect_matches_golden(const std::string& actual, const std::string& name) {
+  const std::string path = golden_path(name);
+  if (update_requested()) {
+    std::ofstream(path, std::ios::binary) << actual;
+    GTEST_SKIP() << "rewrote " << path << " (MEMTOPO_UPDATE_GOLDEN=1); review the diff";
+  }
+  std::ifstream file(path, std::ios::binary);
+  ASSERT_TRUE(file) << "missing golden file " << path
+                    << "; create it with MEMTOPO_UPDATE_GOLDEN=1 and review it";
+  std::stringstream expected;
+  expected << file.rdbuf();
+  if (expected.str() != actual) {
+    ADD_FAILURE() << name << " differs from the golden output at "
+                  << first_difference(expected.str(), actual)
+                  << "\nIf the change is intended, regenerate with MEMTOPO_UPDATE_GOLDEN=1.";
+  }
+}
+
+}  // namespace memtopo::testing

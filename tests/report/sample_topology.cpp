@@ -1,0 +1,165 @@
+#include "sample_topology.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+Spread spread(double p50, double stdev, std::size_t samples) {
+  Spread s;
+  s.p50 = p50;
+  s.mean = p50 + stdev / 4;
+  s.stdev = stdev;
+  s.p5 = p50 - 2 * stdev;
+  s.p95 = p50 + 2 * stdev;
+  s.min = p50 - 3 * stdev;
+  s.max = p50 + 10 * stdev;
+  s.samples = samples;
+  return s;
+}
+
+Property measured(const std::string& name, nlohmann::json value, const std::string& unit,
+                  const std::string& method, double confidence) {
+  Property p;
+  p.name = name;
+  p.value = std::move(value);
+  p.unit = unit;
+  p.source = Source::measured;
+  p.method = method;
+  p.confidence = confidence;
+  return p;
+}
+
+Property latency(double p50, double stdev, double overhead, double clock_khz) {
+  Property p =
+      measured("latency", p50, "cycles", "fine-grained p-chase, overhead-corrected p50", 0.99);
+  p.spread = spread(p50, stdev, 4096);
+  p.raw = spread(p50 + overhead, stdev, 4096);
+  p.seconds_value = p50 / (clock_khz * 1000);
+  p.evidence = {{"overhead_cycles", overhead}, {"clock_khz", clock_khz}};
+  return p;
+}
+
+Property api(const std::string& name, nlohmann::json value, const std::string& unit,
+             const std::string& method) {
+  Property p;
+  p.name = name;
+  p.value = std::move(value);
+  p.unit = unit;
+  p.source = Source::api;
+  p.method = method;
+  return p;
+}
+
+}  // namespace
+
+Topology make_sample_topology() {
+  Topology t;
+  RunInfo& run = t.run;
+  run.tool_version = "0.1.0";
+  run.git_describe = "v0.1.0-7-gabcdef0";
+  run.timestamp_utc = "2025-03-01T10:00:00Z";
+  run.host = "testhost";
+  run.arguments = {"--sim", "tests/sims/tiny.json", "--json", "out.json"};
+  run.duration_seconds = 3.25;
+  run.simulated = true;
+  run.sim_file = "tests/sims/tiny.json";
+  run.phases = {{"setup", 0.05, std::nullopt, 1500000.0},
+                {"l1.size", 1.5, 1500000.0, 1500000.0},
+                {"l1.latency", 0.25, 1500000.0, 1200000.0},
+                {"tex.size", 0.75, std::nullopt, std::nullopt},
+                {"dram.bandwidth", 0.5, 1500000.0, 1500000.0}};
+  run.probes = {{"l1.size", "ok", ""},
+                {"l1.latency", "ok", ""},
+                {"tex.size", "ok", ""},
+                {"constant_l1.size", "skipped", "the simulated device has no constant cache"},
+                {"l2.partitions", "failed", "no stable near/far split across 4 SMs"},
+                {"dram.bandwidth", "ok", ""}};
+
+  DeviceFacts& d = t.device;
+  d.name = "tiny";
+  d.backend = "sim";
+  d.device_index = 0;
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 4;
+  d.global_memory_bytes = 4294967296;
+  d.l2_bytes = 4194304;
+  d.shared_per_sm_bytes = 233472;
+  d.shared_per_block_bytes = 49152;
+  d.shared_per_block_optin_bytes = 232448;
+  d.constant_bytes = 65536;
+  d.warp_size = 32;
+  d.max_threads_per_sm = 2048;
+  d.sm_clock_khz = 1500000;
+  d.global_l1_cache_supported = true;
+  d.local_l1_cache_supported = true;
+
+  Element& l1 = t.element("l1", "cache", "sm");
+  l1.load_paths = {"ca", "nc", "tex"};
+  Property l1_size =
+      measured("size", 32768, "bytes", "doubling, bisection, change point (KS)", 0.98);
+  l1_size.evidence = {{"change_point_bytes", 32768}, {"ks_d", 0.91}, {"ks_p", 1e-12}};
+  l1.set(l1_size);
+  l1.set(measured("line", 128, "bytes", "stride sweep above the cache size", 0.95));
+  l1.set(measured("sector", 32, "bytes", "miss count per line", 0.9));
+  l1.set(latency(33, 1.25, 12, 1500000));
+  l1.set(measured("miss_penalty", 227, "cycles", "L2 latency minus L1 latency", 0.9));
+  l1.set(measured("shared_with", nlohmann::json::array({"tex"}), "", "eviction by the other path",
+                  0.97));
+  l1.set(measured("count_per_sm", 1, "", "concurrent warps on one SM", 0.9));
+  l1.set(measured("ways", 4, "", "fine-grained p-chase over sets", 0.8));
+  l1.set(measured("policy", "lru", "", "eviction order of a set", 0.7));
+
+  Element& tex = t.element("tex", "cache", "sm");
+  tex.load_paths = {"tex"};
+  Property tex_size =
+      measured("size", 16384, "bytes", "doubling, bisection, change point (KS)", 0.4);
+  tex_size.inconclusive = true;
+  tex_size.note = "no significant change point above 16 KiB (KS p = 0.21); value is a lower bound";
+  tex.set(tex_size);
+  Property tex_line = measured("line", nullptr, "bytes", "stride sweep", 0.1);
+  tex_line.inconclusive = true;
+  tex_line.note = "size unknown";
+  tex.set(tex_line);
+  tex.set(measured("shared_with", nlohmann::json::array({"l1"}), "", "eviction by the other path",
+                   0.97));
+
+  Element& l2 = t.element("l2", "cache", "device");
+  l2.load_paths = {"ca", "cg", "nc", "tex", "const"};
+  l2.set(api("size", 4194304, "bytes", "cudaDevAttrL2CacheSize"));
+  l2.set(latency(260, 6.5, 12, 1500000));
+
+  Element& dram = t.element("dram", "memory", "device");
+  dram.load_paths = {"ca", "cg", "cv", "nc", "tex", "const"};
+  dram.set(api("size", 4294967296, "bytes", "cudaDeviceProp::totalGlobalMem"));
+  dram.set(latency(450, 11, 12, 1500000));
+  Property bandwidth =
+      measured("bandwidth", 1.6e12, "bytes/second", "streaming read, all SMs", 0.95);
+  bandwidth.spread = spread(1.6e12, 2.5e9, 20);
+  dram.set(bandwidth);
+
+  t.warnings = {"SM clock moved from 1500 MHz to 1200 MHz (-20%) during l1.latency",
+                "probe l2.partitions failed: no stable near/far split across 4 SMs"};
+  return t;
+}
+
+Topology make_hardware_topology() {
+  Topology t = make_sample_topology();
+  t.run.simulated = false;
+  t.run.sim_file.clear();
+  t.run.arguments = {"--json", "out.json"};
+  t.device.name = "NVIDIA H100 80GB HBM3";
+  t.device.backend = "cuda";
+  t.device.pci_bus_id = "00000000:01:00.0";
+  t.device.driver_version = 13000;
+  t.device.runtime_version = 12080;
+  t.device.memory_clock_khz = 2619000;
+  t.device.memory_bus_width_bits = 5120;
+  t.device.nvml_sm_clock_mhz = 1755;
+  t.device.nvml_max_sm_clock_mhz = 1980;
+  t.device.nvml_memory_clock_mhz = 2619;
+  t.run.interrupted = true;
+  t.run.probes.push_back({"tlb_l1.entries", "not_run", "interrupted before it started"});
+  return t;
+}
+
+}  // namespace memtopo::testing
