@@ -99,6 +99,12 @@ __device__ void report_stray(StrayReport* stray, std::uint32_t index) {
   if (atomicCAS(&stray->seen, 0u, 1u) == 0u) stray->index = index;
 }
 
+// A store that must not disturb the L1 under test: L1::no_allocate keeps the line out of L1
+// (on an H200, plain .cg stores of the records evicted chase lines between two timed passes).
+__device__ __forceinline__ void store_no_l1(std::uint32_t* address, std::uint32_t value) {
+  asm volatile("st.global.L1::no_allocate.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+}
+
 // Copies `count` shared records to global memory, outside any timed window. Record s holds
 // the value load s returned, which is the index load s+1 read; `first_index` is the index
 // the chunk's first load read. So every exported index but the first of a chase comes from
@@ -107,8 +113,8 @@ __device__ void flush_records(const std::uint32_t* loaded, const std::uint32_t* 
                               std::uint32_t count, std::uint32_t first_index,
                               std::uint32_t* out_cycles, std::uint32_t* out_indices) {
   for (std::uint32_t s = 0; s < count; ++s) {
-    __stcg(out_indices + s, s == 0 ? first_index : loaded[s - 1]);
-    __stcg(out_cycles + s, cycles[s]);
+    store_no_l1(out_indices + s, s == 0 ? first_index : loaded[s - 1]);
+    store_no_l1(out_cycles + s, cycles[s]);
   }
   // Give the stores time to drain, so that they do not queue in the memory pipeline ahead of
   // the next timed loads. Not __threadfence(): at GPU scope it compiles to MEMBAR.SC.GPU plus
@@ -196,8 +202,8 @@ __global__ void __launch_bounds__(1024) chase_kernel(const ChaseLaunch launch) {
     // would leave windows without their store. One loop body = one window, as in the chase.
 #pragma unroll 1
     for (std::uint32_t s = 0; s < kOverheadSamples; ++s) {
-      __stcg(outcome->overhead + s,
-             timed_overhead(job.start_index + s, shared_address(s_loaded + s)));
+      store_no_l1(outcome->overhead + s,
+                  timed_overhead(job.start_index + s, shared_address(s_loaded + s)));
     }
     clock_start = clock64_now();
     ns_start = globaltimer_ns();
