@@ -1,5 +1,7 @@
 #include "analysis/size_rule.hpp"
 
+#include "analysis/stats.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -75,26 +77,38 @@ FitVerdict judge_fit(std::span<const double> corrected_cycles,
 
 double edge_confidence(std::span<const ScanPoint> scan, std::uint64_t size_bytes) {
   std::size_t agreeing = 0;
-  std::size_t below = 0;
-  std::size_t above = 0;
-  double worst_below = 0;                                  // largest miss fraction <= size
-  double best_above = std::numeric_limits<double>::max();  // smallest miss fraction > size
+  std::vector<double> below;  // miss fractions at or below the size
+  std::vector<double> above;  // miss fractions above it
   for (const ScanPoint& point : scan) {
     const bool inside = point.footprint_bytes <= size_bytes;
     agreeing += (point.fits == inside);
-    if (inside) {
-      ++below;
-      worst_below = std::max(worst_below, point.miss_fraction);
-    } else {
-      ++above;
-      best_above = std::min(best_above, point.miss_fraction);
+    (inside ? below : above).push_back(point.miss_fraction);
+  }
+  if (below.empty() || above.empty()) return 0;
+  const double agreement = static_cast<double>(agreeing) / static_cast<double>(scan.size());
+  const double typical_above = median(above);
+  const double contrast =
+      typical_above > 0 ? std::clamp(1.0 - median(below) / typical_above, 0.0, 1.0) : 0.0;
+  return agreement * contrast;
+}
+
+std::uint64_t fewest_contradictions_edge(std::span<const ScanPoint> verdicts) {
+  std::uint64_t best_edge = 0;
+  std::size_t best_contradictions = std::numeric_limits<std::size_t>::max();
+  for (const ScanPoint& candidate : verdicts) {
+    if (!candidate.fits) continue;
+    std::size_t contradictions = 0;
+    for (const ScanPoint& point : verdicts) {
+      const bool inside = point.footprint_bytes <= candidate.footprint_bytes;
+      contradictions += (point.fits != inside);
+    }
+    if (contradictions < best_contradictions ||
+        (contradictions == best_contradictions && candidate.footprint_bytes < best_edge)) {
+      best_contradictions = contradictions;
+      best_edge = candidate.footprint_bytes;
     }
   }
-  if (below == 0 || above == 0) return 0;
-  const double agreement = static_cast<double>(agreeing) / static_cast<double>(scan.size());
-  const double contrast =
-      best_above > 0 ? std::clamp(1.0 - worst_below / best_above, 0.0, 1.0) : 0.0;
-  return agreement * contrast;
+  return best_edge;
 }
 
 }  // namespace memtopo

@@ -66,9 +66,16 @@ struct ScanPoint {
 
 // Confidence in [0, 1] that `size_bytes` is the edge the fine scan shows:
 //   agreement: the fraction of scan points whose verdict matches "fits iff footprint <= size";
-//   contrast:  1 - (largest miss fraction at or below the size) / (smallest miss fraction above
-//              it), clamped to [0, 1]: 1 when fitting footprints show no misses at all;
+//   contrast:  1 - (median miss fraction at or below the size) / (median miss fraction above
+//              it), clamped to [0, 1]: 1 when fitting footprints typically show no misses;
+//              medians, so that one flipped verdict near the edge lowers the agreement only;
 //   confidence = agreement * contrast, and 0 unless both sides of the edge were scanned.
 double edge_confidence(std::span<const ScanPoint> scan, std::uint64_t size_bytes);
+
+// The fitting footprint that the fewest verdicts contradict when taken as the edge (a
+// contradiction: a fit above it or a miss at or below it); ties go to the smaller footprint.
+// 0 when no verdict fits. A one-change-point fit of a step to the verdicts, robust to the
+// isolated flips a non-LRU cache shows near its capacity.
+std::uint64_t fewest_contradictions_edge(std::span<const ScanPoint> verdicts);
 
 }  // namespace memtopo

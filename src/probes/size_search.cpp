@@ -167,19 +167,28 @@ bool Search::fine_scan() {
   result_.bracket_fit = fit_;
   result_.bracket_miss = miss_;
   result_.scan.clear();
-  std::uint64_t largest_fit = 0;
   for (std::size_t i = 0; i < footprints.size(); ++i) {
     result_.scan.push_back({footprints[i], verdicts[i].miss_fraction, verdicts[i].fits});
-    if (verdicts[i].fits) largest_fit = footprints[i];
   }
-  if (largest_fit != 0 && largest_fit < footprints.back()) {
-    result_.size_bytes = largest_fit;
-    result_.confidence = edge_confidence(result_.scan, largest_fit);
+  // Every verdict inside the scanned range, earlier section steps included: a real cache
+  // whose replacement is not LRU gives verdicts that flip near the edge, and the edge must
+  // be judged on all of them, not on the last scan alone.
+  std::vector<ScanPoint> window;
+  for (const SearchStep& step : result_.steps) {
+    if (step.footprint_bytes >= footprints.front() && step.footprint_bytes <= footprints.back()) {
+      window.push_back({step.footprint_bytes, step.verdict.miss_fraction, step.verdict.fits});
+    }
+  }
+  const std::uint64_t edge = fewest_contradictions_edge(window);
+  if (edge != 0 && edge < footprints.back()) {
+    result_.size_bytes = edge;
+    result_.confidence = edge_confidence(window, edge);
     return true;
   }
+  const bool any_fit = edge != 0;
   // No edge in the scan. Everything fits: the edge lies above; reopen up to the next miss
   // measured earlier. Everything misses: it lies below; reopen down to the last fit.
-  if (largest_fit != 0) {
+  if (any_fit) {
     fit_ = footprints.back();
     miss_ = known_miss_above(fit_);
   } else {

@@ -166,13 +166,49 @@ TEST(EdgeConfidence, CleanEdgeIsCertain) {
 TEST(EdgeConfidence, DisagreementAndOverlapLowerIt) {
   const std::vector<ScanPoint> scan{
       {1000, 0, true}, {1032, 0.01, false}, {1064, 0.005, true}, {1096, 0.02, false}};
-  // Size 1064: point 1032 disagrees (3 of 4 agree); worst below 0.01, best above 0.02.
-  EXPECT_DOUBLE_EQ(edge_confidence(scan, 1064), 0.75 * 0.5);
+  // Size 1064: point 1032 disagrees (3 of 4 agree); median below 0.005, above 0.02.
+  EXPECT_DOUBLE_EQ(edge_confidence(scan, 1064), 0.75 * 0.75);
 }
 
 TEST(EdgeConfidence, OneSidedScanGivesNone) {
   const std::vector<ScanPoint> scan{{1000, 0, true}, {1032, 0, true}};
   EXPECT_DOUBLE_EQ(edge_confidence(scan, 1032), 0.0);
+}
+
+TEST(FewestContradictionsEdge, CleanStepGivesTheLastFit) {
+  const std::vector<ScanPoint> verdicts{
+      {1000, 0, true}, {1032, 0, true}, {1064, 0.02, false}, {1096, 0.04, false}};
+  EXPECT_EQ(fewest_contradictions_edge(verdicts), 1032u);
+}
+
+TEST(FewestContradictionsEdge, IsolatedFlipsDoNotMoveTheEdge) {
+  // A fit far above the edge and a miss far below it: one contradiction each way.
+  const std::vector<ScanPoint> verdicts{{1000, 0, true},     {1032, 0.001, false},
+                                        {1064, 0, true},     {1096, 0, true},
+                                        {1128, 0.02, false}, {1160, 0, true},
+                                        {1192, 0.03, false}, {1224, 0.04, false}};
+  EXPECT_EQ(fewest_contradictions_edge(verdicts), 1096u);
+}
+
+TEST(FewestContradictionsEdge, NoFitGivesZero) {
+  const std::vector<ScanPoint> verdicts{{1000, 0.5, false}, {1032, 0.6, false}};
+  EXPECT_EQ(fewest_contradictions_edge(verdicts), 0u);
+}
+
+// Verdicts recorded on an NVIDIA H200 (docs/results, commit 2f26779): the section and scan
+// steps that fell inside the last fine scan of l1.size. The verdict at 252032 flipped between
+// the section (miss) and the scan (fit), and 252160 fit once among misses.
+TEST(FewestContradictionsEdge, RecordedH200VerdictsGiveOneEdgeWithReducedConfidence) {
+  const std::vector<ScanPoint> verdicts{
+      {252032, 20.0 / 7876, false}, {252160, 0, true},           {252192, 24.0 / 7881, false},
+      {252032, 0, true},            {252064, 0, true},           {252096, 4.0 / 7878, false},
+      {252128, 8.0 / 7879, false},  {252160, 68.0 / 7880, false}, {252192, 72.0 / 7881, false},
+      {252224, 24.0 / 7882, false}, {252256, 48.0 / 7883, false}};
+  const std::uint64_t edge = fewest_contradictions_edge(verdicts);
+  EXPECT_EQ(edge, 252064u);
+  const double confidence = edge_confidence(verdicts, edge);
+  // 9 of 11 verdicts agree; the typical fitting footprint shows no miss.
+  EXPECT_NEAR(confidence, 9.0 / 11.0, 1e-12);
 }
 
 }  // namespace
