@@ -33,18 +33,4 @@ nlohmann::json spread_evidence(const Spread& s) {
           {"p95", s.p95}, {"min", s.min},   {"max", s.max},     {"samples", s.samples}};
 }
 
-std::string format_bytes(std::uint64_t bytes) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4 && bytes % 1024 == 0) {
-    value /= 1024;
-    bytes /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%g %s", value, units[unit]);
-  return text;
-}
-
 }  // namespace memtopo

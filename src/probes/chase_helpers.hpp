@@ -8,6 +8,7 @@
 
 #include "backend/experiment.hpp"
 #include "model/topology.hpp"
+#include "model/units.hpp"  // format_bytes for messages
 
 namespace memtopo {
 
@@ -26,8 +27,5 @@ std::uint64_t floor_power_of_two(std::uint64_t value);
 
 // A spread as evidence JSON (p50, mean, stdev, p5, p95, min, max, samples).
 nlohmann::json spread_evidence(const Spread& spread);
-
-// "1 KiB", "256 KiB", "3.5 MiB", "1000 B": for method lines and progress messages.
-std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace memtopo

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "report/format.hpp"
+#include "model/units.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {

@@ -47,15 +47,7 @@ INSTANTIATE_TEST_SUITE_P(Devices, L1SizeOnSim,
                                            "tests/sims/l1-96k.json", "tests/sims/l1-24k.json",
                                            "tests/sims/tiny.json",
                                            "tests/probes/sims/l1-176k-clean.json"),
-                         [](const auto& test_info) {
-                           std::string name =
-                               test_info.param.substr(test_info.param.rfind('/') + 1);
-                           name = name.substr(0, name.find('.'));
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 TEST(L1Size, SkippedWhenL1DoesNotCacheGlobalLoads) {
   const ProbeRun run = run_on_sim("tests/probes/sims/no-l1-ca.json", {"l1.size", "l1.latency"});

@@ -50,15 +50,7 @@ INSTANTIATE_TEST_SUITE_P(Devices, LatencyOnSim,
                                            "tests/sims/l1-96k.json", "tests/sims/l1-24k.json",
                                            "tests/sims/tiny.json",
                                            "tests/probes/sims/l1-176k-outliers.json"),
-                         [](const auto& test_info) {
-                           std::string name =
-                               test_info.param.substr(test_info.param.rfind('/') + 1);
-                           name = name.substr(0, name.find('.'));
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 TEST(L2Latency, OnePartitionGivesTheHitLatency) {
   const std::string file = "tests/probes/sims/l1-176k-clean.json";

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <stdexcept>
@@ -72,6 +73,15 @@ const Property& property(const ProbeRun& run, const std::string& element, const 
     throw std::runtime_error("missing property " + element + "." + name);
   }
   return *p;
+}
+
+std::string sim_file_test_name(const std::string& path) {
+  std::string name = path.substr(path.rfind('/') + 1);
+  name = name.substr(0, name.find('.'));
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
 }
 
 }  // namespace memtopo::testing

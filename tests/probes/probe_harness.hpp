@@ -62,4 +62,7 @@ ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::str
 // A property the run must have produced; fails the test (and throws) when it did not.
 const Property& property(const ProbeRun& run, const std::string& element, const std::string& name);
 
+// A test-name suffix for a description file: "tests/sims/l1-24k.json" -> "l1_24k".
+std::string sim_file_test_name(const std::string& path);
+
 }  // namespace memtopo::testing

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "report/format.hpp"
+#include "model/units.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {

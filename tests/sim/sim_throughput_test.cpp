@@ -47,9 +47,12 @@ TEST(SimThroughput, SimulatesTensOfMillionsOfLoadsPerSecond) {
   RecordProperty("beyond_l2_loads_per_second", static_cast<int>(beyond_l2));
 #if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
   // Optimised builds only: debug and sanitizer builds are several times slower by design.
-  EXPECT_GT(l1_resident, 20e6);
-  EXPECT_GT(l2_resident, 3e6);
-  EXPECT_GT(beyond_l2, 1.5e6);
+  // Floors at a quarter of what a quiet machine gives (about 35, 6 and 4 million per second):
+  // CI shares two cores with the parallel test run, and these catch an accidental per-access
+  // allocation or search, not a few percent.
+  EXPECT_GT(l1_resident, 8e6);
+  EXPECT_GT(l2_resident, 1.5e6);
+  EXPECT_GT(beyond_l2, 0.75e6);
 #endif
 }
 

@@ -1,4 +1,4 @@
-#include "report/format.hpp"
+#include "model/units.hpp"
 
 #include <cmath>
 #include <cstdio>
