@@ -3,7 +3,9 @@
 #include <vector>
 
 #include "probes/cache_size_probe.hpp"
+#include "probes/geometry_probe.hpp"
 #include "probes/latency_probe.hpp"
+#include "probes/line_probe.hpp"
 #include "probes/probe.hpp"
 
 namespace memtopo {
@@ -14,8 +16,16 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   // l2.latency beyond it).
   for (const auto& target : size_targets())
     probes.push_back(std::make_unique<CacheSizeProbe>(target));
+  // Sector, then line, after the size they are planned from.
+  for (const auto& target : line_targets()) {
+    probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::sector));
+    probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::line));
+  }
   for (const auto& target : latency_targets())
     probes.push_back(std::make_unique<LatencyProbe>(target));
+  // Geometry after the sizes it is planned from (and after the latencies, whose chases it
+  // would otherwise precede): ways, sets, set_bits, policy per element.
+  for (auto& probe : geometry_probes()) probes.push_back(std::move(probe));
   return probes;
 }
 

@@ -2,6 +2,8 @@
 // description's jitter (uniform in +-jitter_cycles on every record and on the overhead samples).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "probe_harness.hpp"
@@ -25,6 +27,21 @@ void expect_latency(const ProbeRun& run, const std::string& element, double conf
   EXPECT_DOUBLE_EQ(*p.seconds_value, p.spread->p50 / clock_hz);
 }
 
+// The least confidence (share of loads within 10 % of the p50) a latency of `configured` cycles
+// can honestly have under uniform integer jitter of +-jitter: the p50 may sit a cycle off the
+// centre, and then the band can leave out an edge value. Outliers may cost 2 % more.
+double confidence_floor(double configured, double jitter) {
+  const int j = static_cast<int>(jitter);
+  double worst = 1.0;
+  for (int offset = -1; offset <= 1; ++offset) {
+    const double p50 = configured + offset;
+    int inside = 0;
+    for (int k = -j; k <= j; ++k) inside += std::abs(configured + k - p50) <= 0.1 * p50;
+    worst = std::min(worst, static_cast<double>(inside) / (2 * j + 1));
+  }
+  return worst - 0.02;
+}
+
 class LatencyOnSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LatencyOnSim, L1SharedAndDramAsConfigured) {
@@ -35,9 +52,11 @@ TEST_P(LatencyOnSim, L1SharedAndDramAsConfigured) {
   expect_latency(run, "shared", truth.description.at("shared_memory").at("latency"),
                  truth.jitter());
   expect_latency(run, "dram", truth.number("dram_latency"), truth.jitter());
-  // One number describes an L1 hit and a DRAM access: jitter stays within 10 %.
-  EXPECT_GE(*property(run, "l1", "latency").confidence, 0.95);
-  EXPECT_GE(*property(run, "dram", "latency").confidence, 0.95);
+  // One number describes an L1 hit and a DRAM access: only jitter spreads them.
+  EXPECT_GE(*property(run, "l1", "latency").confidence,
+            confidence_floor(truth.cache("L1").at("hit_latency"), truth.jitter()));
+  EXPECT_GE(*property(run, "dram", "latency").confidence,
+            confidence_floor(truth.number("dram_latency"), truth.jitter()));
   // DRAM was measured cold: no warm pass, caches flushed, no two loads in one line.
   const auto& dram = property(run, "dram", "latency").evidence;
   EXPECT_EQ(dram.at("warm_passes"), 0);

@@ -1,0 +1,140 @@
+#include "analysis/associativity.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace memtopo {
+
+LineSlowCounts slow_counts_per_line(std::span<const double> corrected_cycles,
+                                    std::span<const std::uint32_t> indices,
+                                    std::uint32_t line_bytes, double threshold_cycles) {
+  if (corrected_cycles.size() != indices.size()) {
+    throw std::invalid_argument("slow_counts_per_line: cycles and indices differ in length");
+  }
+  if (line_bytes == 0) throw std::invalid_argument("slow_counts_per_line: line_bytes is 0");
+  LineSlowCounts counts;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const std::uint64_t line = std::uint64_t{indices[i]} * 4 / line_bytes;
+    ++counts.visits[line];
+    if (corrected_cycles[i] > threshold_cycles) ++counts.slow[line];
+  }
+  return counts;
+}
+
+OverflowLines overflow_lines(const LineSlowCounts& counts, std::uint32_t min_slow) {
+  if (min_slow == 0) throw std::invalid_argument("overflow_lines: min_slow must be at least 1");
+  OverflowLines out;
+  for (const auto& [line, slow] : counts.slow) {
+    if (slow < min_slow) continue;
+    out.lines.push_back(line);
+    if (slow < counts.visits.at(line)) ++out.partial;
+  }
+  return out;  // std::map iterates in ascending line order
+}
+
+OverflowGeometry geometry_from_overflow(std::span<const std::uint64_t> missing_lines,
+                                        std::uint64_t cache_lines) {
+  OverflowGeometry g;
+  if (missing_lines.size() < 2) {
+    g.why = "fewer than two lines missed: no overfull set seen";
+    return g;
+  }
+  g.ways = static_cast<std::uint32_t>(missing_lines.size() - 1);
+  const std::uint64_t step = missing_lines[1] - missing_lines[0];
+  g.arithmetic = step > 0;
+  for (std::size_t i = 2; i < missing_lines.size() && g.arithmetic; ++i) {
+    g.arithmetic = missing_lines[i] - missing_lines[i - 1] == step;
+  }
+  g.equal_sets_consistent = cache_lines % g.ways == 0;
+  if (g.arithmetic) {
+    g.period = step;
+    g.sets = step;
+    g.equal_sets_consistent = g.equal_sets_consistent && cache_lines / g.ways == step;
+    g.found = true;
+    return g;
+  }
+  if (!g.equal_sets_consistent) {
+    g.why = "the missing lines are not evenly spaced and their count - 1 does not divide the " +
+            std::to_string(cache_lines) + " lines of the cache";
+    return g;
+  }
+  g.sets = cache_lines / g.ways;
+  g.found = true;
+  return g;
+}
+
+PerSetWaysSearch::PerSetWaysSearch(std::uint64_t sets, std::uint64_t max_m)
+    : max_m_(max_m), fit_(sets, 0), overflow_(sets, 0) {
+  if (sets == 0 || max_m == 0) throw std::invalid_argument("PerSetWaysSearch: sets and max_m > 0");
+}
+
+void PerSetWaysSearch::add(std::uint64_t m, const std::vector<bool>& overflowed) {
+  if (overflowed.size() != fit_.size()) {
+    throw std::invalid_argument("PerSetWaysSearch::add: one verdict per set expected");
+  }
+  for (std::size_t s = 0; s < fit_.size(); ++s) {
+    if (overflowed[s]) {
+      if (fit_[s] >= m) ++contradictions_;
+      if (overflow_[s] == 0 || m < overflow_[s]) overflow_[s] = m;
+    } else {
+      if (overflow_[s] != 0 && overflow_[s] <= m) ++contradictions_;
+      fit_[s] = std::max(fit_[s], m);
+    }
+  }
+}
+
+std::vector<std::uint64_t> PerSetWaysSearch::next(std::size_t count) const {
+  std::vector<std::uint64_t> wanted;
+  for (std::size_t s = 0; s < fit_.size(); ++s) {
+    const std::uint64_t lo = fit_[s], hi = overflow_[s];
+    std::uint64_t m = 0;
+    if (hi == 0) {
+      if (lo >= max_m_) continue;  // fits up to the limit: nothing more to learn
+      m = std::min(max_m_, std::max<std::uint64_t>(1, lo * 2));
+    } else if (hi <= lo) {
+      continue;  // contradictory; counted, not searched further
+    } else if (hi - lo > 1) {
+      m = lo + (hi - lo) / 2;
+    } else {
+      continue;
+    }
+    wanted.push_back(m);
+  }
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  if (wanted.size() > count) {
+    // Spread the picks over the range so that every bracket shrinks.
+    std::vector<std::uint64_t> picked;
+    for (std::size_t i = 0; i < count; ++i) picked.push_back(wanted[i * wanted.size() / count]);
+    return picked;
+  }
+  return wanted;
+}
+
+std::vector<std::optional<std::uint64_t>> PerSetWaysSearch::ways() const {
+  std::vector<std::optional<std::uint64_t>> out(fit_.size());
+  for (std::size_t s = 0; s < fit_.size(); ++s) {
+    if (overflow_[s] != 0 && overflow_[s] == fit_[s] + 1) out[s] = fit_[s];
+  }
+  return out;
+}
+
+std::vector<bool> overflowed_sets(const LineSlowCounts& counts, std::uint64_t sets,
+                                  std::uint32_t min_slow_accesses) {
+  if (sets == 0) throw std::invalid_argument("overflowed_sets: sets must be positive");
+  std::vector<std::uint64_t> slow(sets, 0);
+  for (const auto& [line, n] : counts.slow) slow[line % sets] += n;
+  std::vector<bool> out(sets);
+  for (std::uint64_t s = 0; s < sets; ++s) out[s] = slow[s] >= min_slow_accesses;
+  return out;
+}
+
+std::vector<std::uint32_t> index_bits_from_tests(const std::map<std::uint32_t, bool>& overflowed) {
+  std::vector<std::uint32_t> bits;
+  for (const auto& [bit, over] : overflowed) {
+    if (!over) bits.push_back(bit);
+  }
+  return bits;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,94 @@
+#pragma once
+// Sets and ways of a cache from the misses of overfull chases (paper 000, 3.2 step 3, Fig. 3).
+//
+// With a cache of C bytes and b-byte lines (L = C / b lines), a chase over L + 1 lines at stride
+// b overfills exactly one set by one line. Under LRU or FIFO every line of that set misses on
+// every pass, so the distinct lines that miss are the set's ways + 1; under random replacement
+// each of them misses on some passes. Their spacing tells the set mapping: with modulo indexing
+// they form an arithmetic progression whose step is the number of sets (step 1: one set, fully
+// associative); a progression that is not arithmetic means the set is selected otherwise
+// (address bits, a hash), and sets = L / ways then. Pure functions of numbers and traces.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace memtopo {
+
+// Per line of a chase: how often its timed accesses were slow (above a hit/miss threshold).
+struct LineSlowCounts {
+  std::map<std::uint64_t, std::uint32_t> visits;  // line number -> timed accesses
+  std::map<std::uint64_t, std::uint32_t> slow;    // line number -> slow timed accesses
+};
+
+// Line number of word index w = w * 4 / line_bytes. Throws std::invalid_argument when the spans
+// differ in length or line_bytes is 0.
+LineSlowCounts slow_counts_per_line(std::span<const double> corrected_cycles,
+                                    std::span<const std::uint32_t> indices,
+                                    std::uint32_t line_bytes, double threshold_cycles);
+
+// The lines that miss in an overfull chase.
+struct OverflowLines {
+  std::vector<std::uint64_t> lines;  // slow on at least `min_slow` timed accesses, ascending
+  std::size_t partial = 0;  // of those, lines slow on some but not all of their timed accesses
+  // Every missing line slow on every access (LRU/FIFO thrash): the pattern repeats every pass.
+  bool deterministic() const { return !lines.empty() && partial == 0; }
+};
+// min_slow >= 1: a line needs that many slow accesses to count as missing (2 or more so that an
+// isolated outlier cannot make a line miss).
+OverflowLines overflow_lines(const LineSlowCounts& counts, std::uint32_t min_slow);
+
+// What the lines that miss in the chase over `chain_lines` = L + 1 lines say.
+struct OverflowGeometry {
+  bool found = false;
+  std::string why;                // when not found
+  std::uint32_t ways = 0;         // of the overfull set: missing lines - 1
+  std::uint64_t sets = 0;         // period (modulo) or L / ways (other mappings)
+  bool arithmetic = false;        // missing lines form an arithmetic progression
+  std::uint64_t period = 0;       // its step, when arithmetic (1: fully associative)
+  bool equal_sets_consistent = false;  // sets * ways == L
+};
+OverflowGeometry geometry_from_overflow(std::span<const std::uint64_t> missing_lines,
+                                        std::uint64_t cache_lines);
+
+// Per-set ways when sets may differ (paper 000 Fig. 10-11). A sequential chase over m * sets
+// lines with modulo indexing puts exactly m lines into every set: a set overflows iff m exceeds
+// its ways. The search keeps, per set, the largest m seen to fit and the smallest seen to
+// overflow, and proposes the m values to chase next (doubling, then bisection); one chase
+// answers for every set at once.
+class PerSetWaysSearch {
+ public:
+  // Throws std::invalid_argument for sets == 0 or max_m == 0.
+  PerSetWaysSearch(std::uint64_t sets, std::uint64_t max_m);
+  // Records a chase over m * sets lines: overflowed[s] says whether set s overflowed.
+  void add(std::uint64_t m, const std::vector<bool>& overflowed);
+  // Up to `count` distinct m values still worth chasing, ascending; empty when done.
+  std::vector<std::uint64_t> next(std::size_t count) const;
+  bool done() const { return next(1).empty(); }
+  // Per set: its ways (largest fitting m) when bracketed tightly, nullopt otherwise.
+  std::vector<std::optional<std::uint64_t>> ways() const;
+  // Sets whose results contradict monotonicity (an overflow at m but a fit at a larger m).
+  std::size_t contradictions() const { return contradictions_; }
+
+ private:
+  std::uint64_t max_m_;
+  std::vector<std::uint64_t> fit_;       // largest m that fitted (0: none)
+  std::vector<std::uint64_t> overflow_;  // smallest m that overflowed (0: none)
+  std::size_t contradictions_ = 0;
+};
+
+// Per set s (line mod sets) of a sequential chase: whether it overflowed, i.e. its lines had at
+// least `min_slow_accesses` slow timed accesses in total (an overfull set misses at least once
+// per pass under any policy; outliers almost never gather that many in one set).
+std::vector<bool> overflowed_sets(const LineSlowCounts& counts, std::uint64_t sets,
+                                  std::uint32_t min_slow_accesses);
+
+// Set-index bits from the bit tests: for each tested address bit, whether W + 1 lines that
+// should share a set overflowed after flipping that bit in one of them (no overflow: the flip
+// moved it to another set, so the bit selects the set). Returns the bits that did not overflow.
+std::vector<std::uint32_t> index_bits_from_tests(const std::map<std::uint32_t, bool>& overflowed);
+
+}  // namespace memtopo

@@ -1,0 +1,202 @@
+#include "analysis/linesize.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+#include "analysis/stats.hpp"
+
+namespace memtopo {
+
+GapEstimate estimate_fetch_granularity(std::span<const double> cycles,
+                                       std::span<const std::uint32_t> indices,
+                                       double threshold_cycles, const GapRule& rule) {
+  if (cycles.size() != indices.size()) {
+    throw std::invalid_argument("fetch granularity: cycles and indices differ in length");
+  }
+  GapEstimate out;
+  out.accesses = cycles.size();
+  std::vector<double> gaps;
+  bool have_previous = false;
+  std::uint32_t previous = 0;
+  for (std::size_t i = 0; i < cycles.size(); ++i) {
+    if (!(cycles[i] > threshold_cycles)) continue;
+    ++out.slow_accesses;
+    if (have_previous && indices[i] > previous) {
+      const std::uint64_t gap = std::uint64_t{indices[i] - previous} * 4;
+      ++out.histogram[gap];
+      gaps.push_back(static_cast<double>(gap));
+    }
+    previous = indices[i];
+    have_previous = true;
+  }
+  out.gaps = gaps.size();
+  std::size_t mode_count = 0;
+  for (const auto& [gap, count] : out.histogram) {
+    if (count > mode_count) {  // ties keep the smaller gap
+      mode_count = count;
+      out.mode_gap_bytes = gap;
+    }
+  }
+  if (!gaps.empty()) {
+    out.median_gap_bytes = median(gaps);
+    out.consistency = static_cast<double>(mode_count) / static_cast<double>(gaps.size());
+  }
+
+  const double slow_fraction =
+      out.accesses == 0 ? 0.0
+                        : static_cast<double>(out.slow_accesses) / static_cast<double>(out.accesses);
+  if (out.slow_accesses == 0) {
+    out.note = "no access was slow: the footprint did not miss";
+  } else if (slow_fraction > rule.max_slow_fraction) {
+    out.note = "nearly every access was slow: no hits between misses to measure a block by";
+  } else if (out.gaps < rule.min_gaps) {
+    out.note = "too few gaps between slow accesses (" + std::to_string(out.gaps) + ", need " +
+               std::to_string(rule.min_gaps) + ")";
+  } else if (out.consistency < rule.min_consistency) {
+    out.note = "the gaps between slow accesses are not consistent (the mode describes " +
+               std::to_string(static_cast<int>(std::lround(out.consistency * 100))) + " %)";
+  } else {
+    out.granularity_bytes = out.mode_gap_bytes;
+  }
+  return out;
+}
+
+namespace {
+
+bool is_prime(std::uint64_t n) {
+  if (n < 2) return false;
+  for (std::uint64_t d = 2; d * d <= n; ++d) {
+    if (n % d == 0) return false;
+  }
+  return true;
+}
+
+double log2_distance(double a, double b) {
+  return std::abs(std::log2(a) - std::log2(b));
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> line_stride_ladder(std::uint64_t sector_bytes, std::uint64_t prime,
+                                              std::uint64_t max_unit_bytes) {
+  std::vector<std::uint64_t> strides;
+  if (sector_bytes == 0 || !is_prime(prime) || prime == 2) return strides;
+  for (std::uint64_t unit = sector_bytes; unit <= max_unit_bytes; unit *= 2) {
+    strides.push_back(prime * unit);
+  }
+  return strides;
+}
+
+std::uint64_t nearest_power_of_two(double value) {
+  if (!(value > 0)) throw std::invalid_argument("nearest power of two of a non-positive value");
+  const double exponent = std::round(std::log2(value));
+  return exponent <= 0 ? 1 : std::uint64_t{1} << static_cast<unsigned>(exponent);
+}
+
+const char* to_string(StrideClass c) {
+  switch (c) {
+    case StrideClass::below_line:
+      return "below_line";
+    case StrideClass::beyond_line:
+      return "beyond_line";
+    case StrideClass::aliased:
+      return "aliased";
+    case StrideClass::unsearched:
+      return "unsearched";
+  }
+  return "?";
+}
+
+LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes,
+                         std::uint64_t prime, std::span<const StrideCapacity> strides,
+                         double beyond_margin) {
+  if (size_bytes == 0 || prime < 3) {
+    throw std::invalid_argument("line inference needs a cache size and an odd prime");
+  }
+  std::vector<StrideCapacity> sorted(strides.begin(), strides.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.stride_bytes < b.stride_bytes; });
+
+  LineInference out;
+  const double size = static_cast<double>(size_bytes);
+  const double beyond_bytes = size * static_cast<double>(prime) * (1.0 - beyond_margin);
+  std::vector<std::size_t> beyond;  // indices into out.strides
+  for (const auto& s : sorted) {
+    if (s.stride_bytes == 0) throw std::invalid_argument("line inference: zero stride");
+    StrideVerdict v;
+    v.stride_bytes = s.stride_bytes;
+    if (s.capacity_footprint_bytes && *s.capacity_footprint_bytes >= s.stride_bytes) {
+      const std::uint64_t elements = *s.capacity_footprint_bytes / s.stride_bytes;
+      v.capacity_elements = elements;
+      v.line_estimate_bytes = size / static_cast<double>(elements);
+      v.cls = static_cast<double>(*s.capacity_footprint_bytes) >= beyond_bytes
+                  ? StrideClass::beyond_line
+                  : StrideClass::below_line;
+    } else {
+      v.cls = s.fits_at_probe ? StrideClass::unsearched : StrideClass::below_line;
+    }
+    if (v.cls == StrideClass::beyond_line) beyond.push_back(out.strides.size());
+    out.strides.push_back(v);
+  }
+
+  if (beyond.empty()) {
+    std::uint64_t largest_below = 0;
+    for (const auto& v : out.strides) {
+      if (v.cls == StrideClass::below_line) {
+        largest_below = std::max(largest_below, v.stride_bytes / prime * 2);
+      }
+    }
+    if (largest_below > 0) out.lower_bound = largest_below;
+    out.note = out.strides.empty()
+                   ? "no stride was measured"
+                   : "no stride held the prime times the size: the line is larger than the "
+                     "largest unit tried, or the prime divides the number of sets";
+    return out;
+  }
+
+  const StrideVerdict& first = out.strides[beyond.front()];
+  out.first_beyond_stride = first.stride_bytes;
+  out.raw_ratio = *first.line_estimate_bytes;
+  const std::uint64_t line = nearest_power_of_two(out.raw_ratio);
+  out.line_bytes = line;
+  const double closeness =
+      std::clamp(1.0 - 2.0 * log2_distance(out.raw_ratio, static_cast<double>(line)), 0.0, 1.0);
+  out.confidence = closeness;
+
+  std::vector<std::string> remarks;
+  if (first.stride_bytes != prime * line) {
+    out.confidence *= 0.5;
+    remarks.push_back("the first stride holding the prime times the size is " +
+                      std::to_string(first.stride_bytes) + " B, not the prime times the line");
+  }
+  if (beyond.size() == 1) {
+    out.confidence *= 0.75;
+    remarks.push_back("a single stride beyond the line backs the value");
+  }
+  for (auto& v : out.strides) {
+    if (v.stride_bytes < first.stride_bytes && v.cls == StrideClass::unsearched) {
+      out.confidence *= 0.5;
+      remarks.push_back("stride " + std::to_string(v.stride_bytes) +
+                        " B fitted above the size but was not searched");
+    } else if (v.stride_bytes > first.stride_bytes && v.cls == StrideClass::below_line) {
+      v.cls = StrideClass::aliased;
+      out.confidence *= 0.75;
+      remarks.push_back("stride " + std::to_string(v.stride_bytes) +
+                        " B held less than the prime times the size although it exceeds the "
+                        "line (set-index aliasing)");
+    }
+  }
+  if (sector_bytes > 0 && line < sector_bytes) {
+    out.confidence *= 0.5;
+    remarks.push_back("the line came out smaller than the measured sector: inconsistent");
+  }
+  out.sectored = sector_bytes > 0 && line > sector_bytes;
+  for (std::size_t i = 0; i < remarks.size(); ++i) {
+    out.note += (i ? "; " : "") + remarks[i];
+  }
+  return out;
+}
+
+}  // namespace memtopo

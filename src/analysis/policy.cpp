@@ -1,0 +1,207 @@
+#include "analysis/policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace memtopo {
+
+double periodic_fraction(const std::vector<bool>& slow, std::size_t period) {
+  if (period == 0) return 0;
+  const std::size_t passes = slow.size() / period;
+  if (passes < 3) return 0;  // the first pass is cold; at least two warm passes to compare
+  std::map<std::vector<bool>, std::size_t> seen;
+  for (std::size_t p = 1; p < passes; ++p) {
+    ++seen[std::vector<bool>(slow.begin() + static_cast<std::ptrdiff_t>(p * period),
+                             slow.begin() + static_cast<std::ptrdiff_t>((p + 1) * period))];
+  }
+  std::size_t best = 0;
+  for (const auto& [pattern, n] : seen) best = std::max(best, n);
+  return static_cast<double>(best) / static_cast<double>(passes - 1);
+}
+
+std::vector<Access> classify_accesses(std::span<const double> cycles,
+                                      std::span<const std::uint32_t> lines, double threshold) {
+  if (cycles.size() != lines.size()) {
+    throw std::invalid_argument("classify_accesses: span lengths differ");
+  }
+  std::map<std::uint32_t, std::vector<double>> slow_of;
+  for (std::size_t i = 0; i < cycles.size(); ++i) {
+    if (cycles[i] > threshold) slow_of[lines[i]].push_back(cycles[i]);
+  }
+  std::map<std::uint32_t, double> typical;
+  for (auto& [line, v] : slow_of) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    typical[line] = v[v.size() / 2];
+  }
+  std::vector<Access> out(cycles.size(), Access::hit);
+  for (std::size_t i = 0; i < cycles.size(); ++i) {
+    if (cycles[i] <= threshold) continue;
+    const double t = typical.at(lines[i]);
+    out[i] = std::fabs(cycles[i] - t) <= 0.25 * (t - threshold) ? Access::miss : Access::suspect;
+  }
+  return out;
+}
+
+VictimCounts victim_ways(std::span<const std::uint32_t> lines, std::span<const Access> kind,
+                         std::uint32_t ways) {
+  if (lines.size() != kind.size()) throw std::invalid_argument("victim_ways: span lengths differ");
+  if (ways == 0) throw std::invalid_argument("victim_ways: ways must be positive");
+  constexpr std::int64_t kAbsent = -1;
+  std::vector<std::int64_t> way_of(ways + 1, kAbsent);
+  std::uint32_t filled = 0;
+  VictimCounts out;
+  out.per_way.assign(ways, 0);
+  std::vector<std::size_t> slow_at;
+  for (std::size_t i = 0; i < kind.size(); ++i) {
+    if (lines[i] > ways) throw std::invalid_argument("victim_ways: line id above ways");
+    if (kind[i] != Access::hit) slow_at.push_back(i);
+  }
+  for (std::size_t k = 0; k < slow_at.size(); ++k) {
+    const std::uint32_t x = lines[slow_at[k]];
+    if (way_of[x] != kAbsent) {
+      // A clean miss on a line the model holds: the model went wrong; a suspect: an outlier.
+      if (kind[slow_at[k]] == Access::miss) ++out.inconsistencies;
+      continue;
+    }
+    if (filled < ways) {  // cold fill: lowest empty way
+      way_of[x] = filled++;
+      continue;
+    }
+    // The set is full: the victim is the present line whose next clean miss comes first.
+    std::size_t n = k + 1;
+    while (n < slow_at.size() &&
+           (kind[slow_at[n]] != Access::miss || lines[slow_at[n]] == x ||
+            way_of[lines[slow_at[n]]] == kAbsent))
+      ++n;
+    if (n == slow_at.size()) break;  // the trace ends before the victim shows
+    const std::uint32_t y = lines[slow_at[n]];
+    const auto v = way_of[y];
+    ++out.per_way[static_cast<std::size_t>(v)];
+    ++out.victims;
+    way_of[y] = kAbsent;
+    way_of[x] = v;
+  }
+  return out;
+}
+
+namespace {
+
+// Regularized lower incomplete gamma P(a, x) by its series (x < a + 1) and upper Q(a, x) by a
+// continued fraction (Lentz) otherwise; both standard expansions.
+double gamma_p_series(double a, double x) {
+  double sum = 1.0 / a, term = sum;
+  for (int n = 1; n < 1000; ++n) {
+    term *= x / (a + n);
+    sum += term;
+    if (std::fabs(term) < std::fabs(sum) * 1e-15) break;
+  }
+  return sum * std::exp(-x + a * std::log(x) - std::lgamma(a));
+}
+
+double gamma_q_fraction(double a, double x) {
+  const double tiny = 1e-300;
+  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+  for (int i = 1; i < 1000; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::fabs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (std::fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1) < 1e-15) break;
+  }
+  return std::exp(-x + a * std::log(x) - std::lgamma(a)) * h;
+}
+
+}  // namespace
+
+double chi_square_upper_tail(double x, double dof) {
+  if (dof <= 0) throw std::invalid_argument("chi_square_upper_tail: dof must be positive");
+  if (x <= 0) return 1;
+  const double a = dof / 2, hx = x / 2;
+  if (hx < a + 1) return std::clamp(1 - gamma_p_series(a, hx), 0.0, 1.0);
+  return std::clamp(gamma_q_fraction(a, hx), 0.0, 1.0);
+}
+
+double chi_square_critical(double dof, double alpha) {
+  double lo = 0, hi = dof + 10;
+  while (chi_square_upper_tail(hi, dof) > alpha) hi *= 2;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (chi_square_upper_tail(mid, dof) > alpha ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+ChiSquare chi_square_uniform(std::span<const std::uint64_t> counts) {
+  if (counts.size() < 2) throw std::invalid_argument("chi_square_uniform: needs two counts");
+  double total = 0;
+  for (auto c : counts) total += static_cast<double>(c);
+  if (total <= 0) throw std::invalid_argument("chi_square_uniform: no observations");
+  const double expected = total / static_cast<double>(counts.size());
+  ChiSquare r;
+  for (auto c : counts) r.statistic += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
+  r.dof = static_cast<double>(counts.size() - 1);
+  r.p_value = chi_square_upper_tail(r.statistic, r.dof);
+  return r;
+}
+
+LruFifo lru_or_fifo(double first_touch_slow) {
+  LruFifo r;
+  if (first_touch_slow >= 0.9) {
+    r.policy = "fifo";
+    r.confidence = first_touch_slow;
+  } else if (first_touch_slow <= 0.1) {
+    r.policy = "lru";
+    r.confidence = 1 - first_touch_slow;
+  }
+  return r;
+}
+
+PolicyVerdict classify_policy(double periodic, const LruFifo& retouch, const VictimCounts& victims) {
+  PolicyVerdict v;
+  if (periodic >= 0.95) {
+    if (retouch.policy.empty()) {
+      v.why = "periodic misses (LRU or FIFO) but the re-touch chase told neither";
+      v.confidence = 0;
+      return v;
+    }
+    v.policy = retouch.policy;
+    v.confidence = periodic * retouch.confidence;
+    v.why = "periodic misses; the re-touched line " +
+            std::string(retouch.policy == "lru" ? "survived (LRU)" : "was evicted (FIFO)");
+    return v;
+  }
+  const auto ways = victims.per_way.size();
+  if (ways < 2 || static_cast<double>(victims.victims) < kMinVictimsPerWay * static_cast<double>(ways)) {
+    v.why = "aperiodic misses, but too few victims (" + std::to_string(victims.victims) +
+            ") to estimate per-way probabilities";
+    return v;
+  }
+  for (auto c : victims.per_way)
+    v.weights.push_back(static_cast<double>(c) / static_cast<double>(victims.victims));
+  v.chi_square = chi_square_uniform(victims.per_way);
+  const double n = static_cast<double>(victims.victims);
+  if (v.chi_square.p_value >= kPolicyAlpha) {
+    v.policy = "random";
+    // How small a non-uniformity the test could have seen: the RMS relative deviation of the way
+    // probabilities that reaches the critical value with n victims.
+    const double crit = chi_square_critical(v.chi_square.dof, kPolicyAlpha);
+    v.confidence = std::clamp(1 - std::sqrt(crit / n), 0.0, 1.0) * (1 - periodic / 2);
+    v.why = "aperiodic misses, victims uniform over the ways (chi-square p = " +
+            std::to_string(v.chi_square.p_value) + ")";
+  } else {
+    v.policy = "weighted";
+    v.confidence = std::clamp(1 - v.chi_square.p_value, 0.0, 0.999) * (1 - periodic / 2);
+    v.why = "aperiodic misses, victims not uniform over the ways (chi-square p = " +
+            std::to_string(v.chi_square.p_value) + ")";
+  }
+  return v;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,92 @@
+#pragma once
+// Replacement policy from the misses of one overfull set (paper 000, 3.2 step 4 and 4.2).
+//
+// The chase visits the W + 1 lines of one W-way set cyclically, from a cold cache, many passes.
+// LRU and FIFO thrash it identically every pass (a periodic miss pattern); they are told apart by
+// a second chase that touches the first line again before the overflowing line (LRU then keeps
+// it, FIFO evicts it). Otherwise the victims are reconstructed from the recorded indices: after
+// the set has filled, exactly one of the W + 1 lines is absent, so the line that misses next is
+// the one the previous miss evicted; tracking which way every line occupies (a cold set fills
+// its lowest empty way first) gives the victim way of every miss. Uniform victims mean random
+// replacement, a chi-square test against uniform tells weighted victims from it.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace memtopo {
+
+// Fraction of complete passes (of `period` accesses, the first pass skipped as cold) whose slow
+// pattern equals the most common one: 1 for LRU or FIFO thrash; lower for random replacement.
+// 0 when there are fewer than two passes.
+double periodic_fraction(const std::vector<bool>& slow, std::size_t period);
+
+struct VictimCounts {
+  std::vector<std::uint64_t> per_way;  // victims observed per way
+  std::uint64_t victims = 0;           // sum of per_way
+  std::uint64_t inconsistencies = 0;   // slow accesses to lines that should have been present
+};
+
+// What one access looked like.
+enum class Access : std::uint8_t {
+  hit,
+  miss,     // slow, at the latency this line's misses typically have
+  suspect,  // slow, but far from the line's typical miss latency: an outlier on a hit or a miss
+};
+
+// Classifies accesses: slow = above `threshold`; a slow access is a miss when it lies within a
+// quarter of (line's median slow latency - threshold) of that median, else suspect. One line's
+// misses all come from the same next-level location, so they share a latency; an interrupt or
+// refresh adds a delay of its own.
+std::vector<Access> classify_accesses(std::span<const double> cycles,
+                                      std::span<const std::uint32_t> lines, double threshold);
+
+// `lines[i]` (0 .. ways) is the set member the i-th access touched, `kind[i]` how it looked;
+// the accesses start with the set empty. A suspect access counts as a miss when the line is
+// absent in the model and is ignored otherwise; only clean misses name victims, so that an
+// outlier on a hit cannot swap two lines' ways in the model. Throws std::invalid_argument for
+// mismatched spans, ways == 0 or a line id above ways.
+VictimCounts victim_ways(std::span<const std::uint32_t> lines, std::span<const Access> kind,
+                         std::uint32_t ways);
+
+// Upper tail of the chi-square distribution with `dof` degrees of freedom at x: the regularized
+// upper incomplete gamma Q(dof / 2, x / 2).
+double chi_square_upper_tail(double x, double dof);
+// The x whose upper tail is `alpha` (bisection).
+double chi_square_critical(double dof, double alpha);
+
+struct ChiSquare {
+  double statistic = 0;
+  double dof = 0;
+  double p_value = 1;
+};
+// Goodness of fit of the counts to a uniform distribution. Throws for fewer than two counts or
+// a zero total.
+ChiSquare chi_square_uniform(std::span<const std::uint64_t> counts);
+
+// LRU or FIFO from the re-touch chase: `first_touch_slow` is the fraction of passes in which the
+// first access of the re-touched line missed (FIFO: ~1; LRU: ~0).
+struct LruFifo {
+  std::string policy;  // "lru", "fifo" or "" (inconclusive)
+  double confidence = 0;
+};
+LruFifo lru_or_fifo(double first_touch_slow);
+
+struct PolicyVerdict {
+  std::string policy;  // "lru", "fifo", "random", "weighted", or "" when inconclusive
+  double confidence = 0;
+  std::string why;
+  std::vector<double> weights;  // estimated victim probability per way (random/weighted)
+  ChiSquare chi_square;
+};
+
+// Significance of the chi-square test, and the victims per way it needs to say anything.
+inline constexpr double kPolicyAlpha = 0.01;
+inline constexpr double kMinVictimsPerWay = 20;
+
+// Classifies from the periodic fraction (>= 0.95 deterministic), the re-touch result (used when
+// deterministic) and the victim counts (used otherwise).
+PolicyVerdict classify_policy(double periodic, const LruFifo& retouch, const VictimCounts& victims);
+
+}  // namespace memtopo

@@ -1,0 +1,598 @@
+#include "probes/geometry_probe.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "analysis/associativity.hpp"
+#include "analysis/policy.hpp"
+#include "analysis/size_rule.hpp"
+#include "analysis/stats.hpp"
+#include "probes/chase_helpers.hpp"
+#include "probes/elements.hpp"
+
+namespace memtopo {
+
+const std::vector<GeometryTarget>& geometry_targets() {
+  static const std::vector<GeometryTarget> table = {
+      {"l1", LoadPath::ca, LoadPath::cg},
+  };
+  return table;
+}
+
+namespace {
+
+constexpr std::uint32_t kPasses = 8;            // timed passes of overflow and set chases
+constexpr std::uint32_t kRandomPasses = 128;    // when the misses are not periodic
+constexpr std::uint32_t kRandomMinSlow = 4;     // slow accesses a line needs then
+constexpr std::uint32_t kLinePasses = 4;        // line-size hypothesis chases
+constexpr std::uint32_t kRetouchPasses = 64;    // LRU-versus-FIFO chase
+constexpr std::uint32_t kPolicyLoads = 20000;   // victim-tracking chase
+constexpr std::uint32_t kMinLineCandidate = 32;
+constexpr std::uint32_t kMaxLineCandidate = 512;
+constexpr int kEdgeAdjustments = 4;
+constexpr int kMaxSearchRounds = 16;
+constexpr std::uint32_t kBaselineSamples = 2048;
+
+const char* aspect_name(GeometryAspect a) {
+  switch (a) {
+    case GeometryAspect::ways: return "ways";
+    case GeometryAspect::sets: return "sets";
+    case GeometryAspect::set_bits: return "set_bits";
+    case GeometryAspect::policy: return "policy";
+  }
+  return "?";
+}
+
+const Property* measured(const Topology& t, const std::string& element, const std::string& name) {
+  const Element* e = t.find(element);
+  const Property* p = e ? e->find(name) : nullptr;
+  if (!p || p->source != Source::measured || p->inconclusive || p->value.is_null()) return nullptr;
+  return p;
+}
+
+class Geometry {
+ public:
+  Geometry(ProbeContext& ctx, const GeometryTarget& target, std::string id)
+      : ctx_(ctx), target_(target), id_(std::move(id)), limits_(ctx.backend.limits()) {}
+
+  void ways_and_sets();
+  void sets_from_ways();
+  void set_bits();
+  void policy();
+
+ private:
+  std::vector<Trace> run(const std::vector<ChaseSpec>& specs, const std::string& phase) {
+    std::vector<Trace> out;
+    const std::size_t slots = std::max<std::uint32_t>(1, limits_.concurrent_slots);
+    for (std::size_t first = 0; first < specs.size(); first += slots) {
+      const std::vector<ChaseSpec> chunk(
+          specs.begin() + static_cast<std::ptrdiff_t>(first),
+          specs.begin() + static_cast<std::ptrdiff_t>(std::min(specs.size(), first + slots)));
+      auto traces = ctx_.run(chunk, id_ + "/" + phase);
+      ++batches_;
+      for (const auto& s : chunk) loads_ += loads_of(s);
+      for (auto& t : traces) out.push_back(std::move(t));
+    }
+    return out;
+  }
+  ChaseSpec sequential(std::uint64_t footprint, std::uint32_t stride, std::uint32_t passes) {
+    ChaseSpec s;
+    s.path = target_.path;
+    s.footprint_bytes = footprint;
+    s.stride_bytes = stride;
+    s.order = ChaseOrder::sequential;
+    s.seed = ctx_.seed + seed_++;
+    s.warm_passes = 1;
+    s.timed_loads = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(limits_.max_timed_loads, footprint / stride * passes));
+    return s;
+  }
+  // A chase over the given words, in this order.
+  ChaseSpec explicit_chase(std::vector<std::uint32_t> words, std::uint32_t warm,
+                           std::uint32_t timed) {
+    ChaseSpec s;
+    s.path = target_.path;
+    const std::uint32_t top = *std::max_element(words.begin(), words.end());
+    s.footprint_bytes = (std::uint64_t{top} + 1) * 4;
+    s.footprint_bytes = (s.footprint_bytes + line_ - 1) / line_ * line_;
+    s.stride_bytes = 4;
+    s.order = ChaseOrder::explicit_indices;
+    s.start_index = words.front();
+    s.indices = std::move(words);
+    s.seed = ctx_.seed + seed_++;
+    s.warm_passes = warm;
+    s.timed_loads = std::min(timed, limits_.max_timed_loads);
+    return s;
+  }
+  std::uint32_t word_of_line(std::uint64_t line) const {
+    return static_cast<std::uint32_t>(line * line_ / 4);
+  }
+  LineSlowCounts counts(const Trace& t, std::uint32_t line) const {
+    return slow_counts_per_line(corrected_cycles(t), t.indices, line, threshold_);
+  }
+
+  void prepare();  // size, threshold, line
+  void measure_threshold();
+  void search_line();
+  void write_inconclusive(const std::string& name, const std::string& unit,
+                          const std::string& note, nlohmann::json evidence);
+  nlohmann::json common_evidence() const;
+  const Property& ways_property() const;
+
+  ProbeContext& ctx_;
+  const GeometryTarget& target_;
+  std::string id_;
+  BackendLimits limits_;
+  std::uint64_t seed_ = 0;
+  std::uint64_t loads_ = 0, batches_ = 0;
+  std::uint64_t size_ = 0;
+  std::uint32_t line_ = 0;
+  std::string line_source_;
+  nlohmann::json line_evidence_ = nlohmann::json::object();
+  double threshold_ = 0;
+  std::string threshold_source_;
+};
+
+void Geometry::measure_threshold() {
+  const std::uint32_t samples = std::min(kBaselineSamples, limits_.max_timed_loads);
+  auto hit = sequential(1024, 32, 1), next = sequential(1024, 32, 1);
+  hit.timed_loads = next.timed_loads = samples;
+  next.path = target_.next_level_path;
+  const auto traces = run({hit, next}, "baseline");
+  const Spread h = summarize(corrected_cycles(traces[0]));
+  const Spread n = summarize(corrected_cycles(traces[1]));
+  if (!clearly_faster(h, n)) throw ProbeSkipped(target_.element + " does not cache this path");
+  threshold_ = fit_rule_for({.hit_cycles = h.p50, .next_level_cycles = n.p5}).threshold_cycles;
+  threshold_source_ = "own baseline";
+}
+
+void Geometry::prepare() {
+  const Property* size = measured(ctx_.topology, target_.element, "size");
+  if (!size || !size->value.is_number()) {
+    throw ProbeSkipped("needs a measured " + target_.element + ".size");
+  }
+  size_ = size->value.get<std::uint64_t>();
+  if (size->evidence.contains("threshold_cycles")) {
+    threshold_ = size->evidence.at("threshold_cycles").get<double>();
+    threshold_source_ = target_.element + ".size";
+  } else {
+    measure_threshold();
+  }
+  const Property* line = measured(ctx_.topology, target_.element, "line");
+  if (line && line->value.is_number() && line->value.get<std::uint64_t>() >= 4) {
+    line_ = line->value.get<std::uint32_t>();
+    line_source_ = target_.element + ".line";
+  } else {
+    search_line();
+  }
+}
+
+// No measured line size: try power-of-two hypotheses. At the true line b a chase of C + b at
+// stride b overfills one set and C + 2b a second one (twice the missing lines); below b both
+// extra elements fall into the same line and set (one more missing element only). Fully
+// associative caches never show the doubling: there the line is the largest stride at which
+// C + stride still overflows (one more line than the cache holds).
+void Geometry::search_line() {
+  std::vector<std::uint32_t> candidates;
+  for (std::uint32_t b = kMinLineCandidate; b <= kMaxLineCandidate && b * 4 <= size_; b *= 2)
+    candidates.push_back(b);
+  std::vector<ChaseSpec> specs;
+  for (auto b : candidates) {
+    specs.push_back(sequential(size_ + b, b, kLinePasses));
+    specs.push_back(sequential(size_ + 2 * b, b, kLinePasses));
+  }
+  const auto traces = run(specs, "line_hypotheses");
+  std::optional<std::uint32_t> doubling, largest_overflow;
+  nlohmann::json tried = nlohmann::json::array();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto b = candidates[i];
+    const auto m1 = overflow_lines(counts(traces[2 * i], b), 2).lines.size();
+    const auto m2 = overflow_lines(counts(traces[2 * i + 1], b), 2).lines.size();
+    tried.push_back({{"line_bytes", b}, {"missing_at_C_plus_1", m1}, {"missing_at_C_plus_2", m2}});
+    if (m1 > 0) largest_overflow = b;
+    if (!doubling && m1 > 0 && 2 * m2 >= 3 * m1) doubling = b;
+  }
+  if (!doubling && !largest_overflow) {
+    throw ProbeSkipped("no line-size hypothesis overflowed the cache");
+  }
+  line_ = doubling ? *doubling : *largest_overflow;
+  line_source_ = "own power-of-two hypothesis search (no measured " + target_.element + ".line)";
+  line_evidence_ = {{"rule", doubling ? "smallest stride whose second extra element overfills a "
+                                        "second set"
+                                      : "largest stride that still overflows (one set)"},
+                    {"hypotheses", std::move(tried)}};
+}
+
+nlohmann::json Geometry::common_evidence() const {
+  return {{"size_bytes", size_},          {"line_bytes", line_},
+          {"line_source", line_source_},  {"line_search", line_evidence_},
+          {"threshold_cycles", threshold_}, {"threshold_source", threshold_source_},
+          {"path", to_string(target_.path)}, {"loads", loads_},
+          {"batches", batches_}};
+}
+
+void Geometry::write_inconclusive(const std::string& name, const std::string& unit,
+                                  const std::string& note, nlohmann::json evidence) {
+  Property p;
+  p.name = name;
+  p.unit = unit;
+  p.source = Source::measured;
+  p.method = "overfull-set pointer chases (paper 000, 3.2)";
+  p.value = nullptr;
+  p.inconclusive = true;
+  p.confidence = 0;
+  p.note = note;
+  p.evidence = std::move(evidence);
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
+
+void Geometry::ways_and_sets() {
+  prepare();
+  std::uint64_t lines = size_ / line_;
+  auto ev = nlohmann::json::object();
+  ev["edge_adjustments"] = 0;
+  OverflowLines over;
+  std::uint32_t passes = kPasses;
+  bool edge_ok = false;
+  nlohmann::json cross = nullptr;
+  for (int attempt = 0; attempt < kEdgeAdjustments && !edge_ok; ++attempt) {
+    const auto traces = run({sequential(lines * line_, line_, kPasses),
+                             sequential((lines + 1) * line_, line_, kPasses),
+                             sequential((lines + 2) * line_, line_, kPasses)},
+                            "overflow");
+    const auto at0 = overflow_lines(counts(traces[0], line_), 2);
+    over = overflow_lines(counts(traces[1], line_), 2);
+    const auto at2 = overflow_lines(counts(traces[2], line_), 2);
+    if (!at0.lines.empty()) {
+      --lines;  // the cache holds fewer lines than the size said
+    } else if (over.lines.empty()) {
+      ++lines;
+    } else {
+      edge_ok = true;
+      cross = {{"missing_at_C_plus_1", over.lines.size()}, {"missing_at_C_plus_2", at2.lines.size()}};
+      break;
+    }
+    ev["edge_adjustments"] = attempt + 1;
+  }
+  ev.update(common_evidence());
+  if (!edge_ok) {
+    write_inconclusive("ways", "", "no footprint C fitting with C + one line overflowing near the "
+                                   "measured size", ev);
+    return;
+  }
+  if (!over.deterministic()) {  // random-like replacement: many passes, a stricter count
+    passes = kRandomPasses;
+    const auto t = run({sequential((lines + 1) * line_, line_, kRandomPasses)}, "overflow_many");
+    over = overflow_lines(counts(t[0], line_), kRandomMinSlow);
+  }
+  const auto geo = geometry_from_overflow(over.lines, lines);
+  ev["cache_lines"] = lines;
+  ev["overflow_lines"] = over.lines;
+  ev["overflow_deterministic"] = over.deterministic();
+  ev["overflow_passes"] = passes;
+  ev["cross_check"] = cross;
+  ev["evenly_spaced"] = geo.arithmetic;
+  ev["period_lines"] = geo.period;
+  if (!geo.found) {
+    ev.update(common_evidence());
+    write_inconclusive("ways", "", geo.why, ev);
+    return;
+  }
+  nlohmann::json ways_value = geo.ways;
+  std::uint64_t sets = geo.sets;
+  double confidence = over.deterministic() ? 0.95 : 0.85;
+  std::string mapping = geo.arithmetic ? "modulo" : "not modulo (other address bits or a hash)";
+  if (geo.arithmetic) {
+    // Verify per set with m lines in every set (m = ways fits, ways + 1 overflows everywhere);
+    // sets that disagree are searched (unequal sets).
+    const std::uint64_t max_m = std::min<std::uint64_t>(
+        limits_.max_footprint_bytes / (sets * line_), 4 * (lines / sets + 1));
+    PerSetWaysSearch search(sets, std::max<std::uint64_t>(1, max_m));
+    std::vector<std::uint64_t> todo = {geo.ways, geo.ways + 1};
+    nlohmann::json rounds = nlohmann::json::array();
+    for (int round = 0; round < kMaxSearchRounds && !todo.empty(); ++round) {
+      std::vector<ChaseSpec> specs;
+      for (auto m : todo) specs.push_back(sequential(m * sets * line_, line_, passes));
+      const auto traces = run(specs, "per_set");
+      for (std::size_t i = 0; i < todo.size(); ++i) {
+        const auto o = overflowed_sets(counts(traces[i], line_), sets, passes);
+        search.add(todo[i], o);
+        rounds.push_back({{"lines_per_set", todo[i]},
+                          {"sets_overflowed", std::count(o.begin(), o.end(), true)}});
+      }
+      todo = search.next(std::max<std::uint32_t>(1, limits_.concurrent_slots));
+    }
+    ev["per_set_chases"] = std::move(rounds);
+    ev["contradictions"] = search.contradictions();
+    const auto per_set = search.ways();
+    std::vector<std::uint64_t> w;
+    bool complete = search.contradictions() == 0;
+    for (const auto& x : per_set) {
+      if (!x) complete = false;
+      w.push_back(x.value_or(0));
+    }
+    if (!complete) {
+      ev["ways_per_set_partial"] = w;
+      ev.update(common_evidence());
+      write_inconclusive("ways", "", "the per-set chases did not bracket every set's ways", ev);
+      return;
+    }
+    if (std::all_of(w.begin(), w.end(), [&](auto x) { return x == w.front(); })) {
+      ways_value = w.front();
+    } else {
+      ways_value = w;
+      mapping = "modulo, unequal sets";
+      std::uint64_t total = 0;
+      for (auto x : w) total += x;
+      ev["capacity_from_ways_bytes"] = total * line_;
+    }
+  } else {
+    confidence *= 0.9;  // not verified per set: the mapping is unknown here (see set_bits)
+  }
+  ev["sets"] = sets;
+  ev["set_mapping"] = mapping;
+  ev.update(common_evidence());
+  Property p;
+  p.name = "ways";
+  p.unit = "";
+  p.source = Source::measured;
+  p.method = "sequential chase over C + b at stride b (C measured size, b line): the lines that "
+             "miss are one set's ways + 1; their spacing gives the sets; m lines per set "
+             "verify every set (paper 000, 3.2 step 3)";
+  p.value = ways_value;
+  p.confidence = confidence;
+  p.evidence = std::move(ev);
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
+
+const Property& Geometry::ways_property() const {
+  const Property* w = measured(ctx_.topology, target_.element, "ways");
+  if (!w || !w->evidence.contains("overflow_lines")) {
+    throw ProbeSkipped("needs a conclusive " + target_.element + ".ways");
+  }
+  return *w;
+}
+
+void Geometry::sets_from_ways() {
+  const Property& w = ways_property();
+  Property p;
+  p.name = "sets";
+  p.unit = "";
+  p.source = Source::measured;
+  p.method = "from the " + target_.element + ".ways chases: the spacing of the lines of one "
+             "overfull set (modulo), else cache lines / ways";
+  p.value = w.evidence.at("sets");
+  p.confidence = w.confidence;
+  p.evidence = {{"from", target_.element + ".ways"},
+                {"set_mapping", w.evidence.at("set_mapping")},
+                {"cache_lines", w.evidence.at("cache_lines")},
+                {"ways", w.value}};
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
+
+// Flip one address bit of one line of a known full set: the set overflows (W + 1 lines) unless
+// the bit selects the set.
+void Geometry::set_bits() {
+  const Property& w = ways_property();
+  line_ = w.evidence.at("line_bytes").get<std::uint32_t>();
+  threshold_ = w.evidence.at("threshold_cycles").get<double>();
+  const auto sets = w.evidence.at("sets").get<std::uint64_t>();
+  const auto group = w.evidence.at("overflow_lines").get<std::vector<std::uint64_t>>();
+  nlohmann::json ev = {{"from", target_.element + ".ways"}, {"sets", sets}};
+  Property p;
+  p.name = "set_bits";
+  p.unit = "";
+  p.source = Source::measured;
+  if (sets == 1) {
+    p.value = nlohmann::json::array();
+    p.confidence = w.confidence;
+    p.method = "one set (fully associative): no address bit selects a set";
+    p.evidence = ev;
+    element_for(ctx_.topology, target_.element).set(std::move(p));
+    return;
+  }
+  if (!w.value.is_number()) {  // unequal sets: modulo over a set count, no bit selection
+    p.value = {{"modulo", sets}};
+    p.confidence = w.confidence;
+    p.method = "unequal sets found by modulo spacing: line number mod sets";
+    p.evidence = ev;
+    element_for(ctx_.topology, target_.element).set(std::move(p));
+    return;
+  }
+  const unsigned line_shift = static_cast<unsigned>(std::countr_zero(line_));
+  const std::uint64_t cache_lines = w.evidence.at("cache_lines").get<std::uint64_t>();
+  const unsigned top = line_shift + static_cast<unsigned>(std::bit_width(cache_lines)) + 1;
+  std::vector<std::uint32_t> bits;
+  std::vector<ChaseSpec> specs;
+  const std::set<std::uint64_t> members(group.begin(), group.end());
+  std::vector<std::uint64_t> base(group.begin(), group.end() - 1);  // W lines of one set
+  for (unsigned bit = line_shift; bit < top; ++bit) {
+    const std::uint64_t flip = std::uint64_t{1} << (bit - line_shift);
+    std::optional<std::uint64_t> moved;
+    for (auto x : base) {
+      if (!members.count(x ^ flip)) {
+        moved = x ^ flip;
+        break;
+      }
+    }
+    if (!moved || (*moved + 1) * line_ > limits_.max_footprint_bytes) continue;
+    std::vector<std::uint32_t> words;
+    for (auto x : base) words.push_back(word_of_line(x));
+    words.push_back(word_of_line(*moved));
+    bits.push_back(bit);
+    specs.push_back(explicit_chase(std::move(words), 1,
+                                   static_cast<std::uint32_t>(base.size() + 1) * kPasses));
+  }
+  const auto traces = run(specs, "bits");
+  std::map<std::uint32_t, bool> overflowed;
+  nlohmann::json tests = nlohmann::json::array();
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const auto c = corrected_cycles(traces[i]);
+    const auto slow = count_above(c, threshold_);
+    overflowed[bits[i]] = slow >= kPasses;
+    tests.push_back({{"bit", bits[i]}, {"slow_accesses", slow}, {"overflowed", slow >= kPasses}});
+  }
+  const auto index_bits = index_bits_from_tests(overflowed);
+  ev["bit_tests"] = std::move(tests);
+  ev["index_bits"] = index_bits;
+  ev["loads"] = loads_;
+  ev["batches"] = batches_;
+  const bool power_of_two = std::has_single_bit(sets);
+  p.method = "W lines of one full set plus one line with a single address bit flipped: the set "
+             "overflows unless the bit selects the set (paper 000, 4.3)";
+  if (power_of_two && index_bits.size() == static_cast<std::size_t>(std::countr_zero(sets))) {
+    p.value = index_bits;
+    p.confidence = w.confidence;
+    bool contiguous = index_bits.front() == line_shift;
+    for (std::size_t i = 1; i < index_bits.size(); ++i)
+      contiguous = contiguous && index_bits[i] == index_bits[i - 1] + 1;
+    ev["equivalent_to_modulo"] = contiguous;
+  } else if (!power_of_two && w.evidence.at("set_mapping") == "modulo") {
+    p.value = {{"modulo", sets}};
+    p.confidence = w.confidence;
+    p.method += "; the set count is not a power of two and every bit moves lines: line number "
+                "mod sets";
+  } else {
+    p.value = nullptr;
+    p.inconclusive = true;
+    p.confidence = 0;
+    p.note = std::to_string(index_bits.size()) + " bits move lines to another set, but " +
+             std::to_string(sets) + " sets need " +
+             (power_of_two ? std::to_string(std::countr_zero(sets)) : std::string("a non-bit")) +
+             " selection";
+  }
+  p.evidence = std::move(ev);
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
+
+void Geometry::policy() {
+  const Property& w = ways_property();
+  line_ = w.evidence.at("line_bytes").get<std::uint32_t>();
+  threshold_ = w.evidence.at("threshold_cycles").get<double>();
+  const auto group = w.evidence.at("overflow_lines").get<std::vector<std::uint64_t>>();
+  const auto ways = static_cast<std::uint32_t>(group.size() - 1);
+  std::vector<std::uint32_t> words;
+  for (auto x : group) words.push_back(word_of_line(x));
+  const auto members = static_cast<std::uint32_t>(group.size());
+  const std::uint32_t timed =
+      std::max(kPolicyLoads / members, kRetouchPasses) * members;  // whole passes
+  std::vector<ChaseSpec> specs = {explicit_chase(words, 0, timed)};
+  // Re-touch: a0, a1 .. a(W-1), a0 again (its second word, same sector), then aW.
+  const bool retouch = ways >= 2;
+  if (retouch) {
+    std::vector<std::uint32_t> r(words.begin(), words.end() - 1);
+    r.push_back(words.front() + 1);
+    r.push_back(words.back());
+    specs.push_back(explicit_chase(r, 1, (members + 1) * kRetouchPasses));
+  }
+  const auto traces = run(specs, "policy");
+  const auto c = corrected_cycles(traces[0]);
+  std::vector<bool> slow;
+  std::vector<std::uint32_t> ids;
+  std::map<std::uint32_t, std::uint32_t> id_of;
+  for (std::uint32_t i = 0; i < members; ++i) id_of[words[i]] = i;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    slow.push_back(c[i] > threshold_);
+    ids.push_back(id_of.at(traces[0].indices[i]));
+  }
+  const double periodic = periodic_fraction(slow, members);
+  const auto kinds = classify_accesses(c, ids, threshold_);
+  const auto victims = victim_ways(ids, kinds, ways);
+  LruFifo lf;
+  double first_touch_slow = -1;
+  if (retouch) {
+    const auto rc = corrected_cycles(traces[1]);
+    std::size_t touches = 0, slow_touches = 0;
+    for (std::size_t i = 0; i < rc.size(); ++i) {
+      if (traces[1].indices[i] != words.front()) continue;
+      ++touches;
+      if (rc[i] > threshold_) ++slow_touches;
+    }
+    first_touch_slow = touches ? static_cast<double>(slow_touches) / static_cast<double>(touches) : -1;
+    if (touches) lf = lru_or_fifo(first_touch_slow);
+  }
+  const auto verdict = classify_policy(periodic, lf, victims);
+  Property p;
+  p.name = "policy";
+  p.unit = "";
+  p.source = Source::measured;
+  p.method = "the W + 1 lines of one overfull set chased cyclically from cold (paper 000, 4.2): "
+             "periodic misses = LRU/FIFO, told apart by re-touching the first line; otherwise "
+             "victim ways from the recorded indices, chi-square against uniform";
+  p.evidence = {{"from", target_.element + ".ways"},
+                {"set_lines", group},
+                {"ways", ways},
+                {"periodic_fraction", periodic},
+                {"retouch_first_touch_slow_fraction", first_touch_slow},
+                {"victims_per_way", victims.per_way},
+                {"victims", victims.victims},
+                {"inconsistencies", victims.inconsistencies},
+                {"why", verdict.why},
+                {"loads", loads_},
+                {"batches", batches_}};
+  if (!verdict.weights.empty()) {
+    p.evidence["estimated_weights"] = verdict.weights;
+    p.evidence["chi_square"] = {{"statistic", verdict.chi_square.statistic},
+                                {"dof", verdict.chi_square.dof},
+                                {"p_value", verdict.chi_square.p_value},
+                                {"alpha", kPolicyAlpha}};
+  }
+  p.confidence = verdict.confidence;
+  if (verdict.policy.empty()) {
+    p.value = nullptr;
+    p.inconclusive = true;
+    p.note = verdict.why;
+  } else {
+    p.value = verdict.policy;
+  }
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
+
+}  // namespace
+
+std::string GeometryProbe::id() const { return target_.element + "." + aspect_name(aspect_); }
+
+std::string GeometryProbe::description() const {
+  switch (aspect_) {
+    case GeometryAspect::ways:
+      return "cache ways (per set when unequal): overfull-set chases at stride of a line";
+    case GeometryAspect::sets:
+      return "cache sets, from the ways probe's overfull-set chases";
+    case GeometryAspect::set_bits:
+      return "address bits that select the set: single-bit flips in a full set";
+    case GeometryAspect::policy:
+      return "replacement policy: periodicity, re-touch test, victim-way statistics";
+  }
+  return "";
+}
+
+std::vector<std::string> GeometryProbe::needs() const {
+  if (aspect_ == GeometryAspect::ways) return {target_.element + ".size"};
+  return {target_.element + ".ways"};
+}
+
+void GeometryProbe::run(ProbeContext& ctx) {
+  Geometry g(ctx, target_, id());
+  switch (aspect_) {
+    case GeometryAspect::ways: g.ways_and_sets(); break;
+    case GeometryAspect::sets: g.sets_from_ways(); break;
+    case GeometryAspect::set_bits: g.set_bits(); break;
+    case GeometryAspect::policy: g.policy(); break;
+  }
+}
+
+std::vector<std::unique_ptr<Probe>> geometry_probes() {
+  std::vector<std::unique_ptr<Probe>> out;
+  for (const auto& t : geometry_targets()) {
+    for (auto a : {GeometryAspect::ways, GeometryAspect::sets, GeometryAspect::set_bits,
+                   GeometryAspect::policy})
+      out.push_back(std::make_unique<GeometryProbe>(t, a));
+  }
+  return out;
+}
+
+}  // namespace memtopo

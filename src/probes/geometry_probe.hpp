@@ -1,0 +1,42 @@
+#pragma once
+// Cache geometry and replacement policy (`<element>.ways`, `.sets`, `.set_bits`, `.policy`), one
+// implementation for every cache through a table row, like the size probe. Only L1 today.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/experiment.hpp"
+#include "probes/probe.hpp"
+
+namespace memtopo {
+
+struct GeometryTarget {
+  std::string element;  // element id, e.g. "l1"
+  LoadPath path;        // loads cached in the element under test
+  LoadPath next_level_path;  // loads that skip it (for a hit/miss threshold of its own)
+};
+
+const std::vector<GeometryTarget>& geometry_targets();
+
+// What one probe of the family writes.
+enum class GeometryAspect { ways, sets, set_bits, policy };
+
+class GeometryProbe : public Probe {
+ public:
+  GeometryProbe(GeometryTarget target, GeometryAspect aspect)
+      : target_(std::move(target)), aspect_(aspect) {}
+  std::string id() const override;
+  std::string description() const override;
+  std::vector<std::string> needs() const override;
+  void run(ProbeContext& ctx) override;
+
+ private:
+  GeometryTarget target_;
+  GeometryAspect aspect_;
+};
+
+// Every geometry probe of every target, in run order (ways, sets, set_bits, policy).
+std::vector<std::unique_ptr<Probe>> geometry_probes();
+
+}  // namespace memtopo

@@ -1,0 +1,110 @@
+// Sets and ways from synthetic overfull-chase traces.
+#include "analysis/associativity.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace memtopo {
+namespace {
+
+// A sequential chase over `lines` lines of a modulo, LRU cache with `sets` sets of `ways` ways
+// (every pass thrashes the overfull sets): cycles 40 hit, 200 miss.
+void lru_chase(std::uint64_t lines, std::uint64_t sets, std::uint64_t ways, std::uint32_t passes,
+               std::vector<double>& cycles, std::vector<std::uint32_t>& indices) {
+  for (std::uint32_t p = 0; p < passes; ++p) {
+    for (std::uint64_t l = 0; l < lines; ++l) {
+      const std::uint64_t set = l % sets;
+      const std::uint64_t in_set = (lines - set + sets - 1) / sets;
+      cycles.push_back(in_set > ways ? 200 : 40);
+      indices.push_back(static_cast<std::uint32_t>(l * 32));  // 128-byte lines
+    }
+  }
+}
+
+TEST(Associativity, FourWaysThirtyTwoSetsFromOneExtraLine) {
+  std::vector<double> c;
+  std::vector<std::uint32_t> i;
+  lru_chase(129, 32, 4, 4, c, i);
+  const auto over = overflow_lines(slow_counts_per_line(c, i, 128, 120), 2);
+  EXPECT_TRUE(over.deterministic());
+  const auto g = geometry_from_overflow(over.lines, 128);
+  ASSERT_TRUE(g.found) << g.why;
+  EXPECT_EQ(g.ways, 4u);
+  EXPECT_EQ(g.sets, 32u);
+  EXPECT_TRUE(g.arithmetic);
+  EXPECT_TRUE(g.equal_sets_consistent);
+}
+
+TEST(Associativity, NonPowerOfTwoSetsAndFullyAssociative) {
+  std::vector<double> c;
+  std::vector<std::uint32_t> i;
+  lru_chase(24 * 8 + 1, 24, 8, 2, c, i);
+  auto g = geometry_from_overflow(overflow_lines(slow_counts_per_line(c, i, 128, 120), 2).lines,
+                                  192);
+  EXPECT_EQ(g.ways, 8u);
+  EXPECT_EQ(g.sets, 24u);
+  c.clear();
+  i.clear();
+  lru_chase(33, 1, 32, 2, c, i);
+  g = geometry_from_overflow(overflow_lines(slow_counts_per_line(c, i, 128, 120), 2).lines, 32);
+  EXPECT_EQ(g.ways, 32u);
+  EXPECT_EQ(g.sets, 1u);
+}
+
+TEST(Associativity, UnevenSpacingMeansAnotherMappingAndSetsFromTheCount) {
+  // 5 missing lines in pairs: not modulo; 16 lines / 4 ways = 4 sets.
+  const std::vector<std::uint64_t> missing = {0, 1, 8, 9, 16};
+  const auto g = geometry_from_overflow(missing, 16);
+  ASSERT_TRUE(g.found);
+  EXPECT_FALSE(g.arithmetic);
+  EXPECT_EQ(g.ways, 4u);
+  EXPECT_EQ(g.sets, 4u);
+  EXPECT_FALSE(geometry_from_overflow(std::vector<std::uint64_t>{0, 1, 5}, 7).found);
+  EXPECT_FALSE(geometry_from_overflow(std::vector<std::uint64_t>{3}, 7).found);
+}
+
+TEST(Associativity, AnIsolatedOutlierDoesNotMakeALineMiss) {
+  std::vector<double> c;
+  std::vector<std::uint32_t> i;
+  lru_chase(129, 32, 4, 4, c, i);
+  c[7] = 900;  // one slow access on a line of a fitting set
+  const auto over = overflow_lines(slow_counts_per_line(c, i, 128, 120), 2);
+  EXPECT_EQ(over.lines.size(), 5u);
+  EXPECT_EQ(overflow_lines(slow_counts_per_line(c, i, 128, 120), 1).lines.size(), 6u);
+}
+
+TEST(Associativity, PerSetSearchFindsUnequalWays) {
+  const std::vector<std::uint64_t> ways = {8, 4, 4, 4};
+  PerSetWaysSearch search(4, 64);
+  for (int round = 0; round < 20 && !search.done(); ++round) {
+    for (auto m : search.next(3)) {
+      std::vector<bool> over;
+      for (auto w : ways) over.push_back(m > w);
+      search.add(m, over);
+    }
+  }
+  ASSERT_TRUE(search.done());
+  const auto found = search.ways();
+  for (std::size_t s = 0; s < ways.size(); ++s) {
+    ASSERT_TRUE(found[s].has_value()) << s;
+    EXPECT_EQ(*found[s], ways[s]) << s;
+  }
+  EXPECT_EQ(search.contradictions(), 0u);
+  search.add(2, {true, false, false, false});  // set 0 fitted 8 lines before
+  EXPECT_EQ(search.contradictions(), 1u);
+}
+
+TEST(Associativity, OverflowedSetsAndIndexBits) {
+  LineSlowCounts counts;
+  counts.slow = {{1, 4}, {5, 4}, {2, 1}};
+  counts.visits = {{1, 4}, {5, 4}, {2, 4}};
+  EXPECT_EQ(overflowed_sets(counts, 4, 4), (std::vector<bool>{false, true, false, false}));
+  EXPECT_EQ(index_bits_from_tests({{5, true}, {6, true}, {7, false}, {8, false}, {9, true}}),
+            (std::vector<std::uint32_t>{7, 8}));
+  EXPECT_THROW(slow_counts_per_line(std::vector<double>{1}, std::vector<std::uint32_t>{}, 128, 1),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace memtopo

@@ -1,0 +1,124 @@
+// Replacement policy from synthetic index sequences of one overfull set.
+#include "analysis/policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace memtopo {
+namespace {
+
+// W + 1 lines cycled through a W-way set from cold; victims drawn with `weights` (empty: LRU).
+struct Sequence {
+  std::vector<std::uint32_t> lines;
+  std::vector<Access> kind;
+  std::vector<bool> slow;
+};
+Sequence cycle(std::uint32_t ways, const std::vector<double>& weights, std::size_t passes,
+               unsigned seed) {
+  std::mt19937 rng(seed);
+  std::discrete_distribution<std::uint32_t> pick(weights.begin(), weights.end());
+  std::vector<std::int64_t> occupant(ways, -1);
+  std::vector<std::uint64_t> stamp(ways, 0);
+  Sequence s;
+  std::uint64_t tick = 0;
+  for (std::size_t p = 0; p < passes; ++p) {
+    for (std::uint32_t x = 0; x <= ways; ++x) {
+      ++tick;
+      std::int64_t at = -1;
+      for (std::uint32_t w = 0; w < ways; ++w)
+        if (occupant[w] == x) at = w;
+      const bool miss = at < 0;
+      if (miss) {
+        std::uint32_t v = 0;
+        bool empty = false;
+        for (std::uint32_t w = 0; w < ways && !empty; ++w)
+          if (occupant[w] < 0) v = w, empty = true;
+        if (!empty) {
+          if (weights.empty()) {
+            v = static_cast<std::uint32_t>(std::min_element(stamp.begin(), stamp.end()) - stamp.begin());
+          } else {
+            v = pick(rng);
+          }
+        }
+        occupant[v] = x;
+        at = v;
+      }
+      stamp[static_cast<std::size_t>(at)] = tick;
+      s.lines.push_back(x);
+      s.kind.push_back(miss ? Access::miss : Access::hit);
+      s.slow.push_back(miss);
+    }
+  }
+  return s;
+}
+
+TEST(Policy, LruThrashIsPeriodic) {
+  const auto s = cycle(4, {}, 100, 1);
+  EXPECT_DOUBLE_EQ(periodic_fraction(s.slow, 5), 1.0);
+  const auto v = classify_policy(periodic_fraction(s.slow, 5), lru_or_fifo(0.0),
+                                 victim_ways(s.lines, s.kind, 4));
+  EXPECT_EQ(v.policy, "lru");
+  EXPECT_GE(v.confidence, 0.9);
+  EXPECT_EQ(classify_policy(1.0, lru_or_fifo(1.0), {}).policy, "fifo");
+  EXPECT_EQ(classify_policy(1.0, lru_or_fifo(0.5), {}).policy, "");
+}
+
+TEST(Policy, UniformVictimsAreRandom) {
+  const auto s = cycle(8, std::vector<double>(8, 1.0), 3000, 2);
+  const double periodic = periodic_fraction(s.slow, 9);
+  EXPECT_LT(periodic, 0.5);
+  const auto victims = victim_ways(s.lines, s.kind, 8);
+  EXPECT_EQ(victims.inconsistencies, 0u);
+  const auto v = classify_policy(periodic, {}, victims);
+  EXPECT_EQ(v.policy, "random") << v.why;
+  EXPECT_GT(v.confidence, 0.5);
+}
+
+TEST(Policy, WeightedVictimsAreEstimated) {
+  const std::vector<double> weights = {1, 3, 1, 1};
+  const auto s = cycle(4, weights, 3000, 3);
+  const auto victims = victim_ways(s.lines, s.kind, 4);
+  const auto v = classify_policy(periodic_fraction(s.slow, 5), {}, victims);
+  ASSERT_EQ(v.policy, "weighted") << v.why;
+  ASSERT_EQ(v.weights.size(), 4u);
+  for (std::size_t w = 0; w < 4; ++w) EXPECT_NEAR(v.weights[w], weights[w] / 6, 0.03) << w;
+  EXPECT_LT(v.chi_square.p_value, 1e-6);
+}
+
+TEST(Policy, TooFewVictimsIsInconclusive) {
+  const auto s = cycle(8, std::vector<double>(8, 1.0), 20, 4);
+  const auto v = classify_policy(periodic_fraction(s.slow, 9), {}, victim_ways(s.lines, s.kind, 8));
+  EXPECT_EQ(v.policy, "");
+  EXPECT_EQ(v.confidence, 0);
+}
+
+TEST(Policy, AnOutlierOnAHitDoesNotSwapWays) {
+  auto s = cycle(4, {1, 3, 1, 1}, 3000, 5);
+  const auto clean = victim_ways(s.lines, s.kind, 4);
+  for (std::size_t i = 100; i < s.kind.size(); i += 997) {
+    if (s.kind[i] == Access::hit) s.kind[i] = Access::suspect;
+  }
+  const auto noisy = victim_ways(s.lines, s.kind, 4);
+  EXPECT_EQ(noisy.per_way, clean.per_way);
+  // Classification: one line's misses share a latency; an outlier is far from it.
+  const std::vector<double> cycles = {40, 200, 41, 202, 40, 600, 201};
+  const std::vector<std::uint32_t> lines = {0, 1, 0, 1, 0, 1, 1};
+  const auto k = classify_accesses(cycles, lines, 120);
+  EXPECT_EQ(k[1], Access::miss);
+  EXPECT_EQ(k[2], Access::hit);
+  EXPECT_EQ(k[5], Access::suspect);
+}
+
+TEST(Policy, ChiSquareTail) {
+  EXPECT_NEAR(chi_square_upper_tail(3.841458820694124, 1), 0.05, 1e-6);
+  EXPECT_NEAR(chi_square_upper_tail(11.344866730144373, 3), 0.01, 1e-6);
+  EXPECT_NEAR(chi_square_critical(3, 0.01), 11.3449, 1e-3);
+  const std::vector<std::uint64_t> even = {100, 100, 100, 100};
+  EXPECT_DOUBLE_EQ(chi_square_uniform(even).statistic, 0.0);
+  EXPECT_THROW(chi_square_uniform(std::vector<std::uint64_t>{5}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace memtopo
