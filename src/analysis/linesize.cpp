@@ -89,6 +89,10 @@ std::vector<std::uint64_t> line_stride_ladder(std::uint64_t sector_bytes, std::u
   return strides;
 }
 
+// How far (in octaves) the raw ratio may lie from the power of two it is rounded to: 0.1 octave
+// is 7 %, far more than the one-line precision of the size search gives a modulo-mapped cache.
+constexpr double kMaxOctavesOffPowerOfTwo = 0.1;
+
 std::uint64_t nearest_power_of_two(double value) {
   if (!(value > 0)) throw std::invalid_argument("nearest power of two of a non-positive value");
   const double exponent = std::round(std::log2(value));
@@ -160,10 +164,18 @@ LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes,
   out.first_beyond_stride = first.stride_bytes;
   out.raw_ratio = *first.line_estimate_bytes;
   const std::uint64_t line = nearest_power_of_two(out.raw_ratio);
+  const double octaves_off = log2_distance(out.raw_ratio, static_cast<double>(line));
+  if (octaves_off > kMaxOctavesOffPowerOfTwo) {
+    // A ratio between powers of two means the capacity did not level off the way a modulo set
+    // mapping makes it (a hashed mapping fills sets unevenly at any stride): no line follows.
+    out.note = "size / capacity in elements at the first stride holding the prime times the "
+               "size is " + std::to_string(static_cast<long long>(out.raw_ratio)) +
+               " B, not near a power of two: the set mapping does not behave as the strides "
+               "assume (hashed set index?)";
+    return out;
+  }
   out.line_bytes = line;
-  const double closeness =
-      std::clamp(1.0 - 2.0 * log2_distance(out.raw_ratio, static_cast<double>(line)), 0.0, 1.0);
-  out.confidence = closeness;
+  out.confidence = std::clamp(1.0 - 2.0 * octaves_off, 0.0, 1.0);
 
   std::vector<std::string> remarks;
   if (first.stride_bytes != prime * line) {

@@ -108,7 +108,8 @@ struct LineInference {
 // `size_bytes`: the measured cache size; `sector_bytes`: the measured fetch granularity (0 when
 // unknown); `prime`: the p of the strides. A stride is beyond the line when its searched capacity
 // footprint is at least p x size x (1 - beyond_margin). The line is the power of two nearest
-// size / capacity in elements at the smallest such stride s*. Confidence = closeness of that raw
+// size / capacity in elements at the smallest such stride s*; inconclusive (no line_bytes) when
+// that ratio lies more than 0.1 octave from a power of two. Confidence = closeness of that raw
 // ratio to the power of two (1 at equality, 0 half an octave off), halved when s* is not p x line,
 // x 0.75 when a single stride backs it, x 0.75 for each larger stride that held less (aliasing),
 // x 0.5 for a smaller stride that fitted at its probe but was not searched.

@@ -217,16 +217,28 @@ TEST(InferLine, ALaterStrideThatHeldLessIsNamedAliased) {
   EXPECT_NE(inf.note.find("aliasing"), std::string::npos);
 }
 
-TEST(InferLine, ARawRatioBetweenPowersOfTwoLowersTheConfidence) {
+TEST(InferLine, ARawRatioSlightlyOffAPowerOfTwoLowersTheConfidence) {
+  auto strides = ladder_model(245760, 32, 128, 480);
+  for (auto& s : strides) {
+    if (s.stride_bytes == 7 * 128) s.capacity_footprint_bytes = 245760 / 136 * (7 * 128);
+  }
+  const auto inf = infer_line(245760, 32, kP, strides);
+  ASSERT_TRUE(inf.line_bytes.has_value());
+  EXPECT_EQ(*inf.line_bytes, 128u);
+  EXPECT_LT(inf.confidence, 0.9);
+  EXPECT_GT(inf.confidence, 0.6);
+}
+
+// As on an H200 (docs/results, l1.line): the capacity at the first stride holding 7 x the size
+// gave a ratio of 421.6 B, between 256 and 512. No line is reported rather than 512.
+TEST(InferLine, ARawRatioBetweenPowersOfTwoIsInconclusive) {
   auto strides = ladder_model(245760, 32, 128, 480);
   for (auto& s : strides) {
     if (s.stride_bytes == 7 * 128) s.capacity_footprint_bytes = 245760 / 150 * (7 * 128);
   }
   const auto inf = infer_line(245760, 32, kP, strides);
-  ASSERT_TRUE(inf.line_bytes.has_value());
-  EXPECT_EQ(*inf.line_bytes, 128u);
-  EXPECT_LT(inf.confidence, 0.8);
-  EXPECT_GT(inf.confidence, 0.5);
+  EXPECT_FALSE(inf.line_bytes.has_value());
+  EXPECT_NE(inf.note.find("power of two"), std::string::npos);
 }
 
 TEST(InferLine, ASingleStrideBacksTheValueWithLessConfidence) {
