@@ -113,18 +113,13 @@ void SizeMeasurement::measure_baselines() {
       chase(target_.path, kStartFootprintBytes, samples),
       chase(target_.next_level_path, kStartFootprintBytes, samples)};
   const auto traces = run_batch(batch, "baseline");
-  hit_ = summarize(corrected_cycles(traces[0]));
-  next_level_ = summarize(corrected_cycles(traces[1]));
+  const LevelBaselines baselines = judge_baselines(
+      traces[0], traces[1], target_.path, target_.next_level_path, target_.not_cached_reason);
+  hit_ = baselines.hit;
+  next_level_ = baselines.next_level;
+  rule_ = baselines.rule;
   hit_sm_ = traces[0].sm_id;
   next_level_sm_ = traces[1].sm_id;
-  if (!clearly_faster(hit_, next_level_)) {
-    char numbers[160];
-    std::snprintf(numbers, sizeof numbers, ": p50 %.1f cycles via %s vs %.1f via %s", hit_.p50,
-                  std::string(to_string(target_.path)).c_str(), next_level_.p50,
-                  std::string(to_string(target_.next_level_path)).c_str());
-    throw ProbeSkipped(target_.not_cached_reason + numbers);
-  }
-  rule_ = fit_rule_for({.hit_cycles = hit_.p50, .next_level_cycles = next_level_.p5});
 }
 
 std::uint64_t SizeMeasurement::search_limit() const {

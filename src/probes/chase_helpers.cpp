@@ -3,6 +3,9 @@
 #include <bit>
 #include <cstdio>
 
+#include "analysis/stats.hpp"
+#include "probes/probe.hpp"
+
 namespace memtopo {
 
 std::vector<double> raw_cycles(const Trace& trace) {
@@ -31,6 +34,28 @@ std::uint64_t floor_power_of_two(std::uint64_t value) {
 nlohmann::json spread_evidence(const Spread& s) {
   return {{"p50", s.p50}, {"mean", s.mean}, {"stdev", s.stdev}, {"p5", s.p5},
           {"p95", s.p95}, {"min", s.min},   {"max", s.max},     {"samples", s.samples}};
+}
+
+void require_clearly_faster(const Spread& hit, const Spread& next_level, LoadPath path,
+                            LoadPath next_level_path, const std::string& not_cached_reason) {
+  if (clearly_faster(hit, next_level)) return;
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, ": p50 %.1f cycles via %s vs %.1f via %s", hit.p50,
+                std::string(to_string(path)).c_str(), next_level.p50,
+                std::string(to_string(next_level_path)).c_str());
+  throw ProbeSkipped(not_cached_reason + numbers);
+}
+
+LevelBaselines judge_baselines(const Trace& hit, const Trace& next_level, LoadPath path,
+                               LoadPath next_level_path, const std::string& not_cached_reason) {
+  LevelBaselines b;
+  b.hit = summarize(corrected_cycles(hit));
+  b.next_level = summarize(corrected_cycles(next_level));
+  require_clearly_faster(b.hit, b.next_level, path, next_level_path, not_cached_reason);
+  // The next level's p5, not its p50: an L2 with near and far partitions answers at two
+  // latencies, and the threshold must stay below the near one.
+  b.rule = fit_rule_for({.hit_cycles = b.hit.p50, .next_level_cycles = b.next_level.p5});
+  return b;
 }
 
 }  // namespace memtopo

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/size_rule.hpp"
 #include "backend/experiment.hpp"
 #include "model/topology.hpp"
 #include "model/units.hpp"  // format_bytes for messages
@@ -27,5 +28,23 @@ std::uint64_t floor_power_of_two(std::uint64_t value);
 
 // A spread as evidence JSON (p50, mean, stdev, p5, p95, min, max, samples).
 nlohmann::json spread_evidence(const Spread& spread);
+
+// The latencies of an element under test and of the level behind it, from one small warm chase
+// on each path, and the fit rule they imply (thesis 4.2.1: ca against cg).
+struct LevelBaselines {
+  Spread hit;         // corrected cycles via the element's path
+  Spread next_level;  // corrected cycles via the path that skips it
+  FitRule rule;       // threshold between the two
+};
+
+// Throws ProbeSkipped with `not_cached_reason` and both p50s unless `hit` is clearly faster than
+// `next_level`: then the element does not cache loads on `path`.
+void require_clearly_faster(const Spread& hit, const Spread& next_level, LoadPath path,
+                            LoadPath next_level_path, const std::string& not_cached_reason);
+
+// Summarises the two baseline traces. Throws ProbeSkipped with `not_cached_reason` and both
+// p50s when the element's path is not clearly faster: the element does not cache that path.
+LevelBaselines judge_baselines(const Trace& hit, const Trace& next_level, LoadPath path,
+                               LoadPath next_level_path, const std::string& not_cached_reason);
 
 }  // namespace memtopo

@@ -143,10 +143,10 @@ void Geometry::measure_threshold() {
   hit.timed_loads = next.timed_loads = samples;
   next.path = target_.next_level_path;
   const auto traces = run({hit, next}, "baseline");
-  const Spread h = summarize(corrected_cycles(traces[0]));
-  const Spread n = summarize(corrected_cycles(traces[1]));
-  if (!clearly_faster(h, n)) throw ProbeSkipped(target_.element + " does not cache this path");
-  threshold_ = fit_rule_for({.hit_cycles = h.p50, .next_level_cycles = n.p5}).threshold_cycles;
+  threshold_ = judge_baselines(traces[0], traces[1], target_.path, target_.next_level_path,
+                               target_.element + " does not cache " +
+                                   std::string(to_string(target_.path)) + " loads")
+                   .rule.threshold_cycles;
   threshold_source_ = "own baseline";
 }
 

@@ -209,13 +209,7 @@ PooledChases pool(std::span<const Trace> traces) {
 nlohmann::json check_level_exists(const LatencyTarget& target, const Spread& level,
                                   const Trace& reference_trace) {
   const Spread reference = summarize(corrected_cycles(reference_trace));
-  if (!clearly_faster(level, reference)) {
-    char numbers[160];
-    std::snprintf(numbers, sizeof numbers, ": p50 %.1f cycles via %s vs %.1f via %s", level.p50,
-                  std::string(to_string(target.path)).c_str(), reference.p50,
-                  std::string(to_string(*target.must_beat)).c_str());
-    throw ProbeSkipped(target.skip_reason + numbers);
-  }
+  require_clearly_faster(level, reference, target.path, *target.must_beat, target.skip_reason);
   return {{"path", to_string(*target.must_beat)}, {"cycles", spread_evidence(reference)}};
 }
 

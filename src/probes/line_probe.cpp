@@ -274,16 +274,12 @@ std::vector<Trace> LineMeasurement::run_batches(const std::vector<ChaseSpec>& sp
 }
 
 void LineMeasurement::take_baselines(const Trace& hit, const Trace& next) {
-  hit_ = summarize(corrected_cycles(hit));
-  next_level_ = summarize(corrected_cycles(next));
-  if (!clearly_faster(hit_, next_level_)) {
-    char numbers[160];
-    std::snprintf(numbers, sizeof numbers, ": p50 %.1f cycles via %s vs %.1f via %s", hit_.p50,
-                  std::string(to_string(target_.path)).c_str(), next_level_.p50,
-                  std::string(to_string(target_.next_level_path)).c_str());
-    throw ProbeSkipped(target_.not_cached_reason + numbers);
-  }
-  rule_ = fit_rule_for({.hit_cycles = hit_.p50, .next_level_cycles = next_level_.p5});
+  const LevelBaselines baselines = judge_baselines(hit, next, target_.path,
+                                                   target_.next_level_path,
+                                                   target_.not_cached_reason);
+  hit_ = baselines.hit;
+  next_level_ = baselines.next_level;
+  rule_ = baselines.rule;
 }
 
 std::uint64_t LineMeasurement::size_or_skip() const {
