@@ -41,17 +41,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-nlohmann::json verdict_json(std::uint64_t footprint, const FitVerdict& v) {
-  return {{"footprint_bytes", footprint},
-          {"fits", v.fits},
-          {"missing", v.missing},
-          {"elements", v.elements},
-          {"passes", v.min_passes},
-          {"slow_accesses", v.slow_accesses},
-          {"miss_fraction", v.miss_fraction},
-          {"limit", v.limit}};
-}
-
 // Everything one run of the probe measures, for the finding and its evidence.
 class SizeMeasurement {
  public:
@@ -187,7 +176,7 @@ void SizeMeasurement::report(const SizeSearchResult& result) {
 
   nlohmann::json tried = nlohmann::json::array();
   for (const auto& step : result.steps) {
-    auto entry = verdict_json(step.footprint_bytes, step.verdict);
+    auto entry = verdict_evidence(step.verdict, step.footprint_bytes);
     entry["phase"] = step.phase;
     tried.push_back(std::move(entry));
   }
@@ -195,7 +184,7 @@ void SizeMeasurement::report(const SizeSearchResult& result) {
   nlohmann::json scan = nlohmann::json::array();
   const std::size_t first_scan_step = result.steps.size() - result.scan.size();
   for (std::size_t i = first_scan_step; i < result.steps.size(); ++i) {
-    scan.push_back(verdict_json(result.steps[i].footprint_bytes, result.steps[i].verdict));
+    scan.push_back(verdict_evidence(result.steps[i].verdict, result.steps[i].footprint_bytes));
   }
   nlohmann::json timings = nlohmann::json::object();
   for (const auto& [phase, seconds] : phase_seconds_) timings[phase + "_s"] = seconds;

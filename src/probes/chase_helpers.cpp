@@ -46,6 +46,18 @@ void require_clearly_faster(const Spread& hit, const Spread& next_level, LoadPat
   throw ProbeSkipped(not_cached_reason + numbers);
 }
 
+nlohmann::json verdict_evidence(const FitVerdict& v, std::uint64_t footprint_bytes) {
+  nlohmann::json j = {{"fits", v.fits},
+                      {"missing", v.missing},
+                      {"elements", v.elements},
+                      {"passes", v.min_passes},
+                      {"slow_accesses", v.slow_accesses},
+                      {"miss_fraction", v.miss_fraction},
+                      {"limit", v.limit}};
+  if (footprint_bytes != 0) j["footprint_bytes"] = footprint_bytes;
+  return j;
+}
+
 LevelBaselines judge_baselines(const Trace& hit, const Trace& next_level, LoadPath path,
                                LoadPath next_level_path, const std::string& not_cached_reason) {
   LevelBaselines b;

@@ -28,6 +28,8 @@ std::uint64_t floor_power_of_two(std::uint64_t value);
 
 // A spread as evidence JSON (p50, mean, stdev, p5, p95, min, max, samples).
 nlohmann::json spread_evidence(const Spread& spread);
+// A fit verdict as evidence JSON, with the footprint it judged when one is given (non-zero).
+nlohmann::json verdict_evidence(const FitVerdict& verdict, std::uint64_t footprint_bytes = 0);
 
 // The latencies of an element under test and of the level behind it, from one small warm chase
 // on each path, and the fit rule they imply (thesis 4.2.1: ca against cg).

@@ -185,14 +185,6 @@ std::vector<SizeSearchResult> LockstepSearches::run(const std::vector<SizeSearch
   return results;
 }
 
-nlohmann::json verdict_json(const FitVerdict& v) {
-  return {{"fits", v.fits},
-          {"elements", v.elements},
-          {"missing", v.missing},
-          {"slow_accesses", v.slow_accesses},
-          {"miss_fraction", v.miss_fraction}};
-}
-
 // What the two probes share: the plan of chases, the baselines and the bookkeeping of loads.
 class LineMeasurement {
  public:
@@ -502,7 +494,7 @@ void LineMeasurement::run_line() {
     nlohmann::json entry = {{"stride_bytes", ladder[i]},
                             {"unit_bytes", ladder[i] / kLinePrime},
                             {"probe_footprint_bytes", capacities[i].probe_footprint_bytes},
-                            {"probe", verdict_json(probe_verdicts[i])},
+                            {"probe", verdict_evidence(probe_verdicts[i])},
                             {"class", v ? to_string(v->cls) : "?"}};
     if (const auto it = std::find(searched.begin(), searched.end(), i); it != searched.end()) {
       const auto& result = results[static_cast<std::size_t>(it - searched.begin())];
