@@ -54,9 +54,15 @@ VictimCounts victim_ways(std::span<const std::uint32_t> lines, std::span<const A
   VictimCounts out;
   out.per_way.assign(ways, 0);
   std::vector<std::size_t> slow_at;
+  // previous[i]: the index of the previous access to lines[i], or SIZE_MAX for its first one.
+  constexpr std::size_t kNone = SIZE_MAX;
+  std::vector<std::size_t> previous(kind.size(), kNone);
+  std::vector<std::size_t> last_of(ways + 1, kNone);
   for (std::size_t i = 0; i < kind.size(); ++i) {
     if (lines[i] > ways) throw std::invalid_argument("victim_ways: line id above ways");
     if (kind[i] != Access::hit) slow_at.push_back(i);
+    previous[i] = last_of[lines[i]];
+    last_of[lines[i]] = i;
   }
   for (std::size_t k = 0; k < slow_at.size(); ++k) {
     const std::uint32_t x = lines[slow_at[k]];
@@ -69,12 +75,29 @@ VictimCounts victim_ways(std::span<const std::uint32_t> lines, std::span<const A
       way_of[x] = filled++;
       continue;
     }
-    // The set is full: the victim is the present line whose next clean miss comes first.
+    // The set is full: the victim is the present line whose next access after this miss is a
+    // miss; it is the first line to miss again. A line that was accessed since this miss without
+    // a miss is present, so a suspect on it is an outlier on a hit. A suspect on a line not
+    // accessed since is an outlier on a hit or on the victim's miss: the two give the same
+    // hits and misses afterwards, but name different victim ways, and a wrong guess would swap
+    // two ways in the model for the rest of the trace. Tracking stops there.
     std::size_t n = k + 1;
-    while (n < slow_at.size() &&
-           (kind[slow_at[n]] != Access::miss || lines[slow_at[n]] == x ||
-            way_of[lines[slow_at[n]]] == kAbsent))
-      ++n;
+    bool ambiguous = false;
+    for (; n < slow_at.size(); ++n) {
+      const std::size_t at = slow_at[n];
+      const std::uint32_t y = lines[at];
+      if (y == x || way_of[y] == kAbsent) continue;
+      if (kind[at] == Access::miss) break;
+      const bool accessed_since = previous[at] != kNone && previous[at] > slow_at[k];
+      if (!accessed_since) {
+        ambiguous = true;
+        break;
+      }
+    }
+    if (ambiguous) {
+      out.stopped_at = slow_at[n];
+      break;
+    }
     if (n == slow_at.size()) break;  // the trace ends before the victim shows
     const std::uint32_t y = lines[slow_at[n]];
     const auto v = way_of[y];

@@ -26,6 +26,9 @@ struct VictimCounts {
   std::vector<std::uint64_t> per_way;  // victims observed per way
   std::uint64_t victims = 0;           // sum of per_way
   std::uint64_t inconsistencies = 0;   // slow accesses to lines that should have been present
+  // Index of the suspect access at which tracking stopped because it could have been the
+  // victim's miss or an outlier on a hit (see victim_ways); SIZE_MAX when it ran to the end.
+  std::size_t stopped_at = SIZE_MAX;
 };
 
 // What one access looked like.
@@ -45,8 +48,11 @@ std::vector<Access> classify_accesses(std::span<const double> cycles,
 // `lines[i]` (0 .. ways) is the set member the i-th access touched, `kind[i]` how it looked;
 // the accesses start with the set empty. A suspect access counts as a miss when the line is
 // absent in the model and is ignored otherwise; only clean misses name victims, so that an
-// outlier on a hit cannot swap two lines' ways in the model. Throws std::invalid_argument for
-// mismatched spans, ways == 0 or a line id above ways.
+// outlier cannot swap two lines' ways in the model. A suspect on a line that could be the
+// pending victim (not accessed since the last miss) is either an outlier on a hit or on the
+// victim's miss; the trace cannot tell which, so tracking stops there (`stopped_at`) and the
+// counts cover the trace before it. Chase several short traces to get enough victims. Throws
+// std::invalid_argument for mismatched spans, ways == 0 or a line id above ways.
 VictimCounts victim_ways(std::span<const std::uint32_t> lines, std::span<const Access> kind,
                          std::uint32_t ways);
 

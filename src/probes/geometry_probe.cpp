@@ -30,7 +30,10 @@ constexpr std::uint32_t kRandomPasses = 128;    // when the misses are not perio
 constexpr std::uint32_t kRandomMinSlow = 4;     // slow accesses a line needs then
 constexpr std::uint32_t kLinePasses = 4;        // line-size hypothesis chases
 constexpr std::uint32_t kRetouchPasses = 64;    // LRU-versus-FIFO chase
-constexpr std::uint32_t kPolicyLoads = 20000;   // victim-tracking chase
+constexpr std::uint32_t kPolicyLoads = 20000;   // victim-tracking chases, all together
+// Victim tracking stops at the first outlier it cannot place (analysis/policy.hpp), so the loads
+// are split over several chases, each from a cold set.
+constexpr std::uint32_t kPolicyChases = 8;
 constexpr std::uint32_t kMinLineCandidate = 32;
 constexpr std::uint32_t kMaxLineCandidate = 512;
 constexpr int kEdgeAdjustments = 4;
@@ -479,8 +482,9 @@ void Geometry::policy() {
   for (auto x : group) words.push_back(word_of_line(x));
   const auto members = static_cast<std::uint32_t>(group.size());
   const std::uint32_t timed =
-      std::max(kPolicyLoads / members, kRetouchPasses) * members;  // whole passes
-  std::vector<ChaseSpec> specs = {explicit_chase(words, 0, timed)};
+      std::max(kPolicyLoads / kPolicyChases / members, kRetouchPasses) * members;  // whole passes
+  std::vector<ChaseSpec> specs;
+  for (std::uint32_t i = 0; i < kPolicyChases; ++i) specs.push_back(explicit_chase(words, 0, timed));
   // Re-touch: a0, a1 .. a(W-1), a0 again (its second word, same sector), then aW.
   const bool retouch = ways >= 2;
   if (retouch) {
@@ -490,25 +494,36 @@ void Geometry::policy() {
     specs.push_back(explicit_chase(r, 1, (members + 1) * kRetouchPasses));
   }
   const auto traces = run(specs, "policy");
-  const auto c = corrected_cycles(traces[0]);
-  std::vector<bool> slow;
-  std::vector<std::uint32_t> ids;
   std::map<std::uint32_t, std::uint32_t> id_of;
   for (std::uint32_t i = 0; i < members; ++i) id_of[words[i]] = i;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    slow.push_back(c[i] > threshold_);
-    ids.push_back(id_of.at(traces[0].indices[i]));
+  double periodic = 0;
+  VictimCounts victims;
+  victims.per_way.assign(ways, 0);
+  std::uint32_t stopped = 0;
+  for (std::uint32_t t = 0; t < kPolicyChases; ++t) {
+    const auto c = corrected_cycles(traces[t]);
+    std::vector<bool> slow;
+    std::vector<std::uint32_t> ids;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      slow.push_back(c[i] > threshold_);
+      ids.push_back(id_of.at(traces[t].indices[i]));
+    }
+    periodic += periodic_fraction(slow, members) / kPolicyChases;
+    const auto kinds = classify_accesses(c, ids, threshold_);
+    const auto v = victim_ways(ids, kinds, ways);
+    for (std::uint32_t way = 0; way < ways; ++way) victims.per_way[way] += v.per_way[way];
+    victims.victims += v.victims;
+    victims.inconsistencies += v.inconsistencies;
+    if (v.stopped_at != SIZE_MAX) ++stopped;
   }
-  const double periodic = periodic_fraction(slow, members);
-  const auto kinds = classify_accesses(c, ids, threshold_);
-  const auto victims = victim_ways(ids, kinds, ways);
   LruFifo lf;
   double first_touch_slow = -1;
   if (retouch) {
-    const auto rc = corrected_cycles(traces[1]);
+    const Trace& rt = traces[kPolicyChases];
+    const auto rc = corrected_cycles(rt);
     std::size_t touches = 0, slow_touches = 0;
     for (std::size_t i = 0; i < rc.size(); ++i) {
-      if (traces[1].indices[i] != words.front()) continue;
+      if (rt.indices[i] != words.front()) continue;
       ++touches;
       if (rc[i] > threshold_) ++slow_touches;
     }
@@ -520,7 +535,7 @@ void Geometry::policy() {
   p.name = "policy";
   p.unit = "";
   p.source = Source::measured;
-  p.method = "the W + 1 lines of one overfull set chased cyclically from cold (paper 000, 4.2): "
+  p.method = "the W + 1 lines of one overfull set chased cyclically from cold, several times (paper 000, 4.2): "
              "periodic misses = LRU/FIFO, told apart by re-touching the first line; otherwise "
              "victim ways from the recorded indices, chi-square against uniform";
   p.evidence = {{"from", target_.element + ".ways"},
@@ -531,6 +546,8 @@ void Geometry::policy() {
                 {"victims_per_way", victims.per_way},
                 {"victims", victims.victims},
                 {"inconsistencies", victims.inconsistencies},
+                {"victim_chases", kPolicyChases},
+                {"victim_chases_stopped_at_an_outlier", stopped},
                 {"why", verdict.why},
                 {"loads", loads_},
                 {"batches", batches_}};
