@@ -18,6 +18,12 @@ const std::vector<SizeTarget>& size_targets() {
   static const std::vector<SizeTarget> table = {
       {"l1", LoadPath::ca, LoadPath::cg, "L2", "global loads are not cached in L1 (ca ≈ cg)",
        "L1 data cache size: pointer chase over ld.global.ca, doubling then section then scan"},
+      {"tex", LoadPath::tex, LoadPath::cg, "L2",
+       "texture fetches are not cached on the SM (tex ≈ cg)",
+       "texture cache size: pointer chase over tex1Dfetch, doubling then section then scan"},
+      {"ro", LoadPath::nc, LoadPath::cg, "L2",
+       "read-only loads are not cached on the SM (nc ≈ cg)",
+       "read-only (__ldg) cache size: pointer chase over ld.global.nc, doubling, section, scan"},
   };
   return table;
 }

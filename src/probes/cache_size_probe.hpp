@@ -1,7 +1,7 @@
 #pragma once
 // One size probe for every cache: a table row names the element, the load path whose caching
-// it measures and a path that skips it. Only L1 today; texture, read-only and constant caches
-// become rows, not copies.
+// it measures and a path that skips it: L1 (ca), texture (tex) and read-only (nc) today; the
+// constant caches become rows, not copies.
 #include <string>
 #include <utility>
 #include <vector>

@@ -16,6 +16,8 @@ struct KnownElement {
 const std::vector<KnownElement>& known_elements() {
   static const std::vector<KnownElement> table = {
       {"l1", "cache", "sm", {"ca"}},
+      {"tex", "cache", "sm", {"tex"}},
+      {"ro", "cache", "sm", {"nc"}},
       {"l2", "cache", "device", {"cg", "ca"}},
       {"dram", "memory", "device", {"cg"}},
       {"shared", "scratchpad", "sm", {"shared"}},

@@ -83,5 +83,29 @@ TEST(L1Size, PointOnePercentOutliersDoNotMoveTheSize) {
   EXPECT_EQ(missing, 0u);
 }
 
+// One size probe, a row per cache: on a Kepler-like device whose texture cache is apart from L1
+// (different size, line and latency), tex.size finds the texture cache, ro.size (ld.global.nc,
+// served by L1 here) finds L1, and each latency is its own cache's.
+TEST(CacheSizes, TextureAndReadOnlyRowsFindTheirOwnCaches) {
+  const std::string file = "tests/probes/sims/separate-tex.json";
+  const SimTruth truth = read_truth(file);
+  const ProbeRun run =
+      run_on_sim(file, {"l1.size", "tex.size", "ro.size", "tex.latency", "ro.latency"});
+  ASSERT_TRUE(run.skipped.empty()) << run.skipped.begin()->second;
+  const auto configured = [&](const char* cache) {
+    return truth.cache(cache).at("size_bytes").get<std::uint64_t>();
+  };
+  EXPECT_EQ(property(run, "l1", "size").value.get<std::uint64_t>(), configured("L1"));
+  EXPECT_EQ(property(run, "ro", "size").value.get<std::uint64_t>(), configured("L1"));
+  EXPECT_EQ(property(run, "tex", "size").value.get<std::uint64_t>(), configured("Texture"));
+  EXPECT_NEAR(property(run, "tex", "latency").value.get<double>(),
+              truth.cache("Texture").at("hit_latency").get<double>(), truth.jitter());
+  EXPECT_NEAR(property(run, "ro", "latency").value.get<double>(),
+              truth.cache("L1").at("hit_latency").get<double>(), truth.jitter());
+  const Element* tex = run.topology.find("tex");
+  ASSERT_NE(tex, nullptr);
+  EXPECT_EQ(tex->load_paths, std::vector<std::string>{"tex"});
+}
+
 }  // namespace
 }  // namespace memtopo::testing
