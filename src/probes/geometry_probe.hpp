@@ -1,6 +1,6 @@
 #pragma once
 // Cache geometry and replacement policy (`<element>.ways`, `.sets`, `.set_bits`, `.policy`), one
-// implementation for every cache through a table row, like the size probe. Only L1 today.
+// implementation for every cache through a table row, like the size probe. Only an L1 row today.
 #include <memory>
 #include <string>
 #include <utility>
