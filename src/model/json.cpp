@@ -54,6 +54,7 @@ ojson property_to_json(const Property& property) {
   if (property.raw) out["raw"] = spread_to_json(*property.raw);
   if (property.seconds_value) out["seconds"] = finite_or_null(*property.seconds_value);
   if (property.inconclusive) out["inconclusive"] = true;
+  if (property.bound != Bound::none) out["bound"] = to_string(property.bound);
   if (!property.note.empty()) out["note"] = property.note;
   if (has_evidence(property.evidence)) out["evidence"] = ojson(property.evidence);
   return out;
@@ -284,6 +285,14 @@ Source parse_source(const ObjectReader& reader) {
   reader.fail("source", "unknown source '" + text + "' (expected api, measured or derived)");
 }
 
+Bound parse_bound(const ObjectReader& reader) {
+  if (!reader.find("bound")) return Bound::none;
+  std::string text = reader.string("bound");
+  if (text == "lower") return Bound::lower;
+  if (text == "upper") return Bound::upper;
+  reader.fail("bound", "unknown bound '" + text + "' (expected lower or upper)");
+}
+
 Spread spread_from_json(const ObjectReader& parent, const std::string& key) {
   ObjectReader reader = parent.child(key);
   Spread spread;
@@ -317,6 +326,7 @@ Property property_from_json(const ObjectReader& element, const std::string& name
   if (reader.find("raw")) property.raw = spread_from_json(reader, "raw");
   property.seconds_value = reader.nullable_number("seconds");
   property.inconclusive = reader.boolean("inconclusive");
+  property.bound = parse_bound(reader);
   property.note = reader.string("note");
   if (const ojson* evidence = reader.find("evidence"))
     property.evidence = nlohmann::json(*evidence);

@@ -13,6 +13,15 @@ const char* to_string(Source source) {
   return "?";
 }
 
+const char* to_string(Bound bound) {
+  switch (bound) {
+    case Bound::none: return "none";
+    case Bound::lower: return "lower";
+    case Bound::upper: return "upper";
+  }
+  return "?";
+}
+
 const Property* Element::find(const std::string& property) const {
   auto it = std::find_if(properties.begin(), properties.end(),
                          [&](const Property& p) { return p.name == property; });

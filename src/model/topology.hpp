@@ -16,6 +16,11 @@ inline constexpr int kSchemaVersion = 1;
 enum class Source { api, measured, derived };
 const char* to_string(Source source);
 
+// What a value that is not a measured size means: none, or a bound the measurement could only
+// reach ("> 62 KiB": the footprint the device lets a probe use ran out before the edge).
+enum class Bound { none, lower, upper };
+const char* to_string(Bound bound);
+
 // Summary of repeated samples. A number without a spread is not a result.
 struct Spread {
   double p50 = 0;
@@ -40,6 +45,7 @@ struct Property {
   std::optional<Spread> raw;         // latencies: the same samples before overhead correction
   std::optional<double> seconds_value;  // latencies: p50 converted with the measured clock
   bool inconclusive = false;            // measured but no conclusion; `value` may be a bound
+  Bound bound = Bound::none;            // lower/upper: `value` is only a bound (inconclusive too)
   std::string note;                     // e.g. why inconclusive, or "lower bound"
   nlohmann::json evidence = nlohmann::json::object();  // whatever backs the value up
 };

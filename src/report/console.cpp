@@ -62,11 +62,14 @@ std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
 
 enum class ApiMark { in_cell, none };  // none: the section has a Source column
 
-// An inconclusive value shows what is known ("? [1]" or, when the value is a bound,
-// "48 KiB? [1]"); an API value says so, because it was not measured.
+// An inconclusive value shows what is known ("? [1]", a bound as "> 62 KiB [1]", any other
+// value as "48 KiB? [1]"); an API value says so, because it was not measured.
 std::string decorate(std::string text, const std::string& element_id, const Property& property,
                      Footnotes& notes, ApiMark api_mark = ApiMark::in_cell) {
-  if (property.inconclusive) {
+  if (property.bound != Bound::none && !property.value.is_null()) {
+    text = (property.bound == Bound::lower ? "> " : "< ") + text + " " +
+           notes.add(element_id, property);
+  } else if (property.inconclusive) {
     text = (property.value.is_null() ? "?" : text + "?") + " " + notes.add(element_id, property);
   }
   if (property.source == Source::api && api_mark == ApiMark::in_cell) text += " (api)";

@@ -43,6 +43,7 @@ TEST(TopologyJson, RoundTripIsLossless) {
   EXPECT_EQ(latency->evidence["overhead_cycles"], 12);
   const Property* tex_size = back.find("tex")->find("size");
   EXPECT_TRUE(tex_size->inconclusive);
+  EXPECT_EQ(tex_size->bound, Bound::lower);
   EXPECT_EQ(tex_size->note, original.find("tex")->find("size")->note);
   EXPECT_EQ(back.find("l2")->find("size")->source, Source::api);
   EXPECT_TRUE(back.find("tex")->find("line")->value.is_null());
@@ -126,6 +127,11 @@ TEST(TopologyJson, PropertyNeedsValueUnitAndAKnownSource) {
   doc = sample_document();
   doc["elements"][0]["line"]["source"] = "guessed";
   EXPECT_NE(error_of(doc).find("unknown source 'guessed'"), std::string::npos);
+
+  doc = sample_document();
+  doc["elements"][0]["line"]["bound"] = "about";
+  EXPECT_NE(error_of(doc).find("elements[0].line.bound: unknown bound 'about'"),
+            std::string::npos);
 
   doc = sample_document();
   doc["elements"][0]["line"]["confidence"] = 1.5;
