@@ -17,6 +17,9 @@ struct BackendLimits {
   std::uint64_t max_footprint_bytes = 0;           // global paths
   std::uint64_t max_constant_footprint_bytes = 0;  // constant path (constant bank size)
   std::uint64_t max_shared_footprint_bytes = 0;    // shared path (per block)
+  // ChaseSpec::reserved_shared_bytes, at most: the shared memory a block may use minus the
+  // chase's own (its records; on the shared path its chain counts against this as well).
+  std::uint64_t max_reserved_shared_bytes = 0;
   std::uint32_t max_timed_loads = 0;               // per chaser
   std::uint32_t max_chasers = 0;
   std::uint32_t concurrent_slots = 0;  // independent chases that may run at once (one per SM)

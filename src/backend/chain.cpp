@@ -18,11 +18,57 @@ std::uint64_t SplitMix64::below(std::uint64_t bound) {
   return x % bound;
 }
 
+std::uint64_t segment_bytes(const ChaseSpec& spec) {
+  if (!spec.private_segments || spec.chasers <= 1 || spec.stride_bytes == 0) {
+    return spec.footprint_bytes;
+  }
+  const std::uint64_t per_chaser = spec.footprint_bytes / spec.chasers;
+  return per_chaser - per_chaser % spec.stride_bytes;
+}
+
 std::uint64_t chain_length(const ChaseSpec& spec) {
   if (spec.order == ChaseOrder::explicit_indices) return spec.indices.size();
   if (spec.stride_bytes == 0) return 0;
-  return spec.footprint_bytes / spec.stride_bytes;
+  return segment_bytes(spec) / spec.stride_bytes;
 }
+
+ChaseSpec eviction_chain_spec(const ChaseSpec& spec) {
+  if (!spec.eviction) throw ExperimentError("chase spec: no eviction sweep to build a chain for");
+  ChaseSpec sweep;
+  sweep.path = spec.eviction->path;
+  sweep.footprint_bytes = spec.eviction->footprint_bytes;
+  sweep.stride_bytes = spec.eviction->stride_bytes;
+  sweep.order = ChaseOrder::sequential;
+  return sweep;
+}
+
+std::uint64_t loads_per_chaser(const ChaseSpec& spec) {
+  std::uint64_t loads = std::uint64_t{spec.warm_passes} * chain_length(spec) + spec.timed_loads;
+  if (spec.eviction) loads += std::uint64_t{spec.eviction->passes} * chain_length(eviction_chain_spec(spec));
+  return loads;
+}
+
+namespace {
+
+template <typename Fail>
+void validate_eviction(const ChaseSpec& spec, const Fail& fail) {
+  const EvictionSweep& sweep = *spec.eviction;
+  if (sweep.path == LoadPath::shared) fail("an eviction sweep cannot use the shared path");
+  if (sweep.path == LoadPath::constant && spec.path == LoadPath::constant) {
+    fail("an eviction sweep on the constant path needs a chase on another path (one bank)");
+  }
+  if (sweep.passes == 0) fail("eviction passes must be at least 1");
+  if (sweep.stride_bytes == 0 || sweep.stride_bytes % 4 != 0) {
+    fail("eviction stride_bytes must be a positive multiple of 4, got " +
+         std::to_string(sweep.stride_bytes));
+  }
+  if (sweep.footprint_bytes < sweep.stride_bytes) {
+    fail("eviction footprint_bytes is smaller than one stride");
+  }
+  if (sweep.footprint_bytes / 4 > UINT32_MAX) fail("eviction footprint_bytes too large");
+}
+
+}  // namespace
 
 void validate(const ChaseSpec& spec) {
   const auto fail = [](const std::string& what) { throw ExperimentError("chase spec: " + what); };
@@ -30,6 +76,10 @@ void validate(const ChaseSpec& spec) {
   if (spec.footprint_bytes < 4) fail("footprint_bytes must be at least 4");
   if (words > UINT32_MAX) fail("footprint_bytes too large for 32-bit word indices");
   if (spec.chasers == 0) fail("chasers must be at least 1");
+  if (spec.eviction) validate_eviction(spec, fail);
+  if (spec.private_segments && spec.order == ChaseOrder::explicit_indices) {
+    fail("private_segments needs a sequential or random order, not explicit_indices");
+  }
   if (spec.order == ChaseOrder::explicit_indices) {
     if (spec.indices.empty()) fail("explicit_indices needs a non-empty index list");
     std::unordered_set<std::uint32_t> seen;
@@ -47,6 +97,9 @@ void validate(const ChaseSpec& spec) {
     fail("stride_bytes must be a positive multiple of 4, got " + std::to_string(spec.stride_bytes));
   }
   if (spec.footprint_bytes < spec.stride_bytes) fail("footprint_bytes is smaller than one stride");
+  if (spec.private_segments && segment_bytes(spec) < spec.stride_bytes) {
+    fail("private_segments: footprint / chasers holds less than one stride");
+  }
   const std::uint32_t step = spec.stride_bytes / 4;
   if (spec.start_index % step != 0 || spec.start_index / step >= chain_length(spec)) {
     fail("start_index " + std::to_string(spec.start_index) + " is not on the chain");
@@ -72,11 +125,25 @@ std::vector<std::uint32_t> chain_order(const ChaseSpec& spec) {
   return order;
 }
 
+std::vector<std::uint32_t> chain_order(const ChaseSpec& spec, std::uint32_t chaser) {
+  auto order = chain_order(spec);
+  if (!spec.private_segments || chaser == 0) return order;
+  if (chaser >= spec.chasers) throw ExperimentError("chain_order: no such chaser");
+  const auto shift = static_cast<std::uint32_t>(std::uint64_t{chaser} * segment_bytes(spec) / 4);
+  for (auto& word : order) word += shift;
+  return order;
+}
+
 std::vector<std::uint32_t> build_chain(const ChaseSpec& spec) {
   const auto order = chain_order(spec);
   std::vector<std::uint32_t> words(spec.footprint_bytes / 4, kNotOnChain);
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    words[order[k]] = order[(k + 1) % order.size()];
+  const std::uint32_t segments = spec.private_segments ? spec.chasers : 1;
+  const std::uint64_t segment_words = segment_bytes(spec) / 4;
+  for (std::uint32_t segment = 0; segment < segments; ++segment) {
+    const std::uint64_t shift = segment * segment_words;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      words[order[k] + shift] = static_cast<std::uint32_t>(order[(k + 1) % order.size()] + shift);
+    }
   }
   return words;
 }

@@ -13,13 +13,18 @@ namespace memtopo {
 // Throws ExperimentError naming the problem.
 void validate(const ChaseSpec& spec);
 
-// The array of footprint_bytes / 4 words; word i holds the index of the word loaded after it.
+// The array of footprint_bytes / 4 words; word i holds the index of the word loaded after it
+// (with private segments, every segment's chain).
 // Words not on the chain hold 0xFFFFFFFF so that a stray visit is detectable.
 std::vector<std::uint32_t> build_chain(const ChaseSpec& spec);
 
 // The word indices of the chain in visiting order, starting from element 0 of the order
-// (sequential: 0, s, 2s ...; random: the permutation's cycle from word 0).
+// (sequential: 0, s, 2s ...; random: the permutation's cycle from word 0). With private
+// segments, the chain of segment 0.
 std::vector<std::uint32_t> chain_order(const ChaseSpec& spec);
+// The chain chaser `chaser` walks: chain_order(spec), shifted into the chaser's own segment with
+// private segments, and the same for every chaser otherwise.
+std::vector<std::uint32_t> chain_order(const ChaseSpec& spec, std::uint32_t chaser);
 
 inline constexpr std::uint32_t kNotOnChain = 0xFFFFFFFFu;
 

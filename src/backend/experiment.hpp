@@ -40,6 +40,17 @@ enum class ChaserSchedule {
   concurrent,  // all chasers run at the same time
 };
 
+// A sweep through a second array on another load path, run by every chaser between its warm
+// passes and its timed loads (thesis 004, 4.5): warm cache A with the chase, sweep through B,
+// then time A again. If B's loads evicted A's lines, A and B hold their lines in one array.
+// The sweep walks a sequential chain of its own (eviction_chain_spec), in a separate buffer.
+struct EvictionSweep {
+  LoadPath path = LoadPath::ca;       // any path but shared; constant only if the chase is not
+  std::uint64_t footprint_bytes = 0;  // the second array
+  std::uint32_t stride_bytes = 128;   // one load every stride_bytes, in address order
+  std::uint32_t passes = 1;           // sweeps over the whole array
+};
+
 // One fine-grained pointer chase. The chain lives in an array of 32-bit words: the word at
 // index i holds the index of the next word to load. Indices are in words (4 bytes).
 struct ChaseSpec {
@@ -53,13 +64,36 @@ struct ChaseSpec {
   std::uint32_t warm_passes = 1;       // untimed passes over the whole chain before timing
   std::uint32_t timed_loads = 0;       // recorded loads per chaser, after the warm passes
   std::uint32_t chasers = 1;           // chasing threads: lane 0 of warps 0..chasers-1
+  // false: every chaser walks the one chain from start_index. true: the footprint is split into
+  // `chasers` segments of segment_bytes(spec) each, segment k holds its own chain (the same
+  // order and stride, shifted by k segments) and chaser k walks segment k only, starting at
+  // start_index + k * segment_bytes / 4. Sequential and random orders only. What the per-SM
+  // instance test needs (thesis 004, 4.6): chasers that do not share a single line.
+  bool private_segments = false;
   ChaserSchedule schedule = ChaserSchedule::sequential;
   std::optional<std::uint32_t> sm;     // run on this SM; unset = any SM the backend picks
   bool flush_device_caches = false;    // evict device-wide caches (L2) before the chase starts
+  std::optional<EvictionSweep> eviction;  // see EvictionSweep; none by default
+  // Shared memory the chase's block reserves on top of what it uses itself. Where L1 and shared
+  // memory are one array per SM, the L1 left to the chase shrinks accordingly: how the
+  // carveout table is measured. 0 = the smallest carveout the device allows.
+  std::uint32_t reserved_shared_bytes = 0;
 };
 
-// Number of elements on the chain a spec describes (the chain length).
+// Number of elements on the chain one chaser walks (the chain length; with private segments,
+// the length of one segment's chain).
 std::uint64_t chain_length(const ChaseSpec& spec);
+
+// Bytes of one chaser's segment with private_segments: footprint / chasers rounded down to the
+// stride. The whole footprint otherwise.
+std::uint64_t segment_bytes(const ChaseSpec& spec);
+
+// The spec of the sequential chain an eviction sweep walks (path, footprint and stride of the
+// sweep, one element per stride). Requires spec.eviction.
+ChaseSpec eviction_chain_spec(const ChaseSpec& spec);
+
+// Loads a chase makes on the device, per chaser: warm passes, eviction sweeps and timed loads.
+std::uint64_t loads_per_chaser(const ChaseSpec& spec);
 
 // What one chase produced. With several chasers, chaser k's records are the k-th block of
 // `timed_loads` entries in `cycles` and `indices`.

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "analysis/stats.hpp"
+#include "backend/chain.hpp"
 #include "probes/probe.hpp"
 
 namespace memtopo {
@@ -20,7 +21,7 @@ std::vector<double> corrected_cycles(const Trace& trace) {
 }
 
 std::uint64_t loads_of(const ChaseSpec& spec) {
-  return (std::uint64_t{spec.warm_passes} * chain_length(spec) + spec.timed_loads) * spec.chasers;
+  return loads_per_chaser(spec) * spec.chasers;
 }
 
 std::uint64_t round_down(std::uint64_t value, std::uint64_t step) {

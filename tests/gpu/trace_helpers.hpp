@@ -9,11 +9,14 @@
 
 namespace memtopo::testing {
 
-// The word indices one chaser reads in its timed loads: the chain order rotated to start at
-// spec.start_index (where the warm passes, whole cycles, leave the chase), repeated.
-inline std::vector<std::uint32_t> expected_visits(const ChaseSpec& spec) {
-  std::vector<std::uint32_t> order = chain_order(spec);
-  const auto start = std::find(order.begin(), order.end(), spec.start_index);
+// The word indices chaser `chaser` reads in its timed loads: its chain order rotated to start
+// at its first word (spec.start_index, shifted into its own segment with private segments),
+// where the warm passes (whole cycles) leave the chase, repeated.
+inline std::vector<std::uint32_t> expected_visits(const ChaseSpec& spec, std::uint32_t chaser = 0) {
+  std::vector<std::uint32_t> order = chain_order(spec, chaser);
+  const std::uint32_t shift =
+      spec.private_segments ? static_cast<std::uint32_t>(chaser * segment_bytes(spec) / 4) : 0;
+  const auto start = std::find(order.begin(), order.end(), spec.start_index + shift);
   std::rotate(order.begin(), start, order.end());
   std::vector<std::uint32_t> visits(spec.timed_loads);
   for (std::size_t k = 0; k < visits.size(); ++k) visits[k] = order[k % order.size()];

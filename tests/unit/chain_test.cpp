@@ -99,6 +99,85 @@ TEST(Chain, InvalidSpecsAreRejectedWithAReason) {
   EXPECT_THROW(validate(explicit_spec), ExperimentError);
 }
 
+TEST(Chain, PrivateSegmentsGiveEveryChaserItsOwnCycle) {
+  ChaseSpec spec;
+  spec.footprint_bytes = 4 * 1024 + 100;  // not a multiple of chasers x stride: rounded down
+  spec.stride_bytes = 64;
+  spec.order = ChaseOrder::random_permutation;
+  spec.seed = 11;
+  spec.chasers = 4;
+  spec.private_segments = true;
+  validate(spec);
+  EXPECT_EQ(segment_bytes(spec), 1024u);  // (4196 / 4) rounded down to 64
+  EXPECT_EQ(chain_length(spec), 16u);
+  const auto words = build_chain(spec);
+  const std::uint32_t segment_words = 256;
+  for (std::uint32_t chaser = 0; chaser < 4; ++chaser) {
+    const auto order = chain_order(spec, chaser);
+    ASSERT_EQ(order.size(), 16u);
+    // The chain closes on itself inside the segment, in the shifted order.
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      EXPECT_EQ(order[k] / segment_words, chaser);
+      EXPECT_EQ(words[order[k]], order[(k + 1) % order.size()]);
+    }
+  }
+  // Nothing beyond the last segment is on a chain.
+  for (std::size_t w = 4 * segment_words; w < words.size(); ++w) EXPECT_EQ(words[w], kNotOnChain);
+  EXPECT_EQ(loads_per_chaser(spec), 16u * spec.warm_passes);
+}
+
+TEST(Chain, PrivateSegmentsNeedAStridePerChaserAndNoExplicitOrder) {
+  ChaseSpec spec;
+  spec.footprint_bytes = 256;
+  spec.stride_bytes = 128;
+  spec.chasers = 4;
+  spec.private_segments = true;
+  EXPECT_THROW(validate(spec), ExperimentError);  // 64 B per chaser < one stride
+  ChaseSpec listed;
+  listed.footprint_bytes = 256;
+  listed.order = ChaseOrder::explicit_indices;
+  listed.indices = {0, 8};
+  listed.chasers = 2;
+  listed.private_segments = true;
+  EXPECT_THROW(validate(listed), ExperimentError);
+}
+
+TEST(Chain, EvictionSweepIsASequentialChainOfItsOwnAndCountsItsLoads) {
+  ChaseSpec spec;
+  spec.footprint_bytes = 1024;
+  spec.stride_bytes = 128;
+  spec.warm_passes = 2;
+  spec.timed_loads = 10;
+  spec.eviction = EvictionSweep{LoadPath::tex, 4096, 256, 3};
+  validate(spec);
+  const ChaseSpec sweep = eviction_chain_spec(spec);
+  EXPECT_EQ(sweep.path, LoadPath::tex);
+  EXPECT_EQ(sweep.order, ChaseOrder::sequential);
+  EXPECT_EQ(chain_length(sweep), 16u);
+  EXPECT_EQ(loads_per_chaser(spec), 2u * 8 + 10 + 3u * 16);
+}
+
+TEST(Chain, BadEvictionSweepsAreRejectedWithTheReason) {
+  const auto rejects = [](EvictionSweep sweep, LoadPath chase_path, const std::string& word) {
+    ChaseSpec spec;
+    spec.path = chase_path;
+    spec.footprint_bytes = 1024;
+    spec.stride_bytes = 128;
+    spec.eviction = sweep;
+    try {
+      validate(spec);
+      ADD_FAILURE() << "accepted a sweep that should fail on '" << word << "'";
+    } catch (const ExperimentError& e) {
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+    }
+  };
+  rejects({LoadPath::shared, 1024, 128, 1}, LoadPath::ca, "shared");
+  rejects({LoadPath::constant, 1024, 128, 1}, LoadPath::constant, "constant");
+  rejects({LoadPath::ca, 1024, 128, 0}, LoadPath::ca, "passes");
+  rejects({LoadPath::ca, 1024, 6, 1}, LoadPath::ca, "stride");
+  rejects({LoadPath::ca, 64, 128, 1}, LoadPath::ca, "footprint");
+}
+
 TEST(Chain, SplitMixBelowStaysInRangeAndCoversIt) {
   SplitMix64 rng(3);
   std::set<std::uint64_t> seen;

@@ -90,13 +90,14 @@ __device__ void copy_chain_to_shared(const ChaseJob& job, std::uint32_t* s_chain
   }
 }
 
+// The first way a block's chase went wrong (a ChaseStatus), and the offending value.
 struct StrayReport {
-  std::uint32_t seen;   // 0 until a chaser loads an index outside the array
-  std::uint32_t index;  // the first such index
+  std::uint32_t status;  // 0 until a chaser goes wrong
+  std::uint32_t index;   // the stray index (kChaseBadSweepPath: the path)
 };
 
-__device__ void report_stray(StrayReport* stray, std::uint32_t index) {
-  if (atomicCAS(&stray->seen, 0u, 1u) == 0u) stray->index = index;
+__device__ void report_stray(StrayReport* stray, ChaseStatus status, std::uint32_t index) {
+  if (atomicCAS(&stray->status, 0u, std::uint32_t{status}) == 0u) stray->index = index;
 }
 
 // A store that must not disturb the L1 under test: L1::no_allocate keeps the line out of L1
@@ -124,16 +125,62 @@ __device__ void flush_records(const std::uint32_t* loaded, const std::uint32_t* 
   __nanosleep(kRecordDrainNanoseconds);
 }
 
-// One chaser: warm passes, then timed loads recorded in chunks of `chunk` shared records.
+// One eviction sweep on path Q: `job.sweep_loads` untimed loads along the sweep's sequential
+// chain from word 0. False when a load left the sweep's array (reported in `stray`).
+template <LoadPath Q>
+__device__ bool sweep_on(const ChainView& sweep, const ChaseJob& job, StrayReport* stray) {
+  std::uint32_t s = 0;
+#pragma unroll 1
+  for (std::uint64_t n = 0; n < job.sweep_loads; ++n) {
+    s = load_next<Q>(sweep, s);
+    if (s >= job.sweep_words) {
+      report_stray(stray, kChaseSweepLeftChain, s);
+      return false;
+    }
+  }
+  return true;
+}
+
+// The sweep's path is data, not a template argument: one chase kernel per chase path serves
+// every sweep path, and the switch runs once per sweep, outside every timed window.
+__device__ bool run_eviction_sweep(const ChaseJob& job, StrayReport* stray) {
+  ChainView sweep;
+  sweep.global = job.sweep_chain;
+  sweep.texture = job.sweep_texture;
+  sweep.constant = constant_chain_address();
+  switch (static_cast<LoadPath>(job.sweep_path)) {
+    case LoadPath::ca:
+      return sweep_on<LoadPath::ca>(sweep, job, stray);
+    case LoadPath::cg:
+      return sweep_on<LoadPath::cg>(sweep, job, stray);
+    case LoadPath::cv:
+      return sweep_on<LoadPath::cv>(sweep, job, stray);
+    case LoadPath::nc:
+      return sweep_on<LoadPath::nc>(sweep, job, stray);
+    case LoadPath::tex:
+      return sweep_on<LoadPath::tex>(sweep, job, stray);
+    case LoadPath::constant:
+      return sweep_on<LoadPath::constant>(sweep, job, stray);
+    case LoadPath::shared:  // no sweep array in shared memory: validate() rejects it
+      break;
+  }
+  report_stray(stray, kChaseBadSweepPath, job.sweep_path);
+  return false;
+}
+
+// One chaser: warm passes, the eviction sweep if any, then timed loads recorded in chunks of
+// `chunk` shared records. The sweep does not move `j`: the timed loads go on from where the
+// warm passes left the chase.
 template <LoadPath P>
 __device__ void run_chaser(const ChainView& chain, const ChaseJob& job, const ChaseLaunch& launch,
                            std::uint32_t chaser, std::uint32_t* rec_loaded,
                            std::uint32_t* rec_cycles, std::uint32_t chunk, StrayReport* stray) {
-  std::uint32_t j = job.start_index;
+  std::uint32_t j = job.start_index + chaser * job.chaser_start_step;
   for (std::uint64_t w = 0; w < job.warm_loads; ++w) {
     j = load_next<P>(chain, j);
-    if (j >= job.chain_words) return report_stray(stray, j);
+    if (j >= job.chain_words) return report_stray(stray, kChaseLeftChain, j);
   }
+  if (job.sweep_loads > 0 && !run_eviction_sweep(job, stray)) return;
 
   const std::uint64_t first = job.record_offset + std::uint64_t{chaser} * job.timed_loads;
   std::uint32_t* const out_cycles = launch.cycles + first;
@@ -154,7 +201,7 @@ __device__ void run_chaser(const ChainView& chain, const ChaseJob& job, const Ch
       chunk_first_index = j;
       slot = 0;
     }
-    if (left_chain) return report_stray(stray, j);
+    if (left_chain) return report_stray(stray, kChaseLeftChain, j);
   }
 }
 
@@ -164,8 +211,9 @@ template <LoadPath P>
 __global__ void __launch_bounds__(1024) chase_kernel(const ChaseLaunch launch) {
   __shared__ std::int32_t s_job;
   __shared__ StrayReport s_stray;
-  // Dynamic shared memory: [chain (shared path only)][loaded indices][cycles]; the two record
-  // arrays hold kRecordBufferRecords each.
+  // Dynamic shared memory: [chain (shared path only)][loaded indices][cycles][reserved]; the
+  // two record arrays hold kRecordBufferRecords each; the reserved bytes (a launch's
+  // reserved_shared_bytes) are never touched, they only shrink the L1 beside them.
   extern __shared__ __align__(16) std::uint32_t s_dynamic[];
 
   if (threadIdx.x == 0) {
@@ -239,8 +287,7 @@ __global__ void __launch_bounds__(1024) chase_kernel(const ChaseLaunch launch) {
     __stcg(&outcome->ns_start, ns_start);
     __stcg(&outcome->ns_end, ns_end);
     __stcg(&outcome->stray_index, s_stray.index);
-    __stcg(&outcome->status,
-           s_stray.seen != 0 ? std::uint32_t{kChaseLeftChain} : std::uint32_t{kChaseDone});
+    __stcg(&outcome->status, s_stray.status != 0 ? s_stray.status : std::uint32_t{kChaseDone});
   }
 }
 
@@ -292,19 +339,16 @@ std::size_t chase_dynamic_shared_bytes(std::uint32_t shared_chain_words) {
   return (chain_words + 2 * std::size_t{kRecordBufferRecords}) * sizeof(std::uint32_t);
 }
 
-void configure_chase_kernels(std::size_t max_dynamic_shared_bytes) {
-  for (const LoadPath path : kAllLoadPaths) {
-    const ChaseKernel kernel = chase_kernel_for(path);
-    CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(max_dynamic_shared_bytes)));
-    // L1 and shared memory are one array per SM; the carveout says how much of it is shared
-    // memory. The chase needs only its few KiB of records (the shared path: its chain), so it
-    // asks for the smallest carveout: the L1 under test is then as large as the hardware
-    // allows, the same in every launch, and the driver rounds up only when a block needs
-    // more shared memory than that.
-    CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                   cudaSharedmemCarveoutMaxL1));
-  }
+void configure_chase_kernel(LoadPath path, std::size_t dynamic_shared_bytes, int carveout_percent) {
+  const ChaseKernel kernel = chase_kernel_for(path);
+  CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(dynamic_shared_bytes)));
+  // L1 and shared memory are one array per SM; the carveout says how much of it is shared
+  // memory, and the driver rounds it up to a configuration the SM supports (and further when
+  // a block needs more). The caller asks for the smallest carveout that holds the block: the
+  // L1 under test is then what the block's shared memory, reservation included, leaves.
+  CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 carveout_percent));
 }
 
 int chase_blocks_per_sm(LoadPath path, unsigned block_threads, std::size_t dynamic_shared_bytes) {

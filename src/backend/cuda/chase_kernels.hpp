@@ -17,12 +17,13 @@ void upload_constant_chain(std::span<const std::uint32_t> words);
 // Static shared memory of the chase kernel for `path` (the dynamic part is the caller's).
 std::size_t chase_static_shared_bytes(LoadPath path);
 // Shared memory the kernel needs beyond its static part: the chain (shared path) and the
-// record buffer.
+// record buffer. A launch adds its reserved_shared_bytes to this.
 std::size_t chase_dynamic_shared_bytes(std::uint32_t shared_chain_words);
 
-// Sets, for every path's kernel, the largest dynamic shared memory it may ask for and the
-// smallest shared-memory carveout (see chase_kernel.cu for why).
-void configure_chase_kernels(std::size_t max_dynamic_shared_bytes);
+// Sets, for the kernel of `path`, the dynamic shared memory a launch asks for and the preferred
+// shared-memory carveout in percent of the SM's shared memory (cudaSharedmemCarveoutMaxL1 = 0:
+// the smallest). Before every launch, since launches differ in both (see chase_runner.cpp).
+void configure_chase_kernel(LoadPath path, std::size_t dynamic_shared_bytes, int carveout_percent);
 
 // Blocks of the chase kernel that fit on one SM with this configuration.
 int chase_blocks_per_sm(LoadPath path, unsigned block_threads, std::size_t dynamic_shared_bytes);

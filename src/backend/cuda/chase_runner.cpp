@@ -10,6 +10,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/chain.hpp"
+#include "backend/cuda/chain_writer.hpp"
 #include "backend/cuda/chase_kernels.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/support_kernels.hpp"
@@ -33,7 +34,9 @@ constexpr int kMaxLaunchAttempts = 6;
 constexpr std::uint64_t kQuiesceTimeoutNs = 2'000'000;
 // %globaltimer may advance in steps of up to a microsecond: a shorter chase gives no clock.
 constexpr std::uint64_t kMinClockWindowNs = 20'000;
-// Buffers above this size are freed after the run instead of being kept for the next one.
+// Buffers above this size are freed after the run (whether it succeeded or threw) instead of
+// being kept for the next one: an 8-16 GiB TLB chain must not stay allocated for the rest of
+// the process, while the small arrays of a probe's thousands of chases are reused.
 constexpr std::uint64_t kKeepBytes = 1ull << 30;
 // The L2 eviction reads this many times the L2 size: enough for any replacement policy
 // to have replaced every line, including hashed set mappings and partitions.
@@ -65,18 +68,129 @@ std::string list_sms(const std::vector<std::uint32_t>& sms) {
   return text;
 }
 
+// Allocates `buffer` for `words` words, naming what it is for when the device memory is short.
+void ensure_device_words(DeviceBuffer<std::uint32_t>& buffer, std::uint64_t words,
+                         const char* what) {
+  try {
+    ensure_size(buffer, words);
+  } catch (const OutOfMemoryError& error) {
+    throw OutOfMemoryError(std::string("the launch's ") + what + " need " +
+                           std::to_string(4 * words) + " bytes of device memory: " + error.what());
+  }
+}
+
+// Words from `address` to the next 2 MiB boundary.
+std::uint64_t words_to_alignment(const std::uint32_t* address) {
+  const auto bytes = reinterpret_cast<std::uintptr_t>(address);
+  return (kChainAlignmentBytes - bytes % kChainAlignmentBytes) % kChainAlignmentBytes / 4;
+}
+
+// Words of a chain's array: what the kernel's stray check and a texture's width are about,
+// whether the array went up densely or sparsely.
+std::uint32_t array_words(const ChaseSpec& chain_spec) {
+  return static_cast<std::uint32_t>(chain_spec.footprint_bytes / 4);
+}
+
+// A chain where its path reads it.
+struct DeviceChain {
+  const std::uint32_t* words = nullptr;  // in global memory (not for the constant path)
+  std::uint64_t texture = 0;             // tex: a texture object over `words`
+};
+
+// Writes the array `chain_spec` describes (a chase's, or eviction_chain_spec's for a sweep) to
+// the constant bank (constant path) or to `buffer` at `offset`, densely or sparsely (see
+// write_chain), with a texture object over the whole array for the tex path (kept in
+// `textures` until the launch is over). The texture spans footprint_bytes / 4 words either
+// way, so the width limit that check_runnable applies to the footprint still holds.
+DeviceChain put_chain(const ChaseSpec& chain_spec, DeviceBuffer<std::uint32_t>& buffer,
+                      std::uint64_t offset, DeviceBuffer<ChainLink>& link_scratch,
+                      std::vector<TextureObject>& textures) {
+  if (chain_spec.path == LoadPath::constant) {
+    upload_constant_chain(build_chain(chain_spec));  // at most 64 KiB
+    return {};
+  }
+  write_chain(chain_spec, buffer, offset, link_scratch);
+  DeviceChain chain{buffer.data() + offset, 0};
+  if (chain_spec.path == LoadPath::tex) {
+    textures.emplace_back(chain.words, array_words(chain_spec));
+    chain.texture = textures.back().handle();
+  }
+  return chain;
+}
+
+// The eviction sweep's part of a descriptor: its chain, its path and how many loads.
+void describe_sweep(const ChaseSpec& spec, const DeviceChain& sweep, ChaseJob& job) {
+  const ChaseSpec sweep_spec = eviction_chain_spec(spec);
+  job.sweep_path = static_cast<std::uint32_t>(sweep_spec.path);
+  job.sweep_words = array_words(sweep_spec);
+  job.sweep_chain = sweep.words;
+  job.sweep_texture = sweep.texture;
+  job.sweep_loads = std::uint64_t{spec.eviction->passes} * chain_length(sweep_spec);
+}
+
+std::string describe_stray(const ChaseSpec& spec, std::size_t spec_index,
+                           const ChaseOutcome& outcome, const ChaseJob& job) {
+  const std::string chase =
+      "chase " + std::to_string(spec_index) + " (path " + std::string(to_string(spec.path)) + ")";
+  const std::string loaded = " loaded index " + std::to_string(outcome.stray_index);
+  const std::string verdict = " words: the device did not follow the chain the host built";
+  switch (outcome.status) {
+    case kChaseLeftChain:
+      return chase + loaded + ", outside its array of " + std::to_string(job.chain_words) + verdict;
+    case kChaseSweepLeftChain:
+      return "the eviction sweep (path " + std::string(to_string(spec.eviction->path)) + ") of " +
+             chase + loaded + ", outside the sweep's array of " + std::to_string(job.sweep_words) +
+             verdict;
+    case kChaseBadSweepPath:
+      return chase + ": the kernel cannot sweep on load path value " +
+             std::to_string(outcome.stray_index) + " (internal error)";
+    default:
+      return chase + ": unknown outcome status " + std::to_string(outcome.status) +
+             " (internal error)";
+  }
+}
+
 }  // namespace
 
 struct ChaseRunner::Placement {
   std::uint64_t chain_base = 0;              // first 2 MiB-aligned word of chains_
   std::vector<std::uint64_t> chain_offset;   // per job, words after chain_base
+  std::uint64_t sweep_base = 0;              // first 2 MiB-aligned word of sweep_chains_
+  std::vector<std::uint64_t> sweep_offset;   // per job, words after sweep_base
   std::vector<std::uint64_t> record_offset;  // per job, records into cycles_ and indices_
   std::uint64_t chain_words = 0;
+  std::uint64_t sweep_words = 0;
   std::uint64_t records = 0;
+};
+
+struct ChaseRunner::UploadedJobs {
+  std::vector<ChaseJob> descriptors;     // per job of the launch
+  std::vector<TextureObject> textures;   // chases and sweeps on the tex path
+  std::uint32_t shared_chain_words = 0;  // the shared path's largest chain
+  std::uint32_t max_chasers = 1;
+};
+
+struct ChaseRunner::LaunchShape {
+  unsigned grid_blocks = 0;
+  unsigned block_threads = 0;
+  std::size_t dynamic_shared_bytes = 0;  // records, shared chain and reservation
+};
+
+class ChaseRunner::ReleaseOnExit {
+ public:
+  explicit ReleaseOnExit(ChaseRunner& runner) : runner_(runner) {}
+  ~ReleaseOnExit() { runner_.release_large_buffers(); }
+  ReleaseOnExit(const ReleaseOnExit&) = delete;
+  ReleaseOnExit& operator=(const ReleaseOnExit&) = delete;
+
+ private:
+  ChaseRunner& runner_;
 };
 
 ChaseRunner::ChaseRunner(ChaseRunnerConfig config) : config_(std::move(config)) {}
 
+// Chains and sweeps on device memory each start on their own 2 MiB boundary; the constant
+// path's live in the constant bank instead.
 ChaseRunner::Placement ChaseRunner::place(const PlannedLaunch& launch,
                                           std::span<const ChaseSpec> batch) {
   Placement placement;
@@ -86,84 +200,133 @@ ChaseRunner::Placement ChaseRunner::place(const PlannedLaunch& launch,
     if (spec.path != LoadPath::constant) {
       placement.chain_words += round_up(spec.footprint_bytes / 4, kChainAlignmentWords);
     }
+    placement.sweep_offset.push_back(placement.sweep_words);
+    if (spec.eviction && spec.eviction->path != LoadPath::constant) {
+      placement.sweep_words += round_up(spec.eviction->footprint_bytes / 4, kChainAlignmentWords);
+    }
     placement.record_offset.push_back(placement.records);
     placement.records += std::uint64_t{spec.chasers} * spec.timed_loads;
   }
+  drop_unused_arrays(placement);
   if (placement.chain_words > 0) {
-    ensure_size(chains_, placement.chain_words + kChainAlignmentWords);
-    const auto address = reinterpret_cast<std::uintptr_t>(chains_.data());
-    placement.chain_base =
-        (kChainAlignmentBytes - address % kChainAlignmentBytes) % kChainAlignmentBytes / 4;
+    ensure_device_words(chains_, placement.chain_words + kChainAlignmentWords, "chase arrays");
+    placement.chain_base = words_to_alignment(chains_.data());
+  }
+  if (placement.sweep_words > 0) {
+    ensure_device_words(sweep_chains_, placement.sweep_words + kChainAlignmentWords,
+                        "eviction sweep arrays");
+    placement.sweep_base = words_to_alignment(sweep_chains_.data());
   }
   ensure_size(cycles_, placement.records);
   ensure_size(indices_, placement.records);
   return placement;
 }
 
-void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> batch,
-                      std::span<Trace> traces) {
-  const std::size_t job_count = launch.jobs.size();
-  if (job_count == 0) return;
-  const Placement placement = place(launch, batch);
-
-  // Chains, texture objects and the descriptors the kernel reads.
-  std::vector<TextureObject> textures(job_count);
-  std::vector<ChaseJob> descriptors(job_count);
-  std::uint32_t shared_chain_words = 0;
-  std::uint32_t max_chasers = 1;
-  for (std::size_t k = 0; k < job_count; ++k) {
+ChaseRunner::UploadedJobs ChaseRunner::upload_jobs(const PlannedLaunch& launch,
+                                                   std::span<const ChaseSpec> batch,
+                                                   const Placement& placement) {
+  UploadedJobs uploaded;
+  uploaded.descriptors.resize(launch.jobs.size());
+  for (std::size_t k = 0; k < launch.jobs.size(); ++k) {
     const ChaseSpec& spec = batch[launch.jobs[k].spec_index];
-    const std::vector<std::uint32_t> words = build_chain(spec);
-    ChaseJob& job = descriptors[k];
-    if (spec.path == LoadPath::constant) {
-      upload_constant_chain(words);
-    } else {
-      const std::uint64_t offset = placement.chain_base + placement.chain_offset[k];
-      chains_.upload(words, offset);
-      job.chain = chains_.data() + offset;
-    }
-    if (spec.path == LoadPath::tex) {
-      textures[k] = TextureObject(job.chain, words.size());
-      job.texture = textures[k].handle();
+    ChaseJob& job = uploaded.descriptors[k];
+    const DeviceChain chain =
+        put_chain(spec, chains_, placement.chain_base + placement.chain_offset[k], link_scratch_,
+                  uploaded.textures);
+    job.chain = chain.words;
+    job.texture = chain.texture;
+    if (spec.eviction) {
+      const DeviceChain sweep = put_chain(eviction_chain_spec(spec), sweep_chains_,
+                                          placement.sweep_base + placement.sweep_offset[k],
+                                          link_scratch_, uploaded.textures);
+      describe_sweep(spec, sweep, job);
     }
     if (spec.path == LoadPath::shared) {
-      shared_chain_words = std::max(shared_chain_words, static_cast<std::uint32_t>(words.size()));
+      uploaded.shared_chain_words = std::max(uploaded.shared_chain_words, array_words(spec));
     }
+    // chain_length is one segment's with private segments: each chaser warms its own.
     job.warm_loads = std::uint64_t{spec.warm_passes} * chain_length(spec);
     job.record_offset = placement.record_offset[k];
-    job.chain_words = static_cast<std::uint32_t>(words.size());
+    job.chain_words = array_words(spec);
     job.start_index = spec.start_index;
+    job.chaser_start_step =
+        spec.private_segments ? static_cast<std::uint32_t>(segment_bytes(spec) / 4) : 0;
     job.timed_loads = spec.timed_loads;
     job.chasers = spec.chasers;
     job.concurrent = spec.schedule == ChaserSchedule::concurrent ? 1 : 0;
-    max_chasers = std::max(max_chasers, spec.chasers);
+    uploaded.max_chasers = std::max(uploaded.max_chasers, spec.chasers);
   }
-  ensure_size(jobs_, job_count);
-  jobs_.upload(descriptors);
-  ensure_size(outcomes_, job_count);
-  outcomes_.fill_zero();
+  ensure_size(jobs_, uploaded.descriptors.size());
+  jobs_.upload(uploaded.descriptors);
+  return uploaded;
+}
 
-  const std::size_t dynamic_shared = chase_dynamic_shared_bytes(shared_chain_words);
-  if (dynamic_shared > config_.max_dynamic_shared_bytes) {
-    throw ExperimentError("chase needs " + std::to_string(dynamic_shared) +
-                          " bytes of shared memory per block; the device allows " +
+// Dynamic shared memory, carveout and grid of a launch; sets the kernel's attributes.
+//
+// Carveout: with nothing reserved, the smallest (cudaSharedmemCarveoutMaxL1): the L1 under
+// test is as large as the hardware allows. With a reservation, the smallest percentage of the
+// SM's shared memory that holds one block, reservation included: the L1 is then what the
+// reservation leaves, not what a generous driver default would leave.
+//
+// Grid: every block of the launch, with a job or without, asks for the same dynamic shared
+// memory, reservation included, so the blocks that fit on an SM at once are bounded by the
+// occupancy calculator and, with a reservation, by the carveout asked for (the calculator
+// need not honour the carveout preference). Launching no more than fit keeps the idle blocks
+// from queueing behind a chase (see wait_for_idle_blocks in the kernel).
+ChaseRunner::LaunchShape ChaseRunner::configure_launch(const PlannedLaunch& launch,
+                                                       const UploadedJobs& jobs) const {
+  LaunchShape shape;
+  shape.block_threads = 32 * jobs.max_chasers;
+  const std::size_t own_dynamic = chase_dynamic_shared_bytes(jobs.shared_chain_words);
+  shape.dynamic_shared_bytes = own_dynamic + launch.reserved_shared_bytes;
+  if (shape.dynamic_shared_bytes > config_.max_dynamic_shared_bytes) {
+    throw ExperimentError("chase needs " + std::to_string(own_dynamic) +
+                          " bytes of dynamic shared memory per block plus " +
+                          std::to_string(launch.reserved_shared_bytes) +
+                          " reserved; the device allows " +
                           std::to_string(config_.max_dynamic_shared_bytes));
   }
-  const std::uint32_t table_size =
-      *std::max_element(config_.sm_ids.begin(), config_.sm_ids.end()) + 1;
-  const unsigned block_threads = 32 * max_chasers;
-  const int resident = chase_blocks_per_sm(launch.path, block_threads, dynamic_shared);
-  if (resident < 1) {
-    throw ExperimentError("the chase kernel with " + std::to_string(block_threads) +
-                          " threads and " + std::to_string(dynamic_shared) +
+  int carveout_percent = cudaSharedmemCarveoutMaxL1;
+  std::uint64_t blocks_by_carveout = kMaxBlocksPerSm;
+  if (launch.reserved_shared_bytes > 0) {
+    if (config_.shared_per_sm_bytes == 0) {
+      throw ExperimentError(
+          "reserved_shared_bytes needs the shared memory per SM, which the device does not "
+          "report (cudaDevAttrMaxSharedMemoryPerMultiprocessor)");
+    }
+    const std::uint64_t block_shared = chase_static_shared_bytes(launch.path) +
+                                       shape.dynamic_shared_bytes +
+                                       config_.system_shared_per_block_bytes;
+    carveout_percent = smallest_carveout_percent(block_shared, config_.shared_per_sm_bytes);
+    blocks_by_carveout =
+        blocks_in_carveout(carveout_percent, block_shared, config_.shared_per_sm_bytes);
+  }
+  configure_chase_kernel(launch.path, shape.dynamic_shared_bytes, carveout_percent);
+  const int resident =
+      chase_blocks_per_sm(launch.path, shape.block_threads, shape.dynamic_shared_bytes);
+  if (resident < 1 || blocks_by_carveout < 1) {
+    throw ExperimentError("the chase kernel with " + std::to_string(shape.block_threads) +
+                          " threads and " + std::to_string(shape.dynamic_shared_bytes) +
                           " bytes of dynamic shared memory fits on no SM");
   }
-  const unsigned grid_blocks =
-      static_cast<unsigned>(std::min(resident, kMaxBlocksPerSm)) * config_.sm_count;
+  const std::uint64_t blocks_per_sm = std::min<std::uint64_t>(
+      {static_cast<std::uint64_t>(resident), blocks_by_carveout, kMaxBlocksPerSm});
+  shape.grid_blocks = static_cast<unsigned>(blocks_per_sm * config_.sm_count);
+  return shape;
+}
+
+// Launches until every job's SM got a block, a bounded number of times; the outcomes.
+std::vector<ChaseOutcome> ChaseRunner::launch_until_every_job_ran(const PlannedLaunch& launch,
+                                                                  const UploadedJobs& jobs,
+                                                                  const LaunchShape& shape) {
+  const std::size_t job_count = launch.jobs.size();
+  const std::uint32_t table_size =
+      *std::max_element(config_.sm_ids.begin(), config_.sm_ids.end()) + 1;
+  ensure_size(outcomes_, job_count);
+  outcomes_.fill_zero();
   ensure_size(job_of_sm_, table_size);
   ensure_size(claims_, job_count + 1);
 
-  // Launch; relaunch the jobs whose SM got no block.
   std::vector<ChaseOutcome> outcomes(job_count);
   std::vector<std::size_t> pending(job_count);
   for (std::size_t k = 0; k < job_count; ++k) pending[k] = k;
@@ -180,14 +343,15 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
     params.jobs = jobs_.data();
     params.job_of_sm = job_of_sm_.data();
     params.job_of_sm_count = table_size;
-    params.shared_chain_words = shared_chain_words;
+    params.shared_chain_words = jobs.shared_chain_words;
     params.claims = claims_.data();
     params.arrived = claims_.data() + job_count;
     params.outcomes = outcomes_.data();
     params.cycles = cycles_.data();
     params.indices = indices_.data();
     params.quiesce_timeout_ns = kQuiesceTimeoutNs;
-    launch_chase(launch.path, params, grid_blocks, block_threads, dynamic_shared);
+    launch_chase(launch.path, params, shape.grid_blocks, shape.block_threads,
+                 shape.dynamic_shared_bytes);
     CUDA_CALL(cudaDeviceSynchronize());
 
     outcomes_.download(std::span(outcomes));
@@ -200,17 +364,27 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
                           std::to_string(kMaxLaunchAttempts) +
                           " launches (is another process or MPS limiting the SMs?)");
   }
+  return outcomes;
+}
 
-  for (std::size_t k = 0; k < job_count; ++k) {
+void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> batch,
+                      std::span<Trace> traces) {
+  if (launch.jobs.empty()) return;
+  // Also when a step throws (out of memory for the sweep after the chains were allocated, a
+  // stray chase): a failed 16 GiB chase must not keep its array.
+  const ReleaseOnExit release(*this);
+  const Placement placement = place(launch, batch);
+  // Holds the launch's texture objects until the kernel has finished with them.
+  const UploadedJobs jobs = upload_jobs(launch, batch, placement);
+  const LaunchShape shape = configure_launch(launch, jobs);
+  const std::vector<ChaseOutcome> outcomes = launch_until_every_job_ran(launch, jobs, shape);
+
+  for (std::size_t k = 0; k < launch.jobs.size(); ++k) {
     const PlannedJob& job = launch.jobs[k];
     const ChaseSpec& spec = batch[job.spec_index];
     const ChaseOutcome& outcome = outcomes[k];
-    if (outcome.status == kChaseLeftChain) {
-      throw std::runtime_error("chase " + std::to_string(job.spec_index) + " (path " +
-                               std::string(to_string(spec.path)) + ") loaded index " +
-                               std::to_string(outcome.stray_index) + ", outside its array of " +
-                               std::to_string(descriptors[k].chain_words) +
-                               " words: the device did not follow the chain the host built");
+    if (outcome.status != kChaseDone) {
+      throw std::runtime_error(describe_stray(spec, job.spec_index, outcome, jobs.descriptors[k]));
     }
     if (outcome.sm_id != job.sm_id) {
       throw std::runtime_error("chase " + std::to_string(job.spec_index) + " ran on SM " +
@@ -233,7 +407,21 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
                                                             static_cast<double>(elapsed_ns) * 1e6
                                                       : 0.0;
   }
-  release_large_buffers();
+}
+
+// limits() and the launch budget count held buffers as free memory. Before a larger array is
+// allocated, a held array this launch does not use goes first, so that the new one can take
+// its room (the ones it does use are freed by ensure_size before they grow).
+void ChaseRunner::drop_unused_arrays(const Placement& placement) {
+  const auto must_grow = [](const DeviceBuffer<std::uint32_t>& buffer, std::uint64_t words) {
+    return words > 0 && buffer.size() < words + kChainAlignmentWords;
+  };
+  if (!must_grow(chains_, placement.chain_words) &&
+      !must_grow(sweep_chains_, placement.sweep_words)) {
+    return;
+  }
+  if (placement.chain_words == 0) chains_ = DeviceBuffer<std::uint32_t>();
+  if (placement.sweep_words == 0) sweep_chains_ = DeviceBuffer<std::uint32_t>();
 }
 
 std::uint64_t ChaseRunner::flush_scratch_bytes() const {
@@ -257,12 +445,16 @@ void ChaseRunner::evict_l2_cache() {
 }
 
 std::uint64_t ChaseRunner::held_bytes() const {
-  return chains_.bytes() + cycles_.bytes() + indices_.bytes() + jobs_.bytes() + outcomes_.bytes() +
-         job_of_sm_.bytes() + claims_.bytes() + l2_scratch_.bytes();
+  return chains_.bytes() + sweep_chains_.bytes() + link_scratch_.bytes() + cycles_.bytes() +
+         indices_.bytes() + jobs_.bytes() + outcomes_.bytes() + job_of_sm_.bytes() +
+         claims_.bytes() + l2_scratch_.bytes();
 }
 
-void ChaseRunner::release_large_buffers() {
+// Freeing only: no CUDA call here can throw (DeviceBuffer's release ignores cudaFree's status),
+// so the destructor of ReleaseOnExit may call it.
+void ChaseRunner::release_large_buffers() noexcept {
   if (chains_.bytes() > kKeepBytes) chains_ = DeviceBuffer<std::uint32_t>();
+  if (sweep_chains_.bytes() > kKeepBytes) sweep_chains_ = DeviceBuffer<std::uint32_t>();
   if (cycles_.bytes() > kKeepBytes) cycles_ = DeviceBuffer<std::uint32_t>();
   if (indices_.bytes() > kKeepBytes) indices_ = DeviceBuffer<std::uint32_t>();
 }

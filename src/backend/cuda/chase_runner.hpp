@@ -4,6 +4,7 @@
 #include <span>
 #include <vector>
 
+#include "backend/cuda/chain_links.hpp"
 #include "backend/cuda/chase_job.hpp"
 #include "backend/cuda/chase_plan.hpp"
 #include "backend/cuda/device_buffer.hpp"
@@ -15,7 +16,12 @@ struct ChaseRunnerConfig {
   std::uint32_t sm_count = 0;
   std::vector<std::uint32_t> sm_ids;         // %smid values blocks run on
   std::uint64_t l2_bytes = 0;                // sizes the L2 eviction buffer (see evict_l2_cache)
-  std::size_t max_dynamic_shared_bytes = 0;  // what configure_chase_kernels allowed
+  std::size_t max_dynamic_shared_bytes = 0;  // opt-in shared per block minus static shared
+  // Sizing the carveout of a launch that reserves shared memory: the SM's shared memory
+  // (cudaDevAttrMaxSharedMemoryPerMultiprocessor, what carveout percentages are of) and what
+  // the SM sets aside for every resident block (cudaDevAttrReservedSharedMemoryPerBlock).
+  std::uint64_t shared_per_sm_bytes = 0;
+  std::uint64_t system_shared_per_block_bytes = 0;
 };
 
 class ChaseRunner {
@@ -33,14 +39,26 @@ class ChaseRunner {
   std::uint64_t flush_scratch_bytes() const;
 
  private:
-  struct Placement;  // where each job's chain and records live on the device
+  struct Placement;     // where each job's chain, sweep and records live on the device
+  struct UploadedJobs;  // the descriptors of a launch and what they point to
+  struct LaunchShape;   // grid, block and shared memory of a launch
+  class ReleaseOnExit;  // calls release_large_buffers when run() returns or throws
   Placement place(const PlannedLaunch& launch, std::span<const ChaseSpec> batch);
+  void drop_unused_arrays(const Placement& placement);
+  UploadedJobs upload_jobs(const PlannedLaunch& launch, std::span<const ChaseSpec> batch,
+                           const Placement& placement);
+  LaunchShape configure_launch(const PlannedLaunch& launch, const UploadedJobs& jobs) const;
+  std::vector<ChaseOutcome> launch_until_every_job_ran(const PlannedLaunch& launch,
+                                                       const UploadedJobs& jobs,
+                                                       const LaunchShape& shape);
   void evict_l2_cache();
-  void release_large_buffers();
+  void release_large_buffers() noexcept;
 
   ChaseRunnerConfig config_;
   // Kept between runs so that a probe's thousands of small chases do not each cudaMalloc.
   DeviceBuffer<std::uint32_t> chains_;
+  DeviceBuffer<std::uint32_t> sweep_chains_;  // eviction sweeps: arrays apart from the chains
+  DeviceBuffer<ChainLink> link_scratch_;      // sparse chains' links on their way (write_chain)
   DeviceBuffer<std::uint32_t> cycles_;
   DeviceBuffer<std::uint32_t> indices_;
   DeviceBuffer<ChaseJob> jobs_;

@@ -35,7 +35,10 @@ std::string sm_range(const std::vector<std::uint32_t>& ids) {
   const bool contiguous = ids.back() - ids.front() + 1 == ids.size();
   if (contiguous) return std::to_string(ids.front()) + ".." + std::to_string(ids.back());
   std::string text;
-  for (const std::uint32_t id : ids) text += (text.empty() ? "" : ",") + std::to_string(id);
+  for (const std::uint32_t id : ids) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(id);
+  }
   return text;
 }
 
@@ -54,7 +57,6 @@ class CudaBackend final : public Backend {
     max_dynamic_shared_ = facts_.shared_per_block_optin_bytes > static_shared
                               ? facts_.shared_per_block_optin_bytes - static_shared
                               : 0;
-    configure_chase_kernels(max_dynamic_shared_);
     sm_ids_ =
         survey_sm_ids(facts_.sm_count, kSmSurveyLaunches, facts_.shared_per_block_optin_bytes);
     if (sm_ids_.empty()) {
@@ -63,29 +65,26 @@ class CudaBackend final : public Backend {
                           "kernel on any SM");
     }
     runner_ = std::make_unique<ChaseRunner>(
-        ChaseRunnerConfig{facts_.sm_count, sm_ids_, facts_.l2_bytes, max_dynamic_shared_});
+        ChaseRunnerConfig{facts_.sm_count, sm_ids_, facts_.l2_bytes, max_dynamic_shared_,
+                          facts_.shared_per_sm_bytes, planning_.reserved_shared_per_block_bytes});
   }
 
   std::string_view kind() const override { return "cuda"; }
   const DeviceFacts& facts() const override { return facts_; }
 
   BackendLimits limits() const override {
-    CUDA_CALL(cudaSetDevice(device_));
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::uint64_t usable = free_bytes + runner_->held_bytes();
-    const std::uint64_t reserve = kFootprintReserveBytes + runner_->flush_scratch_bytes();
+    const std::uint64_t usable = usable_device_bytes();
 
     BackendLimits limits;
     // Word indices are 32-bit, so no chain can be longer than 2^32 - 1 words.
-    limits.max_footprint_bytes =
-        std::min<std::uint64_t>(usable > reserve ? usable - reserve : 0, 4ull * UINT32_MAX);
+    limits.max_footprint_bytes = std::min<std::uint64_t>(array_bytes_budget(), 4ull * UINT32_MAX);
     limits.max_constant_footprint_bytes =
         std::min<std::uint64_t>(constant_chain_capacity_bytes(), facts_.constant_bytes);
     const std::size_t record_buffer = chase_dynamic_shared_bytes(0);
     limits.max_shared_footprint_bytes =
         max_dynamic_shared_ > record_buffer ? (max_dynamic_shared_ - record_buffer) / 16 * 16 : 0;
+    limits.max_reserved_shared_bytes =
+        max_dynamic_shared_ > record_buffer ? max_dynamic_shared_ - record_buffer : 0;
     limits.max_chasers = max_chasers();
     limits.max_timed_loads = static_cast<std::uint32_t>(std::min<std::uint64_t>(
         kMaxTimedLoads, usable / (2 * sizeof(std::uint32_t) * limits.max_chasers * 2)));
@@ -99,7 +98,9 @@ class CudaBackend final : public Backend {
     const BackendLimits limits = this->limits();
     for (std::size_t i = 0; i < batch.size(); ++i) check_runnable(batch[i], i, limits);
     std::vector<Trace> traces(batch.size());
-    for (const PlannedLaunch& launch : plan_launches(batch, sm_ids_)) {
+    // Within the free device memory per launch: several huge chases run one after another
+    // (each launch frees arrays over 1 GiB when it ends).
+    for (const PlannedLaunch& launch : plan_launches(batch, sm_ids_, array_bytes_budget())) {
       runner_->run(launch, batch, traces);
     }
     return traces;
@@ -111,6 +112,23 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // Free device memory plus what the runner holds for reuse (it frees that before growing).
+  std::uint64_t usable_device_bytes() const {
+    CUDA_CALL(cudaSetDevice(device_));
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return free_bytes + runner_->held_bytes();
+  }
+
+  // Device memory the chase and sweep arrays of one launch may take: the usable memory less
+  // a reserve for the runtime, the records and a cache flush's scratch.
+  std::uint64_t array_bytes_budget() const {
+    const std::uint64_t usable = usable_device_bytes();
+    const std::uint64_t reserve = kFootprintReserveBytes + runner_->flush_scratch_bytes();
+    return usable > reserve ? usable - reserve : 0;
+  }
+
   std::uint32_t max_chasers() const {
     const std::uint32_t warp = std::max<std::uint32_t>(facts_.warp_size, 1);
     return std::min<std::uint32_t>(planning_.max_threads_per_block / warp, 32);
@@ -135,13 +153,37 @@ class CudaBackend final : public Backend {
       fail(std::to_string(spec.timed_loads) + " timed loads, at most " +
            std::to_string(limits.max_timed_loads));
     }
-    const auto too_large = [&](std::uint64_t limit, const std::string& what) {
-      if (spec.footprint_bytes > limit) {
-        fail("footprint " + std::to_string(spec.footprint_bytes) + " bytes exceeds " + what +
-             " of " + std::to_string(limit) + " bytes");
+    check_footprint(spec.path, spec.footprint_bytes, "footprint", limits, fail);
+    if (spec.eviction) {
+      check_footprint(spec.eviction->path, spec.eviction->footprint_bytes,
+                      "eviction sweep footprint", limits, fail);
+      // Both arrays are in device memory at once.
+      const std::uint64_t device_bytes = device_memory_bytes(spec);
+      if (device_bytes > limits.max_footprint_bytes) {
+        fail("footprint and eviction sweep together need " + std::to_string(device_bytes) +
+             " bytes, more than the free device memory of " +
+             std::to_string(limits.max_footprint_bytes) + " bytes");
+      }
+    }
+    check_reserved_shared(spec, fail);
+    if (spec.sm && !std::binary_search(sm_ids_.begin(), sm_ids_.end(), *spec.sm)) {
+      fail("sm " + std::to_string(*spec.sm) + " is not an SM this device runs blocks on (" +
+           sm_range(sm_ids_) + ")");
+    }
+  }
+
+  // Throws through `fail` when an array of `bytes` on `path` does not fit where that path
+  // reads it. `what` names the array in the message.
+  template <typename Fail>
+  void check_footprint(LoadPath path, std::uint64_t bytes, const std::string& what,
+                       const BackendLimits& limits, const Fail& fail) const {
+    const auto too_large = [&](std::uint64_t limit, const std::string& where) {
+      if (bytes > limit) {
+        fail(what + " " + std::to_string(bytes) + " bytes exceeds " + where + " of " +
+             std::to_string(limit) + " bytes");
       }
     };
-    switch (spec.path) {
+    switch (path) {
       case LoadPath::constant:
         too_large(limits.max_constant_footprint_bytes, "the constant bank");
         break;
@@ -156,9 +198,34 @@ class CudaBackend final : public Backend {
         too_large(limits.max_footprint_bytes, "the free device memory");
         break;
     }
-    if (spec.sm && !std::binary_search(sm_ids_.begin(), sm_ids_.end(), *spec.sm)) {
-      fail("sm " + std::to_string(*spec.sm) + " is not an SM this device runs blocks on (" +
-           sm_range(sm_ids_) + ")");
+  }
+
+  // Device memory a spec's arrays occupy (the constant and shared paths' live elsewhere).
+  static std::uint64_t device_memory_bytes(const ChaseSpec& spec) {
+    const auto on_device = [](LoadPath path, std::uint64_t bytes) {
+      return path == LoadPath::constant || path == LoadPath::shared ? 0 : bytes;
+    };
+    std::uint64_t bytes = on_device(spec.path, spec.footprint_bytes);
+    if (spec.eviction) bytes += on_device(spec.eviction->path, spec.eviction->footprint_bytes);
+    return bytes;
+  }
+
+  // The reservation must fit in one block beside the chase's own shared memory: the static
+  // part, the records and, on the shared path, the chain.
+  template <typename Fail>
+  void check_reserved_shared(const ChaseSpec& spec, const Fail& fail) const {
+    if (spec.reserved_shared_bytes == 0) return;
+    const std::uint64_t chain_words = spec.path == LoadPath::shared ? spec.footprint_bytes / 4 : 0;
+    const std::uint64_t own_dynamic =
+        chase_dynamic_shared_bytes(static_cast<std::uint32_t>(chain_words));
+    const std::uint64_t allowed =
+        max_dynamic_shared_ > own_dynamic ? max_dynamic_shared_ - own_dynamic : 0;
+    if (spec.reserved_shared_bytes > allowed) {
+      fail("reserved_shared_bytes " + std::to_string(spec.reserved_shared_bytes) + " exceeds the " +
+           std::to_string(allowed) + " bytes that the " +
+           std::to_string(facts_.shared_per_block_optin_bytes) +
+           " bytes of shared memory a block may use (opt-in) leave beside the chase's own " +
+           std::to_string(facts_.shared_per_block_optin_bytes - allowed) + " bytes");
     }
   }
 

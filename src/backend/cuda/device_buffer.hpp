@@ -53,6 +53,13 @@ class DeviceBuffer {
   void fill_zero() {
     if (count_ > 0) CUDA_CALL(cudaMemset(data_, 0, bytes()));
   }
+  // Sets every byte of elements [offset, offset + count) to `byte`, queued on the default
+  // stream without waiting: work queued there later (a kernel, a copy) sees the result.
+  void fill_bytes_async(unsigned char byte, std::size_t offset, std::size_t count) {
+    if (count == 0) return;
+    check_range(offset, count);
+    CUDA_CALL(cudaMemsetAsync(data_ + offset, byte, count * sizeof(T), 0));
+  }
 
  private:
   void check_range(std::size_t offset, std::size_t count) const {

@@ -1,4 +1,4 @@
-// Kernels around the chase: which %smid values exist, and evicting the L2.
+// Kernels around the chase: which %smid values exist, evicting the L2, writing sparse chains.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -15,6 +15,9 @@ namespace {
 
 // Upper bound on %smid values we record; Hopper parts have well under 256 SMs.
 constexpr std::uint32_t kMaxSmIds = 1024;
+// The scatter's grid: enough blocks to keep every SM busy, grid-striding over the rest.
+constexpr unsigned kScatterThreads = 256;
+constexpr std::size_t kMaxScatterBlocks = 1024;
 
 __global__ void survey_sm_ids_kernel(std::uint32_t* seen) {
   // The dynamic shared memory is not used: it only keeps a second block off the SM.
@@ -40,6 +43,15 @@ __global__ void evict_l2_kernel(const uint4* scratch, std::size_t vectors, std::
   }
   // A store the compiler cannot prove dead keeps every load; it practically never happens.
   if (folded == 0x9E3779B9u) *sink = folded;
+}
+
+__global__ void scatter_links_kernel(std::uint32_t* words, const ChainLink* links,
+                                     std::size_t count) {
+  const std::size_t step = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += step) {
+    const ChainLink link = links[i];
+    words[link.index] = link.next;
+  }
 }
 
 }  // namespace
@@ -72,6 +84,14 @@ void evict_l2(const void* scratch, std::size_t bytes, std::uint32_t* sink) {
   evict_l2_kernel<<<1024, 256>>>(static_cast<const uint4*>(scratch), vectors, sink);
   CUDA_CHECK_LAUNCH("evict_l2_kernel");
   CUDA_CALL(cudaDeviceSynchronize());
+}
+
+void scatter_chain_links(std::uint32_t* words, const ChainLink* links, std::size_t count) {
+  if (count == 0) return;
+  const std::size_t blocks =
+      std::min(kMaxScatterBlocks, (count + kScatterThreads - 1) / kScatterThreads);
+  scatter_links_kernel<<<static_cast<unsigned>(blocks), kScatterThreads>>>(words, links, count);
+  CUDA_CHECK_LAUNCH("scatter_links_kernel");
 }
 
 }  // namespace memtopo

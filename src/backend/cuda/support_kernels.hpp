@@ -1,9 +1,11 @@
 #pragma once
 // Small kernels the backend needs around the chase: finding the SM ids a launch can land on,
-// and evicting the L2 before a cold chase. Plain C++ interface.
+// evicting the L2 before a cold chase, and writing a sparse chain. Plain C++ interface.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "backend/cuda/chain_links.hpp"
 
 namespace memtopo {
 
@@ -18,5 +20,11 @@ std::vector<std::uint32_t> survey_sm_ids(std::uint32_t sm_count, int launches,
 // Reads `bytes` of `scratch` through L2 (ld.global.cg, bypassing L1): every line the next
 // kernel could find in L2 is replaced by a clean scratch line. Waits for completion.
 void evict_l2(const void* scratch, std::size_t bytes, std::uint32_t* sink);
+
+// Stores links[i].next at words[links[i].index] for i < count (device pointers; every index
+// inside the array at `words`). Launched on the default stream, in order after what the host
+// queued there before (the fill with kNotOnChain, the copy of `links`); does not wait, so a
+// fault shows at the next synchronising call.
+void scatter_chain_links(std::uint32_t* words, const ChainLink* links, std::size_t count);
 
 }  // namespace memtopo

@@ -1,5 +1,6 @@
 #pragma once
 // Runs one pointer chase on the simulated memory and records it as a GPU kernel would.
+#include <cstddef>
 #include <cstdint>
 
 #include "backend/experiment.hpp"
@@ -13,15 +14,21 @@ struct ChasePlacement {
   std::uint32_t sm = 0;
   std::uint64_t base_address = 0;  // byte address of word 0 of the chase array
   std::uint64_t seed = 0;          // every random draw of the chase derives from it
+  // Byte address of word 0 of the eviction sweep's array (specs with an eviction sweep only);
+  // the backend places it apart from every chase array.
+  std::uint64_t sweep_base_address = 0;
+  std::size_t carveout_step = 0;  // the unified L1/shared configuration (carveout.hpp)
 };
 
 // Number of timer-overhead samples a trace carries, as a kernel would take them.
 inline constexpr std::uint32_t kOverheadSamples = 32;
 
 // Runs a spec that passed memtopo::validate on `memory`, which starts cold. Each chaser loads
-// warm_passes x chain_length words untimed, then timed_loads recorded ones, continuing the chase;
-// sequential chasers run one after the other, concurrent ones take turns load by load. A record
-// is the load's latency plus the description's timing_overhead plus noise.
+// warm_passes x chain_length words untimed, then (with an eviction sweep) walks the sweep's
+// sequential chain `passes` times untimed on the sweep's path, then loads timed_loads recorded
+// words, continuing its chase. With private segments chaser k walks chain_order(spec, k).
+// Sequential chasers run one after the other, concurrent ones take turns load by load in each
+// phase. A record is the load's latency plus the description's timing_overhead plus noise.
 Trace run_chase(const ChaseSpec& spec, const ChasePlacement& placement, MemorySystem& memory,
                 const SimDescription& description);
 

@@ -70,6 +70,13 @@ struct SharedMemoryDescription {
   std::uint32_t banks = 0;
   std::uint32_t bank_width_bytes = 0;
   std::uint32_t latency = 0;
+  // A unified L1/shared array: the sm-scope cache named here gives up capacity to the shared
+  // memory a block configures (its carveout). Empty: shared memory is an array of its own.
+  std::string unified_with;
+  // The shared-memory sizes (carveouts) the device can configure, strictly increasing; the
+  // unified cache's size_bytes is its capacity at the first (smallest) step. Empty without
+  // unified_with.
+  std::vector<std::uint64_t> carveout_steps_bytes;
 };
 
 struct NoiseDescription {

@@ -264,8 +264,32 @@ TlbDescription read_tlb(const json& value, const JsonPlace& place) {
   return tlb;
 }
 
+// carveout_steps_bytes: a non-empty, strictly increasing list, at most bytes_per_sm.
+std::vector<std::uint64_t> read_carveout_steps(const StrictObject& object,
+                                               std::uint64_t bytes_per_sm) {
+  const JsonPlace place = object.place("carveout_steps_bytes");
+  const json& list = read_array(object.required("carveout_steps_bytes"), place);
+  if (list.empty()) place.fail("needs at least one carveout step");
+  std::vector<std::uint64_t> steps;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::uint64_t step = read_uint(list[i], place.item(i));
+    if (!steps.empty() && step <= steps.back()) {
+      place.item(i).fail("steps must increase strictly, but " + std::to_string(step) +
+                         " follows " + std::to_string(steps.back()));
+    }
+    if (step > bytes_per_sm) {
+      place.item(i).fail("step " + std::to_string(step) + " exceeds bytes_per_sm " +
+                         std::to_string(bytes_per_sm));
+    }
+    steps.push_back(step);
+  }
+  return steps;
+}
+
 SharedMemoryDescription read_shared_memory(const json& value, const JsonPlace& place) {
-  const StrictObject object(value, place, {"bytes_per_sm", "banks", "bank_width_bytes", "latency"});
+  const StrictObject object(value, place,
+                            {"bytes_per_sm", "banks", "bank_width_bytes", "latency",
+                             "unified_with", "carveout_steps_bytes"});
   SharedMemoryDescription shared;
   shared.bytes_per_sm = object.uint("bytes_per_sm");
   if (shared.bytes_per_sm < 4) object.fail("bytes_per_sm", "must hold at least one 4-byte word");
@@ -273,7 +297,60 @@ SharedMemoryDescription read_shared_memory(const json& value, const JsonPlace& p
   shared.bank_width_bytes = static_cast<std::uint32_t>(
       read_power_of_two(object, "bank_width_bytes", read_positive_u32(object, "bank_width_bytes")));
   shared.latency = read_u32(object, "latency");
+  // The two keys describe one thing, a unified array and the carveouts it allows: both or none.
+  if (object.has("unified_with") != object.has("carveout_steps_bytes")) {
+    const std::string_view present =
+        object.has("unified_with") ? "unified_with" : "carveout_steps_bytes";
+    const std::string_view absent =
+        object.has("unified_with") ? "carveout_steps_bytes" : "unified_with";
+    object.fail(present, "needs " + in_quotes(absent) + " beside it");
+  }
+  if (object.has("unified_with")) {
+    shared.unified_with = object.string("unified_with");
+    if (shared.unified_with.empty()) object.fail("unified_with", "must name a cache");
+    shared.carveout_steps_bytes = read_carveout_steps(object, shared.bytes_per_sm);
+  }
   return shared;
+}
+
+// The unified cache must be able to shrink by whole sets at every carveout step (modulo index,
+// equal sets, one instance per SM) and keep at least one set at the largest.
+void check_unified_cache(const SimDescription& description, const JsonPlace& shared_place) {
+  const SharedMemoryDescription& shared = description.shared_memory;
+  if (shared.unified_with.empty()) return;
+  const JsonPlace place = shared_place.key("unified_with");
+  const auto cache = std::find_if(
+      description.caches.begin(), description.caches.end(),
+      [&](const CacheDescription& c) { return c.name == shared.unified_with; });
+  if (cache == description.caches.end()) {
+    place.fail("no cache is named " + in_quotes(shared.unified_with));
+  }
+  const std::string which = "the unified cache " + in_quotes(cache->name);
+  if (cache->scope != CacheScope::sm) place.fail(which + " must have scope \"sm\"");
+  if (cache->instances_per_sm != 1) {
+    place.fail(which + " must have one instance per SM (the carveout shrinks one array)");
+  }
+  if (cache->associativity.ways == 0 || !cache->associativity.ways_per_set.empty()) {
+    place.fail(which + " needs an integer ways > 0, so that it shrinks by whole sets");
+  }
+  if (cache->set_index.kind != SetIndex::Kind::modulo) {
+    place.fail(which + " needs set_index \"modulo\" (a bit-selected index needs 2^n sets)");
+  }
+  const std::uint64_t set_bytes = std::uint64_t{cache->line_bytes} * cache->associativity.ways;
+  const JsonPlace steps_place = shared_place.key("carveout_steps_bytes");
+  for (std::size_t i = 0; i < shared.carveout_steps_bytes.size(); ++i) {
+    const std::uint64_t shrink = shared.carveout_steps_bytes[i] - shared.carveout_steps_bytes[0];
+    if (shrink % set_bytes != 0) {
+      steps_place.item(i).fail("shrinks " + which + " by " + std::to_string(shrink) +
+                               " bytes, not a multiple of its set (line_bytes x ways = " +
+                               std::to_string(set_bytes) + ")");
+    }
+    if (shrink >= cache->size_bytes) {
+      steps_place.item(i).fail("shrinks " + which + " by " + std::to_string(shrink) +
+                               " bytes, leaving nothing of its " +
+                               std::to_string(cache->size_bytes));
+    }
+  }
 }
 
 NoiseDescription read_noise(const json& value, const JsonPlace& place) {
@@ -351,6 +428,7 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
   }
   description.shared_memory =
       read_shared_memory(object.required("shared_memory"), object.place("shared_memory"));
+  check_unified_cache(description, object.place("shared_memory"));
   if (object.has("noise")) {
     description.noise = read_noise(object.required("noise"), object.place("noise"));
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backend/sim/carveout.hpp"
 #include "backend/sim/random_streams.hpp"
 
 namespace memtopo::sim {
@@ -15,25 +16,34 @@ MemorySystem::MemorySystem(const SimDescription& description)
       dram_latency_(description.dram_latency),
       // A chaser is one lane of its warp, so its shared loads never conflict (degree 1).
       shared_latency_(description.shared_memory.latency) {
+  const SharedMemoryDescription& shared = description.shared_memory;
   caches_.reserve(description.caches.size());
   for (const CacheDescription& cache : description.caches) {
     const std::uint32_t count = cache.scope == CacheScope::sm ? cache.instances_per_sm : 1;
-    ArrayShape shape{cache.line_bytes, cache.sector_bytes,
-                     ways_of_each_set(cache.associativity, cache.size_bytes / cache.line_bytes),
-                     cache.set_index};
-    // Only the SM a chase runs on is simulated (chases are independent), so an sm-scope cache
-    // needs just that SM's instances.
-    caches_.push_back(Cache{
-        cache, std::vector<SetAssociativeArray>(count, SetAssociativeArray(shape, cache.policy))});
+    const bool unified = cache.name == shared.unified_with;
+    const std::size_t steps = unified ? shared.carveout_steps_bytes.size() : 1;
+    Cache modelled{cache, {}, 0};
+    for (std::size_t step = 0; step < steps; ++step) {
+      const std::uint64_t capacity = capacity_at_carveout(cache, shared, step);
+      ArrayShape shape{cache.line_bytes, cache.sector_bytes,
+                       ways_of_each_set(cache.associativity, capacity / cache.line_bytes),
+                       cache.set_index};
+      // Only the SM a chase runs on is simulated (chases are independent), so an sm-scope
+      // cache needs just that SM's instances.
+      modelled.configurations.emplace_back(count, SetAssociativeArray(shape, cache.policy));
+    }
+    caches_.push_back(std::move(modelled));
   }
 }
 
-void MemorySystem::start_chase(std::uint32_t sm, std::uint64_t seed) {
+void MemorySystem::start_chase(std::uint32_t sm, std::uint64_t seed, std::size_t carveout_step) {
   sm_ = sm;
   tlbs_.clear();
   std::uint64_t stream = 0;
   for (Cache& cache : caches_) {
-    for (SetAssociativeArray& instance : cache.instances) {
+    // Only the unified cache has a configuration per step; every other cache has just one.
+    cache.active = cache.configurations.size() > 1 ? carveout_step : 0;
+    for (SetAssociativeArray& instance : cache.instances()) {
       instance.clear(derive_seed(seed, stream++));
     }
   }
@@ -49,7 +59,7 @@ Route MemorySystem::route(LoadPath path, std::uint32_t chaser) {
       continue;
     }
     route.levels.push_back(Route::Level{
-        &cache.instances[chaser % cache.instances.size()], description.hit_latency,
+        &cache.instances()[chaser % cache.instances().size()], description.hit_latency,
         description.partitions, sm_ % description.partitions, description.far_latency_extra});
   }
   return route;

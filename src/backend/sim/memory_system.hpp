@@ -1,6 +1,7 @@
 #pragma once
 // The memory an SM sees in one simulated chase: its sm-scope caches, the device caches, the
 // TLBs, shared memory and DRAM, wired up by load path as the description says.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -34,8 +35,9 @@ class MemorySystem {
   explicit MemorySystem(const SimDescription& description);
 
   // Starts a chase on SM `sm`: every cache and TLB cold, random replacement draws restarted
-  // from `seed`.
-  void start_chase(std::uint32_t sm, std::uint64_t seed);
+  // from `seed`, and a unified L1/shared cache configured for carveout step `carveout_step`
+  // (an index into shared_memory.carveout_steps_bytes; see carveout.hpp).
+  void start_chase(std::uint32_t sm, std::uint64_t seed, std::size_t carveout_step = 0);
   // The route of path `path` for chaser `chaser` (lane 0 of warp `chaser`, which uses instance
   // chaser mod instances_per_sm of each sm-scope cache). Valid until the next start_chase.
   Route route(LoadPath path, std::uint32_t chaser);
@@ -45,7 +47,11 @@ class MemorySystem {
  private:
   struct Cache {
     CacheDescription description;
-    std::vector<SetAssociativeArray> instances;  // per-SM split instances, or the device's one
+    // One array set per carveout step (a single one unless it is the unified L1/shared cache):
+    // per-SM split instances, or the device's one.
+    std::vector<std::vector<SetAssociativeArray>> configurations;
+    std::size_t active = 0;  // the configuration of the current chase
+    std::vector<SetAssociativeArray>& instances() { return configurations[active]; }
   };
   std::vector<Cache> caches_;
   TlbHierarchy tlbs_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backend/chain.hpp"
+#include "backend/sim/carveout.hpp"
 #include "backend/sim/chase_runner.hpp"
 #include "backend/sim/description_loader.hpp"
 #include "backend/sim/memory_system.hpp"
@@ -36,10 +37,11 @@ DeviceFacts facts_of(const SimDescription& description) {
         std::find(cache.paths.begin(), cache.paths.end(), LoadPath::ca) != cache.paths.end();
     if (cache.scope == sim::CacheScope::sm && on_ca) facts.global_l1_cache_supported = true;
   }
-  // The simulated device lets one block use all of its SM's shared memory.
+  // The simulated device lets one block use all of its SM's shared memory, up to the largest
+  // carveout where L1 and shared memory are one array.
   facts.shared_per_sm_bytes = description.shared_memory.bytes_per_sm;
-  facts.shared_per_block_bytes = description.shared_memory.bytes_per_sm;
-  facts.shared_per_block_optin_bytes = description.shared_memory.bytes_per_sm;
+  facts.shared_per_block_bytes = sim::max_block_shared_bytes(description.shared_memory);
+  facts.shared_per_block_optin_bytes = sim::max_block_shared_bytes(description.shared_memory);
   facts.constant_bytes = kConstantBankBytes;
   facts.sm_clock_khz = description.clock_khz;
   facts.nvml_status = "simulated device: no NVML";
@@ -50,7 +52,8 @@ BackendLimits limits_of(const SimDescription& description) {
   BackendLimits limits;
   limits.max_footprint_bytes = description.global_memory_bytes / 2;
   limits.max_constant_footprint_bytes = kConstantBankBytes;
-  limits.max_shared_footprint_bytes = description.shared_memory.bytes_per_sm;
+  limits.max_shared_footprint_bytes = sim::max_block_shared_bytes(description.shared_memory);
+  limits.max_reserved_shared_bytes = sim::max_block_shared_bytes(description.shared_memory);
   limits.max_timed_loads = kMaxTimedLoads;
   limits.max_chasers = kMaxChasers;
   limits.concurrent_slots = description.sm_count;
@@ -87,10 +90,18 @@ class SimBackend final : public Backend {
     traces.reserve(batch.size());
     std::uint64_t next_base = array_alignment_;
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      const sim::ChasePlacement placement{sms[i], next_base,
-                                          sim::derive_seed(description_.noise.seed, chases_run_++)};
-      next_base = round_up(next_base + batch[i].footprint_bytes, array_alignment_);
-      traces.push_back(sim::run_chase(batch[i], placement, memory_, description_));
+      const ChaseSpec& spec = batch[i];
+      sim::ChasePlacement placement{sms[i], next_base,
+                                    sim::derive_seed(description_.noise.seed, chases_run_++)};
+      next_base = round_up(next_base + spec.footprint_bytes, array_alignment_);
+      // The sweep's array follows its chase's, aligned alike: no page or line in common.
+      if (spec.eviction) {
+        placement.sweep_base_address = next_base;
+        next_base = round_up(next_base + spec.eviction->footprint_bytes, array_alignment_);
+      }
+      placement.carveout_step =
+          sim::carveout_step_for(description_.shared_memory, block_shared_bytes(spec));
+      traces.push_back(sim::run_chase(spec, placement, memory_, description_));
     }
     return traces;
   }
@@ -111,14 +122,30 @@ class SimBackend final : public Backend {
       fail("at most " + std::to_string(limits_.max_timed_loads) + " timed loads, got " +
            std::to_string(spec.timed_loads));
     }
-    std::uint64_t max_footprint = limits_.max_footprint_bytes;
-    if (spec.path == LoadPath::constant) max_footprint = limits_.max_constant_footprint_bytes;
-    if (spec.path == LoadPath::shared) max_footprint = limits_.max_shared_footprint_bytes;
-    if (spec.footprint_bytes > max_footprint) {
-      fail("footprint_bytes " + std::to_string(spec.footprint_bytes) + " exceeds the " +
-           std::string(to_string(spec.path)) + " path's limit of " + std::to_string(max_footprint) +
-           " bytes");
+    check_footprint("footprint_bytes", spec.path, spec.footprint_bytes);
+    if (spec.eviction) {
+      check_footprint("eviction footprint_bytes", spec.eviction->path,
+                      spec.eviction->footprint_bytes);
     }
+    // Throws when the block's shared memory exceeds the largest carveout.
+    sim::carveout_step_for(description_.shared_memory, block_shared_bytes(spec));
+  }
+
+  void check_footprint(const std::string& what, LoadPath path, std::uint64_t bytes) const {
+    std::uint64_t max_footprint = limits_.max_footprint_bytes;
+    if (path == LoadPath::constant) max_footprint = limits_.max_constant_footprint_bytes;
+    if (path == LoadPath::shared) max_footprint = limits_.max_shared_footprint_bytes;
+    if (bytes > max_footprint) {
+      throw ExperimentError("chase spec: " + what + " " + std::to_string(bytes) + " exceeds the " +
+                            std::string(to_string(path)) + " path's limit of " +
+                            std::to_string(max_footprint) + " bytes");
+    }
+  }
+
+  // Shared memory the chase's block uses: its reservation, plus its array on the shared path.
+  static std::uint64_t block_shared_bytes(const ChaseSpec& spec) {
+    const std::uint64_t own = spec.path == LoadPath::shared ? spec.footprint_bytes : 0;
+    return std::uint64_t{spec.reserved_shared_bytes} + own;
   }
 
   // A spec's own SM when it names one; otherwise the next SM no spec of the batch has claimed,

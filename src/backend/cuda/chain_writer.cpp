@@ -1,0 +1,73 @@
+#include "backend/cuda/chain_writer.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/chain.hpp"
+#include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/support_kernels.hpp"
+
+namespace memtopo {
+
+namespace {
+
+// Bytes of 0xFF make every word kNotOnChain: one memset writes the off-chain marker, and a
+// stray load still reads an index outside the array.
+constexpr unsigned char kNotOnChainByte = 0xFF;
+static_assert(kNotOnChain == 0xFFFFFFFFu, "the memset byte must repeat into kNotOnChain");
+
+// Grows `scratch` to hold `links` links. A scatter queued earlier may still be reading the old
+// buffer, so wait for the device before freeing it (this happens a few times per runner,
+// never per chain once the scratch has reached kScatterChunkLinks).
+void ensure_scratch(DeviceBuffer<ChainLink>& scratch, std::size_t links) {
+  if (scratch.size() >= links) return;
+  CUDA_CALL(cudaDeviceSynchronize());
+  scratch = DeviceBuffer<ChainLink>();
+  try {
+    scratch = DeviceBuffer<ChainLink>(links);
+  } catch (const OutOfMemoryError& error) {
+    throw OutOfMemoryError("uploading a sparse chain needs " +
+                           std::to_string(links * sizeof(ChainLink)) +
+                           " bytes of device memory for its links: " + error.what());
+  }
+}
+
+void write_sparse_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer,
+                        std::size_t offset, DeviceBuffer<ChainLink>& scratch,
+                        std::size_t chunk_links) {
+  // Queued first: the device fills the array while the host computes the links.
+  buffer.fill_bytes_async(kNotOnChainByte, offset, spec.footprint_bytes / 4);
+  const std::vector<ChainLink> links = chain_links(spec);
+  ensure_scratch(scratch, std::min(links.size(), chunk_links));
+  const std::span<const ChainLink> all(links);
+  for (std::size_t first = 0; first < all.size(); first += chunk_links) {
+    const auto chunk = all.subspan(first, std::min(chunk_links, all.size() - first));
+    // Stream order: this copy overwrites the scratch only after the previous chunk's scatter
+    // has run (a copy from pageable memory even waits for the stream before it starts).
+    scratch.upload(chunk);
+    scatter_chain_links(buffer.data() + offset, scratch.data(), chunk.size());
+  }
+}
+
+}  // namespace
+
+void write_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer, std::size_t offset,
+                 DeviceBuffer<ChainLink>& scratch, std::size_t chunk_links) {
+  if (chunk_links == 0) throw std::invalid_argument("write_chain: chunk_links must be positive");
+  if (spec.path == LoadPath::constant) {
+    throw std::invalid_argument("write_chain: the constant path's chain goes to the bank");
+  }
+  if (upload_sparse(spec)) {
+    write_sparse_chain(spec, buffer, offset, scratch, chunk_links);
+  } else {
+    buffer.upload(build_chain(spec), offset);
+  }
+}
+
+}  // namespace memtopo
