@@ -211,4 +211,46 @@ LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes,
   return out;
 }
 
+PowerOfTwoLine infer_line_from_power_of_two_strides(std::uint64_t size_bytes,
+                                                    std::span<const StrideCapacity> strides) {
+  if (size_bytes == 0) throw std::invalid_argument("line inference needs a cache size");
+  std::vector<StrideCapacity> sorted(strides.begin(), strides.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.stride_bytes < b.stride_bytes; });
+  PowerOfTwoLine out;
+  const auto first = std::find_if(sorted.begin(), sorted.end(),
+                                  [](const StrideCapacity& s) { return s.fits_at_probe; });
+  if (first == sorted.end()) {
+    out.note = "no power-of-two stride held more than the size: the set index reaches fewer "
+               "sets at every stride beyond the line (modulo over an even set count), or the "
+               "line exceeds the largest stride tried";
+    return out;
+  }
+  out.first_beyond_stride = first->stride_bytes;
+  if (!first->capacity_footprint_bytes || *first->capacity_footprint_bytes < first->stride_bytes) {
+    out.note = "the capacity at the first power-of-two stride beyond the size was not found";
+    return out;
+  }
+  const double elements =
+      static_cast<double>(*first->capacity_footprint_bytes / first->stride_bytes);
+  out.raw_ratio = static_cast<double>(size_bytes) / elements;
+  const std::uint64_t line = nearest_power_of_two(out.raw_ratio);
+  const double octaves_off = log2_distance(out.raw_ratio, static_cast<double>(line));
+  if (octaves_off > kMaxOctavesOffPowerOfTwo) {
+    out.note = "size / capacity in elements at the first power-of-two stride beyond the size is " +
+               std::to_string(static_cast<long long>(out.raw_ratio)) +
+               " B, not near a power of two";
+    return out;
+  }
+  out.line_bytes = line;
+  out.confidence = std::clamp(1.0 - 2.0 * octaves_off, 0.0, 1.0) * 0.75;
+  out.note = "a single power-of-two stride backs the value";
+  if (first->stride_bytes != 2 * line) {
+    out.confidence *= 0.5;
+    out.note += "; the first stride holding more than the size is " +
+                std::to_string(first->stride_bytes) + " B, not twice the line";
+  }
+  return out;
+}
+
 }  // namespace memtopo

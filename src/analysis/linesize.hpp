@@ -117,6 +117,34 @@ LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes,
                          std::uint64_t prime, std::span<const StrideCapacity> strides,
                          double beyond_margin = 0.25);
 
+// ---- line from power-of-two strides (a second evidence path) ----------------------------
+//
+// The prime strides assume a modulo set index; a hashed index (Hopper's L1) fills the sets
+// unevenly at them and the ratio lands between powers of two. Power-of-two strides u from the
+// sector up need a different assumption: that the index spreads every other line (or every
+// 2^m-th) as evenly as it spreads all lines, as a hash of many address bits or a bit selection
+// that skips the bit just above the line offset does. Then:
+//   u <= line: every line of the footprint is touched, the cache fills at the size S (capacity
+//              in elements S / u), as when the size was measured;
+//   u = 2 line: every other line: the cache holds S / line elements, 2 S of footprint.
+// A stride is classified at `beyond_factor` x S (1.5: between the two); the smallest that holds
+// it is 2 x line, and S / (capacity in elements there) gives the line. A modulo index over 2^n
+// sets (or any even count) reaches only half the sets at u = 2 line and never holds it: then
+// this path says nothing, and the prime ladder applies.
+struct PowerOfTwoLine {
+  std::optional<std::uint64_t> line_bytes;
+  std::uint64_t first_beyond_stride = 0;  // smallest stride that held beyond_factor x size
+  double raw_ratio = 0;                   // size / capacity in elements there
+  double confidence = 0;
+  std::string note;  // why inconclusive, or remarks
+};
+
+// `strides`: power-of-two strides with fits_at_probe judged at beyond_factor x size and, for the
+// first that fitted, its searched capacity. Confidence = closeness of the raw ratio to the power
+// of two (as infer_line) x 0.5 unless the stride is twice that line x 0.75 (one stride backs it).
+PowerOfTwoLine infer_line_from_power_of_two_strides(std::uint64_t size_bytes,
+                                                    std::span<const StrideCapacity> strides);
+
 // The power of two nearest `value` on a log scale (value > 0).
 std::uint64_t nearest_power_of_two(double value);
 

@@ -227,4 +227,74 @@ PolicyVerdict classify_policy(double periodic, const LruFifo& retouch, const Vic
   return v;
 }
 
+namespace {
+
+// Chi-square statistic of a 2 x ways table: one chase's victims against the others' pooled.
+double homogeneity_statistic(const std::vector<std::uint64_t>& mine,
+                             const std::vector<std::uint64_t>& all) {
+  double mine_sum = 0, rest_sum = 0;
+  for (std::size_t w = 0; w < mine.size(); ++w) {
+    mine_sum += static_cast<double>(mine[w]);
+    rest_sum += static_cast<double>(all[w] - mine[w]);
+  }
+  if (mine_sum == 0 || rest_sum == 0) return 0;
+  const double grand = mine_sum + rest_sum;
+  double statistic = 0;
+  for (std::size_t w = 0; w < mine.size(); ++w) {
+    const double column = static_cast<double>(all[w]);
+    if (column == 0) continue;
+    const double expect_mine = column * mine_sum / grand, expect_rest = column * rest_sum / grand;
+    const double got_mine = static_cast<double>(mine[w]), got_rest = column - got_mine;
+    statistic += (got_mine - expect_mine) * (got_mine - expect_mine) / expect_mine +
+                 (got_rest - expect_rest) * (got_rest - expect_rest) / expect_rest;
+  }
+  return statistic;
+}
+
+}  // namespace
+
+VictimCounts pool_homogeneous_victims(std::span<const VictimCounts> chases, double alpha,
+                                      std::vector<std::size_t>& left_out) {
+  left_out.clear();
+  VictimCounts pooled;
+  if (chases.empty()) return pooled;
+  const std::size_t ways = chases.front().per_way.size();
+  std::vector<bool> kept(chases.size(), true);
+  // Leave out the most deviant chase while it deviates significantly, one at a time (a drifted
+  // chase also pulls the others' pool, so testing all against one pool would condemn them
+  // all), and never more than half of them.
+  while (ways >= 2 && 2 * (left_out.size() + 1) <= chases.size()) {
+    std::vector<std::uint64_t> all(ways, 0);
+    for (std::size_t i = 0; i < chases.size(); ++i) {
+      if (!kept[i]) continue;
+      for (std::size_t w = 0; w < ways; ++w) all[w] += chases[i].per_way[w];
+    }
+    std::size_t worst = chases.size();
+    double worst_statistic = 0;
+    for (std::size_t i = 0; i < chases.size(); ++i) {
+      if (!kept[i]) continue;
+      const double statistic = homogeneity_statistic(chases[i].per_way, all);
+      if (statistic > worst_statistic) {
+        worst_statistic = statistic;
+        worst = i;
+      }
+    }
+    if (worst == chases.size() ||
+        chi_square_upper_tail(worst_statistic, static_cast<double>(ways - 1)) >= alpha) {
+      break;
+    }
+    kept[worst] = false;
+    left_out.push_back(worst);
+  }
+  std::sort(left_out.begin(), left_out.end());
+  pooled.per_way.assign(ways, 0);
+  for (std::size_t i = 0; i < chases.size(); ++i) {
+    pooled.inconsistencies += chases[i].inconsistencies;
+    if (!kept[i]) continue;
+    for (std::size_t w = 0; w < ways; ++w) pooled.per_way[w] += chases[i].per_way[w];
+    pooled.victims += chases[i].victims;
+  }
+  return pooled;
+}
+
 }  // namespace memtopo

@@ -67,6 +67,14 @@ struct ChiSquare {
   double dof = 0;
   double p_value = 1;
 };
+// The victim counts of several chases pooled, leaving out every chase whose distribution over
+// the ways differs from the others' pooled (chi-square homogeneity test of the chase against
+// the rest, at `alpha`): a victim model that went wrong partway (two ways swapped after an
+// undetected outlier) gives such a chase, whereas chases of one policy agree. `left_out` gets
+// the indices of the chases left out.
+VictimCounts pool_homogeneous_victims(std::span<const VictimCounts> chases, double alpha,
+                                      std::vector<std::size_t>& left_out);
+
 // Goodness of fit of the counts to a uniform distribution. Throws for fewer than two counts or
 // a zero total.
 ChiSquare chi_square_uniform(std::span<const std::uint64_t> counts);

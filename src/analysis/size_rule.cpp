@@ -17,6 +17,46 @@ FitRule fit_rule_for(const SizeBaseline& baseline) {
   return rule;
 }
 
+namespace {
+
+// P(Poisson(lambda) <= k), summed in log space.
+double poisson_cdf(std::size_t k, double lambda) {
+  if (lambda <= 0) return 1.0;
+  double cumulative = 0;
+  const double log_lambda = std::log(lambda);
+  for (std::size_t i = 0; i <= k; ++i) {
+    const double id = static_cast<double>(i);
+    cumulative += std::exp(-lambda + id * log_lambda - std::lgamma(id + 1));
+  }
+  return std::min(1.0, cumulative);
+}
+
+}  // namespace
+
+double poisson_upper_bound(std::size_t observed, double tail) {
+  // The cdf falls with the mean: bisect between the observation and far above it.
+  double low = static_cast<double>(observed);
+  double high = low + 20 * std::sqrt(low + 1) + 20;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (low + high);
+    (poisson_cdf(observed, mid) > tail ? low : high) = mid;
+  }
+  return high;
+}
+
+FitRule with_measured_outlier_rate(FitRule rule, std::span<const double> hit_corrected_cycles) {
+  if (hit_corrected_cycles.empty()) return rule;
+  // Tail 10^-2: a baseline with fewer outliers than its true rate rarely leaves the bound
+  // below it, and the 10^-6 tail of the allowances leaves room for the rest.
+  constexpr double kRateBoundTail = 1e-2;
+  std::size_t slow = 0;
+  for (double c : hit_corrected_cycles) slow += c > rule.threshold_cycles;
+  const double bound =
+      poisson_upper_bound(slow, kRateBoundTail) / static_cast<double>(hit_corrected_cycles.size());
+  rule.outlier_rate = std::max(rule.outlier_rate, bound);
+  return rule;
+}
+
 std::size_t allowed_misses(double expected_outlier_misses, double tail) {
   const double lambda = std::max(0.0, expected_outlier_misses);
   if (lambda == 0) return 0;
@@ -68,10 +108,18 @@ FitVerdict judge_fit(std::span<const double> corrected_cycles,
   }
 
   verdict.allowed = allowed_misses(expected_outlier_misses, rule.false_miss_probability);
+  verdict.accesses = accesses.size();
+  const double accesses_d = static_cast<double>(verdict.accesses);
+  const double expected_outliers = rule.outlier_rate * accesses_d;
+  verdict.allowed_slow = allowed_misses(expected_outliers, rule.false_miss_probability);
   const double elements = static_cast<double>(verdict.elements);
+  const double surplus =
+      std::max(0.0, static_cast<double>(verdict.slow_accesses) - expected_outliers);
   verdict.miss_fraction = static_cast<double>(verdict.missing) / elements;
+  verdict.miss_score = std::max(verdict.miss_fraction, surplus / accesses_d);
   verdict.limit = static_cast<double>(verdict.allowed) / elements;
-  verdict.fits = verdict.missing <= verdict.allowed;
+  verdict.fits =
+      verdict.missing <= verdict.allowed && verdict.slow_accesses <= verdict.allowed_slow;
   return verdict;
 }
 

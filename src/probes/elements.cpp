@@ -18,10 +18,14 @@ const std::vector<KnownElement>& known_elements() {
       {"l1", "cache", "sm", {"ca"}},
       {"tex", "cache", "sm", {"tex"}},
       {"ro", "cache", "sm", {"nc"}},
+      {"constant_l1", "cache", "sm", {"const"}},
       {"l2", "cache", "device", {"cg", "ca"}},
       {"dram", "memory", "device", {"cg"}},
       {"shared", "scratchpad", "sm", {"shared"}},
       {"constant", "memory", "device", {"const"}},
+      {"constant_l15", "cache", "sm", {"const"}},
+      {"tlb_l1", "tlb", "sm", {"cg"}},
+      {"tlb_l2", "tlb", "device", {"cg"}},
   };
   return table;
 }

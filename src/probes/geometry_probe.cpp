@@ -34,6 +34,9 @@ constexpr std::uint32_t kPolicyLoads = 20000;   // victim-tracking chases, all t
 // Victim tracking stops at the first outlier it cannot place (analysis/policy.hpp), so the loads
 // are split over several chases, each from a cold set.
 constexpr std::uint32_t kPolicyChases = 8;
+// A victim chase whose way distribution differs from the other chases' at this level is left out
+// (its victim model went wrong partway); strict, so that chances alone rarely drop one.
+constexpr double kDriftAlpha = 1e-4;
 constexpr std::uint32_t kMinLineCandidate = 32;
 constexpr std::uint32_t kMaxLineCandidate = 512;
 constexpr int kEdgeAdjustments = 4;
@@ -82,6 +85,19 @@ class Geometry {
     }
     return out;
   }
+  // Chases that name sets by line numbers counted from their array's start (set s = line s mod
+  // sets) agree on which set is which only when their arrays start at the same offset modulo
+  // sets x line. With equal sets that does not matter (every set behaves alike); with unequal
+  // sets it does. Arrays are aligned to a power of two, so with 2^n sets any two start alike;
+  // otherwise only the same array does: isolated, every chase runs alone in its batch (a
+  // batch's first chase gets the backend's first buffer).
+  std::vector<Trace> run_set_targeted(const std::vector<ChaseSpec>& specs,
+                                      const std::string& phase) {
+    if (!isolate_arrays_) return run(specs, phase);
+    std::vector<Trace> out;
+    for (const auto& spec : specs) out.push_back(std::move(run({spec}, phase).front()));
+    return out;
+  }
   ChaseSpec sequential(std::uint64_t footprint, std::uint32_t stride, std::uint32_t passes) {
     ChaseSpec s;
     s.path = target_.path;
@@ -119,6 +135,18 @@ class Geometry {
   }
 
   void prepare();  // size, threshold, line
+  // Slow accesses (of kPasses) a line needs before C counts as overflowing: more than outliers
+  // at the size probe's measured rate give any of `lines` lines but with probability 10^-6. Two
+  // would do for rare outliers, not for heavy noise (0.5 %: some line of a few hundred collects
+  // two every few runs, and the edge check would move C down). C + b keeps 2: there a thrashing
+  // set's lines are slow on every pass, and random replacement needs the low bar.
+  std::uint32_t fit_min_slow(std::uint64_t lines) const {
+    constexpr double kFalseOverflowProbability = 1e-6;
+    const std::size_t allowed = allowed_misses(
+        outlier_rate_ * kPasses, kFalseOverflowProbability / static_cast<double>(std::max<std::uint64_t>(lines, 1)));
+    return std::max<std::uint32_t>(2, static_cast<std::uint32_t>(allowed) + 1);
+  }
+  void refine_size(std::uint64_t capacity_bytes, double ways_confidence);
   void measure_threshold();
   void search_line();
   void write_inconclusive(const std::string& name, const std::string& unit,
@@ -138,6 +166,8 @@ class Geometry {
   nlohmann::json line_evidence_ = nlohmann::json::object();
   double threshold_ = 0;
   std::string threshold_source_;
+  bool isolate_arrays_ = false;  // see run_set_targeted
+  double outlier_rate_ = kAssumedOutlierRate;  // the size probe's, when it measured one
 };
 
 void Geometry::measure_threshold() {
@@ -159,6 +189,9 @@ void Geometry::prepare() {
     throw ProbeSkipped("needs a measured " + target_.element + ".size");
   }
   size_ = size->value.get<std::uint64_t>();
+  if (size->evidence.contains("outlier_rate")) {
+    outlier_rate_ = size->evidence.at("outlier_rate").get<double>();
+  }
   if (size->evidence.contains("threshold_cycles")) {
     threshold_ = size->evidence.at("threshold_cycles").get<double>();
     threshold_source_ = target_.element + ".size";
@@ -183,18 +216,41 @@ void Geometry::search_line() {
   std::vector<std::uint32_t> candidates;
   for (std::uint32_t b = kMinLineCandidate; b <= kMaxLineCandidate && b * 4 <= size_; b *= 2)
     candidates.push_back(b);
-  std::vector<ChaseSpec> specs;
-  for (auto b : candidates) {
-    specs.push_back(sequential(size_ + b, b, kLinePasses));
-    specs.push_back(sequential(size_ + 2 * b, b, kLinePasses));
+  // Under random-like replacement a few passes show only some of the missing lines, and the
+  // counts that the doubling rule compares are noise: then every hypothesis is chased again
+  // with many passes, where each missing line collects several slow accesses.
+  struct Counts {
+    std::size_t at_c_plus_1 = 0, at_c_plus_2 = 0;
+  };
+  auto measure = [&](std::uint32_t passes, std::uint32_t min_slow, bool& deterministic) {
+    std::vector<ChaseSpec> specs;
+    for (auto b : candidates) {
+      specs.push_back(sequential(size_ + b, b, passes));
+      specs.push_back(sequential(size_ + 2 * b, b, passes));
+    }
+    const auto traces = run(specs, passes == kLinePasses ? "line_hypotheses" : "line_hypotheses_many");
+    std::vector<Counts> out;
+    deterministic = true;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const auto one = overflow_lines(counts(traces[2 * i], candidates[i]), min_slow);
+      const auto two = overflow_lines(counts(traces[2 * i + 1], candidates[i]), min_slow);
+      deterministic = deterministic && one.partial == 0 && two.partial == 0;
+      out.push_back({one.lines.size(), two.lines.size()});
+    }
+    return out;
+  };
+  bool deterministic = true;
+  auto missing = measure(kLinePasses, 2, deterministic);
+  std::uint32_t passes = kLinePasses;
+  if (!deterministic) {
+    passes = kRandomPasses;
+    missing = measure(kRandomPasses, kRandomMinSlow, deterministic);
   }
-  const auto traces = run(specs, "line_hypotheses");
   std::optional<std::uint32_t> doubling, largest_overflow;
   nlohmann::json tried = nlohmann::json::array();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const auto b = candidates[i];
-    const auto m1 = overflow_lines(counts(traces[2 * i], b), 2).lines.size();
-    const auto m2 = overflow_lines(counts(traces[2 * i + 1], b), 2).lines.size();
+    const auto m1 = missing[i].at_c_plus_1, m2 = missing[i].at_c_plus_2;
     tried.push_back({{"line_bytes", b}, {"missing_at_C_plus_1", m1}, {"missing_at_C_plus_2", m2}});
     if (m1 > 0) largest_overflow = b;
     if (!doubling && m1 > 0 && 2 * m2 >= 3 * m1) doubling = b;
@@ -207,6 +263,7 @@ void Geometry::search_line() {
   line_evidence_ = {{"rule", doubling ? "smallest stride whose second extra element overfills a "
                                         "second set"
                                       : "largest stride that still overflows (one set)"},
+                    {"passes", passes},
                     {"hypotheses", std::move(tried)}};
 }
 
@@ -243,11 +300,11 @@ void Geometry::ways_and_sets() {
   bool edge_ok = false;
   nlohmann::json cross = nullptr;
   for (int attempt = 0; attempt < kEdgeAdjustments && !edge_ok; ++attempt) {
-    const auto traces = run({sequential(lines * line_, line_, kPasses),
-                             sequential((lines + 1) * line_, line_, kPasses),
-                             sequential((lines + 2) * line_, line_, kPasses)},
-                            "overflow");
-    const auto at0 = overflow_lines(counts(traces[0], line_), 2);
+    const auto traces = run_set_targeted({sequential(lines * line_, line_, kPasses),
+                                          sequential((lines + 1) * line_, line_, kPasses),
+                                          sequential((lines + 2) * line_, line_, kPasses)},
+                                         "overflow");
+    const auto at0 = overflow_lines(counts(traces[0], line_), fit_min_slow(lines));
     over = overflow_lines(counts(traces[1], line_), 2);
     const auto at2 = overflow_lines(counts(traces[2], line_), 2);
     if (!at0.lines.empty()) {
@@ -269,7 +326,8 @@ void Geometry::ways_and_sets() {
   }
   if (!over.deterministic()) {  // random-like replacement: many passes, a stricter count
     passes = kRandomPasses;
-    const auto t = run({sequential((lines + 1) * line_, line_, kRandomPasses)}, "overflow_many");
+    const auto t = run_set_targeted({sequential((lines + 1) * line_, line_, kRandomPasses)},
+                                    "overflow_many");
     over = overflow_lines(counts(t[0], line_), kRandomMinSlow);
   }
   const auto geo = geometry_from_overflow(over.lines, lines);
@@ -287,6 +345,7 @@ void Geometry::ways_and_sets() {
   }
   nlohmann::json ways_value = geo.ways;
   std::uint64_t sets = geo.sets;
+  std::optional<std::uint64_t> unequal_capacity;  // sum of the per-set ways x line
   double confidence = over.deterministic() ? 0.95 : 0.85;
   std::string mapping = geo.arithmetic ? "modulo" : "not modulo (other address bits or a hash)";
   if (geo.arithmetic) {
@@ -300,7 +359,7 @@ void Geometry::ways_and_sets() {
     for (int round = 0; round < kMaxSearchRounds && !todo.empty(); ++round) {
       std::vector<ChaseSpec> specs;
       for (auto m : todo) specs.push_back(sequential(m * sets * line_, line_, passes));
-      const auto traces = run(specs, "per_set");
+      const auto traces = run_set_targeted(specs, "per_set");
       for (std::size_t i = 0; i < todo.size(); ++i) {
         const auto o = overflowed_sets(counts(traces[i], line_), sets, passes);
         search.add(todo[i], o);
@@ -309,9 +368,20 @@ void Geometry::ways_and_sets() {
       }
       todo = search.next(std::max<std::uint32_t>(1, limits_.concurrent_slots));
     }
+    const auto per_set = search.ways();
+    const bool all_alike = std::all_of(per_set.begin(), per_set.end(),
+                                       [&](const auto& x) { return x == per_set.front(); });
+    if ((search.contradictions() > 0 || !all_alike) && !std::has_single_bit(sets) &&
+        !isolate_arrays_) {
+      // Unequal (or contradictory) sets over a set count that is not a power of two: the chases
+      // of one batch may have named different sets alike. Everything again, each chase alone.
+      isolate_arrays_ = true;
+      ways_and_sets();
+      return;
+    }
+    ev["arrays_isolated"] = isolate_arrays_;
     ev["per_set_chases"] = std::move(rounds);
     ev["contradictions"] = search.contradictions();
-    const auto per_set = search.ways();
     std::vector<std::uint64_t> w;
     bool complete = search.contradictions() == 0;
     for (const auto& x : per_set) {
@@ -332,6 +402,7 @@ void Geometry::ways_and_sets() {
       std::uint64_t total = 0;
       for (auto x : w) total += x;
       ev["capacity_from_ways_bytes"] = total * line_;
+      unequal_capacity = total * line_;
     }
   } else {
     confidence *= 0.9;  // not verified per set: the mapping is unknown here (see set_bits)
@@ -350,6 +421,41 @@ void Geometry::ways_and_sets() {
   p.confidence = confidence;
   p.evidence = std::move(ev);
   element_for(ctx_.topology, target_.element).set(std::move(p));
+  if (unequal_capacity) refine_size(*unequal_capacity, confidence);
+}
+
+// Unequal sets: a contiguous footprint overflows the smallest set first, so the size search
+// finds where that happens (the first overflow), not the capacity. The per-set ways, each
+// verified by chases with m lines in every set, add up to the capacity: the size is written
+// again from them, the first overflow kept in the evidence.
+void Geometry::refine_size(std::uint64_t capacity_bytes, double ways_confidence) {
+  Element& element = element_for(ctx_.topology, target_.element);
+  const Property* old = element.find("size");
+  if (!old || old->value == nlohmann::json(capacity_bytes)) return;
+  Property p;
+  p.name = "size";
+  p.unit = "bytes";
+  p.source = Source::derived;
+  p.method = "sum of the per-set ways (" + target_.element + ".ways, unequal sets) x the line (" +
+             std::to_string(line_) + " B, " + line_source_ +
+             "); a contiguous footprint overflows the smallest set first, at the " +
+             target_.element + ".size search's edge (first_overflow_bytes)";
+  p.value = capacity_bytes;
+  p.confidence = std::min(ways_confidence, old->confidence.value_or(1.0));
+  p.evidence = {{"from", target_.element + ".ways"},
+                {"first_overflow_bytes", old->value},
+                {"first_overflow_method", old->method},
+                {"first_overflow_confidence",
+                 old->confidence ? nlohmann::json(*old->confidence) : nlohmann::json(nullptr)},
+                {"ways_per_set", measured(ctx_.topology, target_.element, "ways")->value},
+                {"line_bytes", line_},
+                {"line_source", line_source_}};
+  // What later probes read from the size's evidence (the hit/miss threshold) stays available.
+  for (const char* key :
+       {"threshold_cycles", "outlier_rate", "hit_cycles", "next_level_cycles", "path"}) {
+    if (old->evidence.contains(key)) p.evidence[key] = old->evidence.at(key);
+  }
+  element.set(std::move(p));
 }
 
 const Property& Geometry::ways_property() const {
@@ -493,12 +599,13 @@ void Geometry::policy() {
     r.push_back(words.back());
     specs.push_back(explicit_chase(r, 1, (members + 1) * kRetouchPasses));
   }
-  const auto traces = run(specs, "policy");
+  isolate_arrays_ = !w.value.is_number() &&
+                    !std::has_single_bit(w.evidence.at("sets").get<std::uint64_t>());
+  const auto traces = run_set_targeted(specs, "policy");
   std::map<std::uint32_t, std::uint32_t> id_of;
   for (std::uint32_t i = 0; i < members; ++i) id_of[words[i]] = i;
   double periodic = 0;
-  VictimCounts victims;
-  victims.per_way.assign(ways, 0);
+  std::vector<VictimCounts> per_chase;
   std::uint32_t stopped = 0;
   for (std::uint32_t t = 0; t < kPolicyChases; ++t) {
     const auto c = corrected_cycles(traces[t]);
@@ -511,11 +618,11 @@ void Geometry::policy() {
     periodic += periodic_fraction(slow, members) / kPolicyChases;
     const auto kinds = classify_accesses(c, ids, threshold_);
     const auto v = victim_ways(ids, kinds, ways);
-    for (std::uint32_t way = 0; way < ways; ++way) victims.per_way[way] += v.per_way[way];
-    victims.victims += v.victims;
-    victims.inconsistencies += v.inconsistencies;
+    per_chase.push_back(v);
     if (v.stopped_at != SIZE_MAX) ++stopped;
   }
+  std::vector<std::size_t> drifted;
+  const VictimCounts victims = pool_homogeneous_victims(per_chase, kDriftAlpha, drifted);
   LruFifo lf;
   double first_touch_slow = -1;
   if (retouch) {
@@ -548,6 +655,7 @@ void Geometry::policy() {
                 {"inconsistencies", victims.inconsistencies},
                 {"victim_chases", kPolicyChases},
                 {"victim_chases_stopped_at_an_outlier", stopped},
+                {"victim_chases_left_out_as_drifted", drifted},
                 {"why", verdict.why},
                 {"loads", loads_},
                 {"batches", batches_}};

@@ -2,12 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <exception>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include "analysis/linesize.hpp"
 #include "analysis/size_rule.hpp"
@@ -15,6 +11,7 @@
 #include "backend/chain.hpp"
 #include "probes/chase_helpers.hpp"
 #include "probes/elements.hpp"
+#include "probes/l2_line_probe.hpp"
 #include "probes/size_search.hpp"
 
 namespace memtopo {
@@ -25,6 +22,19 @@ const std::vector<LineTarget>& line_targets() {
        "L1 sector (fetch granularity): spacing of misses in a 4 B-stride chase beyond l1.size",
        "L1 line size: capacity in elements per stride (concurrent size searches), size / "
        "capacity beyond the line"},
+      {"tex", LoadPath::tex, LoadPath::cg, "L2",
+       "texture fetches are not cached on the SM (tex ≈ cg)",
+       "texture cache sector: spacing of misses in a 4 B-stride tex1Dfetch chase beyond tex.size",
+       "texture cache line size: capacity in elements per stride, size / capacity beyond it"},
+      {"ro", LoadPath::nc, LoadPath::cg, "L2",
+       "read-only loads are not cached on the SM (nc ≈ cg)",
+       "read-only cache sector: spacing of misses in a 4 B-stride ld.global.nc chase beyond "
+       "ro.size",
+       "read-only cache line size: capacity in elements per stride, size / capacity beyond it"},
+      {"l2", LoadPath::cg, LoadPath::cg, "DRAM", "",
+       "L2 sector: spacing of misses in a cold (flushed) 4 B-stride ld.global.cg chase",
+       "L2 line size: capacity per stride when affordable, otherwise inconclusive with the cost",
+       true},
   };
   return table;
 }
@@ -39,6 +49,10 @@ std::string LineProbe::description() const {
 }
 
 std::vector<std::string> LineProbe::needs() const {
+  if (target_.device_wide) {
+    if (question_ == LineQuestion::sector) return {};
+    return {target_.element + ".sector"};
+  }
   if (question_ == LineQuestion::sector) return {target_.element + ".size"};
   return {target_.element + ".size", target_.element + ".sector"};
 }
@@ -52,8 +66,9 @@ constexpr std::uint32_t kBaselineSamples = 2048;
 // Sector: footprint = this many times the size; timed loads at 4 B stride.
 constexpr std::uint64_t kSectorFootprintFactor = 2;
 constexpr std::uint32_t kSectorTimedLoads = 4096;
-// Step of the eviction part of the sector chain: every line of 16 B or more is touched.
-constexpr std::uint64_t kEvictionStepBytes = 16;
+// Step of the eviction part of the sector chain: every line of 32 B or more is touched (the size
+// probe's stride assumes no line or sector is smaller).
+constexpr std::uint64_t kEvictionStepBytes = 32;
 // Unit of the stride ladder when no sector was measured: no line or sector is smaller (the size
 // probe assumes the same).
 constexpr std::uint64_t kFallbackUnitBytes = 32;
@@ -74,6 +89,9 @@ constexpr std::uint32_t kSearchSlots = 4;
 constexpr std::uint32_t kTimedPasses = 2;
 // Strides whose capacity is searched: the first beyond the line and the next one.
 constexpr std::size_t kSearchedStrides = 2;
+// The power-of-two path classifies its strides at 3/2 of the size: at or below the line the cache
+// holds the size, at twice the line (evenly spread sets) twice the size.
+constexpr std::uint64_t kPow2ProbeNumerator = 3, kPow2ProbeDenominator = 2;
 
 using Clock = std::chrono::steady_clock;
 
@@ -85,104 +103,6 @@ std::optional<std::uint64_t> measured_number(const Topology& topology, const std
     return std::nullopt;
   }
   return p->value.get<std::uint64_t>();
-}
-
-// Runs several size searches at once: every round, what all unfinished searches want measured
-// goes to the backend as one batch (one chase per SM). Each search runs on its own thread that
-// only plans; the batches are run and judged on the calling thread.
-class LockstepSearches {
- public:
-  struct Request {
-    std::size_t search = 0;
-    std::vector<std::uint64_t> footprints;
-    std::string phase;
-  };
-  using MeasureAll =
-      std::function<std::vector<std::vector<FitVerdict>>(const std::vector<Request>&)>;
-
-  static std::vector<SizeSearchResult> run(const std::vector<SizeSearchPlan>& plans,
-                                           const MeasureAll& measure_all);
-};
-
-struct Aborted {};
-
-std::vector<SizeSearchResult> LockstepSearches::run(const std::vector<SizeSearchPlan>& plans,
-                                                    const MeasureAll& measure_all) {
-  const std::size_t n = plans.size();
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::vector<std::optional<Request>> pending(n);
-  std::vector<std::optional<std::vector<FitVerdict>>> answers(n);
-  std::vector<bool> done(n, false);
-  std::vector<std::exception_ptr> errors(n);
-  std::vector<SizeSearchResult> results(n);
-  bool abort = false;
-
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      try {
-        results[i] = search_cache_size(
-            plans[i], [&, i](std::span<const std::uint64_t> footprints, std::string_view phase) {
-              std::unique_lock lock(mutex);
-              pending[i] = Request{i, {footprints.begin(), footprints.end()}, std::string(phase)};
-              changed.notify_all();
-              changed.wait(lock, [&] { return answers[i].has_value() || abort; });
-              if (abort) throw Aborted{};
-              auto verdicts = std::move(*answers[i]);
-              answers[i].reset();
-              return verdicts;
-            });
-      } catch (const Aborted&) {
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      std::lock_guard lock(mutex);
-      done[i] = true;
-      changed.notify_all();
-    });
-  }
-  auto join_all = [&] {
-    for (auto& t : threads) t.join();
-  };
-
-  for (;;) {
-    std::vector<Request> round;
-    {
-      std::unique_lock lock(mutex);
-      changed.wait(lock, [&] {
-        for (std::size_t i = 0; i < n; ++i) {
-          if (!done[i] && !pending[i]) return false;
-        }
-        return true;
-      });
-      for (std::size_t i = 0; i < n; ++i) {
-        if (pending[i]) round.push_back(std::move(*pending[i]));
-        pending[i].reset();
-      }
-    }
-    if (round.empty()) break;
-    std::vector<std::vector<FitVerdict>> verdicts;
-    try {
-      verdicts = measure_all(round);
-    } catch (...) {
-      {
-        std::lock_guard lock(mutex);
-        abort = true;
-        changed.notify_all();
-      }
-      join_all();
-      throw;
-    }
-    std::lock_guard lock(mutex);
-    for (std::size_t r = 0; r < round.size(); ++r) answers[round[r].search] = std::move(verdicts[r]);
-    changed.notify_all();
-  }
-  join_all();
-  for (const auto& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
-  return results;
 }
 
 // What the two probes share: the plan of chases, the baselines and the bookkeeping of loads.
@@ -271,7 +191,7 @@ void LineMeasurement::take_baselines(const Trace& hit, const Trace& next) {
                                                    target_.not_cached_reason);
   hit_ = baselines.hit;
   next_level_ = baselines.next_level;
-  rule_ = baselines.rule;
+  rule_ = with_measured_outlier_rate(baselines.rule, corrected_cycles(hit));
 }
 
 std::uint64_t LineMeasurement::size_or_skip() const {
@@ -378,37 +298,65 @@ void LineMeasurement::run_line() {
     throw ProbeSkipped("the backend cannot chase " + format_bytes(probe_footprint_target) +
                        ", " + std::to_string(kLinePrime) + " x 3/4 of the measured size");
   }
+  // The power-of-two path: strides unit x 2^k, classified at 3/2 of the size.
+  const std::uint64_t pow2_probe_target = size * kPow2ProbeNumerator / kPow2ProbeDenominator;
+  std::vector<std::uint64_t> pow2_ladder;
+  // From twice the unit: no line is smaller than the unit (sector), so at the unit itself every
+  // line is touched and the capacity is the size, as the size probe measured.
+  for (std::uint64_t u = 2 * unit;
+       u <= kLineBoundBytes && pow2_probe_target / u >= kMinProbeElements; u *= 2) {
+    pow2_ladder.push_back(u);
+  }
 
-  // 1. Classify every ladder stride at 3/4 of p x size, with the baselines, in one batch.
+  // 1. Classify every stride of both ladders, with the baselines, in one batch.
   auto specs = baseline_specs();
-  std::vector<StrideCapacity> capacities;
-  for (std::uint64_t stride : ladder) {
+  std::vector<StrideCapacity> capacities, pow2_capacities;
+  auto classify = [&](std::uint64_t stride, std::uint64_t target, std::vector<StrideCapacity>& out) {
     StrideCapacity c;
     c.stride_bytes = stride;
-    c.probe_footprint_bytes = round_down(probe_footprint_target, stride);
+    c.probe_footprint_bytes = round_down(target, stride);
     specs.push_back(fit_chase(c.probe_footprint_bytes, stride));
-    capacities.push_back(c);
-  }
-  ctx_.progress(id_ + ": classifying " + std::to_string(ladder.size()) + " strides at " +
-                format_bytes(probe_footprint_target));
+    out.push_back(c);
+  };
+  for (std::uint64_t stride : ladder) classify(stride, probe_footprint_target, capacities);
+  for (std::uint64_t stride : pow2_ladder) classify(stride, pow2_probe_target, pow2_capacities);
+  ctx_.progress(id_ + ": classifying " + std::to_string(ladder.size() + pow2_ladder.size()) +
+                " strides");
   const auto traces = run_batches(specs, "classify");
   take_baselines(traces[0], traces[1]);
-  std::vector<FitVerdict> probe_verdicts;
-  for (std::size_t i = 0; i < ladder.size(); ++i) {
-    probe_verdicts.push_back(
-        judge_fit(corrected_cycles(traces[i + 2]), traces[i + 2].indices, rule_));
-    capacities[i].fits_at_probe = probe_verdicts.back().fits;
+  std::vector<FitVerdict> probe_verdicts, pow2_verdicts;
+  for (std::size_t i = 0; i < ladder.size() + pow2_ladder.size(); ++i) {
+    const Trace& t = traces[i + 2];
+    const FitVerdict v = judge_fit(corrected_cycles(t), t.indices, rule_);
+    if (i < ladder.size()) {
+      probe_verdicts.push_back(v);
+      capacities[i].fits_at_probe = v.fits;
+    } else {
+      pow2_verdicts.push_back(v);
+      pow2_capacities[i - ladder.size()].fits_at_probe = v.fits;
+    }
   }
 
-  // 2. Search the capacity at the first strides that held the probe footprint, concurrently.
+  // 2. Search the capacity at the first prime strides that held the probe footprint and at the
+  //    first power-of-two stride that held its own, all searches interleaved.
   std::vector<std::size_t> searched;
   for (std::size_t i = 0; i < ladder.size() && searched.size() < kSearchedStrides; ++i) {
     if (capacities[i].fits_at_probe) searched.push_back(i);
   }
+  std::optional<std::size_t> pow2_searched;
+  for (std::size_t i = 0; i < pow2_ladder.size() && !pow2_searched; ++i) {
+    if (pow2_capacities[i].fits_at_probe) pow2_searched = i;
+  }
+  std::vector<std::uint64_t> search_strides;  // per plan
+  for (std::size_t i : searched) search_strides.push_back(ladder[i]);
+  if (pow2_searched) search_strides.push_back(pow2_ladder[*pow2_searched]);
   std::vector<SizeSearchPlan> plans;
   std::vector<std::uint64_t> grids;
-  for (std::size_t i : searched) {
-    const std::uint64_t stride = ladder[i];
+  for (std::size_t k = 0; k < search_strides.size(); ++k) {
+    const std::uint64_t stride = search_strides[k];
+    const std::uint64_t start = k < searched.size()
+                                    ? capacities[searched[k]].probe_footprint_bytes
+                                    : pow2_capacities[*pow2_searched].probe_footprint_bytes;
     const std::uint64_t grid = stride * std::max<std::uint64_t>(1, size / (kGridPerSize * stride));
     // Beyond the line the cache holds size * stride / line bytes, and the line is at least the
     // unit: no more than size * stride / unit can fit. Doubling must be able to reach a
@@ -418,11 +366,11 @@ void LineMeasurement::run_line() {
     max_bytes = std::min(max_bytes, std::uint64_t{limits_.max_timed_loads} * stride);
     SizeSearchPlan plan;
     plan.stride_bytes = grid;
-    plan.start_bytes = std::max(grid, round_down(capacities[i].probe_footprint_bytes, grid));
+    plan.start_bytes = std::max(grid, round_down(start, grid));
     plan.max_bytes = round_down(max_bytes, grid);
     plan.batch_slots = std::max<std::uint32_t>(
         1, std::min<std::uint32_t>(kSearchSlots,
-                                   slots() / static_cast<std::uint32_t>(searched.size())));
+                                   slots() / static_cast<std::uint32_t>(search_strides.size())));
     plan.doubling_steps_per_batch = 2;
     plan.final_bracket_strides = 2;
     plan.scan_margin_strides = 1;
@@ -433,37 +381,42 @@ void LineMeasurement::run_line() {
   if (!plans.empty()) {
     ctx_.progress(id_ + ": searching the capacity at " + std::to_string(plans.size()) +
                   " strides concurrently");
-    results = LockstepSearches::run(
-        plans, [&](const std::vector<LockstepSearches::Request>& round) {
+    // Every round, the footprints of all unfinished searches run as one batch, each on its SM.
+    results = search_cache_sizes_together(
+        plans, [&](std::span<const FootprintBatch* const> round) {
           std::vector<ChaseSpec> batch;
-          std::vector<std::string> phases;
-          for (const auto& request : round) {
-            for (std::uint64_t footprint : request.footprints) {
-              batch.push_back(fit_chase(footprint, ladder[searched[request.search]]));
+          for (std::size_t r = 0; r < round.size(); ++r) {
+            if (!round[r]) continue;
+            for (std::uint64_t footprint : round[r]->footprints) {
+              batch.push_back(fit_chase(footprint, search_strides[r]));
             }
-            phases.push_back(request.phase);
           }
           const auto round_traces = run_batches(batch, "search");
-          std::vector<std::vector<FitVerdict>> out;
+          std::vector<std::vector<FitVerdict>> out(round.size());
           std::size_t k = 0;
-          for (const auto& request : round) {
-            std::vector<FitVerdict> verdicts;
-            for (std::size_t j = 0; j < request.footprints.size(); ++j, ++k) {
-              verdicts.push_back(
+          for (std::size_t r = 0; r < round.size(); ++r) {
+            if (!round[r]) continue;
+            for (std::size_t j = 0; j < round[r]->footprints.size(); ++j, ++k) {
+              out[r].push_back(
                   judge_fit(corrected_cycles(round_traces[k]), round_traces[k].indices, rule_));
             }
-            out.push_back(std::move(verdicts));
           }
           return out;
         });
   }
   double edge_confidence_min = 1.0;
-  for (std::size_t r = 0; r < results.size(); ++r) {
+  for (std::size_t r = 0; r < searched.size(); ++r) {
     if (results[r].outcome == SizeSearchOutcome::found) {
       capacities[searched[r]].capacity_footprint_bytes = results[r].size_bytes;
       edge_confidence_min = std::min(edge_confidence_min, results[r].confidence);
     }
   }
+  double pow2_edge_confidence = 0;
+  if (pow2_searched && results.back().outcome == SizeSearchOutcome::found) {
+    pow2_capacities[*pow2_searched].capacity_footprint_bytes = results.back().size_bytes;
+    pow2_edge_confidence = results.back().confidence;
+  }
+  const PowerOfTwoLine pow2 = infer_line_from_power_of_two_strides(size, pow2_capacities);
 
   // 3. Infer the line and report.
   const LineInference inference = infer_line(size, sector.value_or(0), kLinePrime, capacities);
@@ -471,14 +424,16 @@ void LineMeasurement::run_line() {
   p.name = "line";
   p.unit = "bytes";
   p.source = Source::measured;
-  char method[700];
+  char method[900];
   std::snprintf(
       method, sizeof method,
       "capacity in elements per stride (fine-grained pointer chase via %s, sequential, 1 warm + "
-      "%u timed passes, fit rule of l1.size): strides = %llu x unit, units = %s%llu B x 2^k; "
-      "each classified at 3/4 of %llu x the measured size %s, the capacity of the first two "
+      "%u timed passes, fit rule of the size probe): strides = %llu x unit, units = %s%llu B x "
+      "2^k; each classified at 3/4 of %llu x the measured size %s, the capacity of the first two "
       "that fit there found by concurrent size searches (doubling, section, scan); line = size / "
-      "capacity in elements at the smallest stride holding %llu x the size, to a power of two",
+      "capacity in elements at the smallest stride holding %llu x the size, to a power of two; "
+      "second path for hashed set indices: power-of-two strides classified at 3/2 of the size, "
+      "line = size / capacity in elements at the first that holds it",
       std::string(to_string(target_.path)).c_str(), kTimedPasses,
       static_cast<unsigned long long>(kLinePrime), sector ? "measured sector " : "assumed ",
       static_cast<unsigned long long>(unit), static_cast<unsigned long long>(kLinePrime),
@@ -521,13 +476,53 @@ void LineMeasurement::run_line() {
                 {"sectored", inference.sectored},
                 {"capacity_per_stride", std::move(per_stride)},
                 {"cost", cost_evidence()}};
+  nlohmann::json pow2_strides = nlohmann::json::array();
+  for (std::size_t i = 0; i < pow2_ladder.size(); ++i) {
+    nlohmann::json entry = {{"stride_bytes", pow2_ladder[i]},
+                            {"probe_footprint_bytes", pow2_capacities[i].probe_footprint_bytes},
+                            {"probe", verdict_evidence(pow2_verdicts[i])}};
+    if (pow2_searched && *pow2_searched == i) {
+      const auto& result = results.back();
+      entry["search"] = {{"outcome", to_string(result.outcome)},
+                         {"grid_bytes", grids.back()},
+                         {"capacity_footprint_bytes", result.size_bytes},
+                         {"edge_confidence", result.confidence},
+                         {"footprints", result.steps.size()},
+                         {"batches", result.batches}};
+    }
+    pow2_strides.push_back(std::move(entry));
+  }
+  p.evidence["power_of_two_path"] = {
+      {"probe_footprint_bytes", pow2_probe_target},
+      {"strides", std::move(pow2_strides)},
+      {"line_bytes", pow2.line_bytes ? nlohmann::json(*pow2.line_bytes) : nlohmann::json(nullptr)},
+      {"first_beyond_stride_bytes", pow2.first_beyond_stride},
+      {"raw_ratio_bytes", pow2.raw_ratio},
+      {"confidence", pow2.confidence * pow2_edge_confidence},
+      {"note", pow2.note}};
   p.note = inference.note;
   if (inference.line_bytes) {
     p.value = *inference.line_bytes;
     p.confidence = inference.confidence * edge_confidence_min;
+    if (pow2.line_bytes && *pow2.line_bytes != *inference.line_bytes) {
+      *p.confidence *= 0.5;  // two paths that disagree: the prime path's value, less sure
+      p.note += std::string(p.note.empty() ? "" : "; ") + "the power-of-two path says " +
+                std::to_string(*pow2.line_bytes) + " B";
+    }
+    p.evidence["path"] = "prime";
+  } else if (pow2.line_bytes) {
+    // The prime path failed (hashed set index, or the prime divides the sets): the power-of-two
+    // path answers, and says why the prime one did not.
+    p.value = *pow2.line_bytes;
+    p.confidence = pow2.confidence * pow2_edge_confidence;
+    p.note = "from the power-of-two strides (" + pow2.note + "); the prime strides: " +
+             inference.note;
+    p.evidence["path"] = "power_of_two";
+    p.evidence["sectored"] = sector && *pow2.line_bytes > *sector;
   } else {
     p.value = nullptr;
     p.inconclusive = true;
+    p.note += "; power-of-two strides: " + pow2.note;
     if (inference.lower_bound) p.evidence["lower_bound_bytes"] = *inference.lower_bound;
   }
   element_for(ctx_.topology, target_.element).set(std::move(p));
@@ -536,6 +531,14 @@ void LineMeasurement::run_line() {
 }  // namespace
 
 void LineProbe::run(ProbeContext& ctx) {
+  if (target_.device_wide) {
+    if (question_ == LineQuestion::sector) {
+      measure_device_cache_sector(ctx, target_, id());
+    } else {
+      report_device_cache_line(ctx, target_, id());
+    }
+    return;
+  }
   LineMeasurement measurement(ctx, target_, id());
   if (question_ == LineQuestion::sector) {
     measurement.run_sector();

@@ -4,7 +4,8 @@
 //   <element>.sector: the spacing of misses in a 4-byte-stride chase beyond the size;
 //   <element>.line:   the capacity in elements at strides around the line (size searches run
 //                     concurrently on different SMs): line = size / capacity beyond the line.
-// Only L1 today; texture, read-only and constant caches become rows, not copies.
+// Rows: l1, tex, ro (SM-local, as above) and l2 (device-wide: every chase alone, sector from a
+// cold chase, see l2_line_probe.hpp).
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@ struct LineTarget {
   std::string not_cached_reason;
   std::string sector_description;  // one line for --list
   std::string line_description;
+  // A device-wide cache (L2): its chases run alone, its sector comes from a cold chase after a
+  // flush, and it has no size probe of its own to plan a capacity search from.
+  bool device_wide = false;
 };
 
 const std::vector<LineTarget>& line_targets();

@@ -61,6 +61,9 @@ class Probe {
   virtual std::string description() const = 0;  // one line for --list
   // Probe ids whose findings this probe reads; the runner runs them first.
   virtual std::vector<std::string> needs() const { return {}; }
+  // Elements besides element_id() whose findings this probe writes (one staircase finds the
+  // constant L1 and L1.5); `--only <element>` selects the probe for each of them too.
+  virtual std::vector<std::string> also_writes() const { return {}; }
   // Measures and writes findings into ctx.topology; throws ProbeSkipped when it does not apply.
   virtual void run(ProbeContext& ctx) = 0;
 

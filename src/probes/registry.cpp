@@ -3,10 +3,15 @@
 #include <vector>
 
 #include "probes/cache_size_probe.hpp"
+#include "probes/carveout_probe.hpp"
+#include "probes/count_per_sm_probe.hpp"
 #include "probes/geometry_probe.hpp"
 #include "probes/latency_probe.hpp"
 #include "probes/line_probe.hpp"
+#include "probes/miss_penalty_probe.hpp"
 #include "probes/probe.hpp"
+#include "probes/sharing_probe.hpp"
+#include "probes/staircase_probe.hpp"
 
 namespace memtopo {
 
@@ -23,9 +28,14 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   }
   for (const auto& target : latency_targets())
     probes.push_back(std::make_unique<LatencyProbe>(target));
+  for (const auto& t : miss_penalty_targets()) probes.push_back(std::make_unique<MissPenaltyProbe>(t));
+  for (auto& p : staircase_probes()) probes.push_back(std::move(p));
   // Geometry after the sizes it is planned from (and after the latencies, whose chases it
   // would otherwise precede): ways, sets, set_bits, policy per element.
   for (auto& probe : geometry_probes()) probes.push_back(std::move(probe));
+  for (auto& probe : sharing_probes()) probes.push_back(std::move(probe));  // after every size
+  for (auto& probe : count_per_sm_probes()) probes.push_back(std::move(probe));
+  probes.push_back(std::make_unique<CarveoutProbe>());  // after l1.size and l1.line
   return probes;
 }
 

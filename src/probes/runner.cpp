@@ -1,5 +1,6 @@
 #include "probes/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -126,7 +127,9 @@ std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& pro
     }
     bool is_element = false;
     for (std::size_t i = 0; i < probes.size(); ++i) {
-      if (probes[i]->element_id() == entry) {
+      const auto also = probes[i]->also_writes();
+      if (probes[i]->element_id() == entry ||
+          std::find(also.begin(), also.end(), entry) != also.end()) {
         chosen.insert(i);
         is_element = true;
       }

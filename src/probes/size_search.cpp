@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <stdexcept>
 
 namespace memtopo {
@@ -46,101 +45,147 @@ std::vector<std::uint64_t> section_points(std::uint64_t fit, std::uint64_t miss,
   return points;
 }
 
-namespace {
-
-// The search's state: every verdict so far and the bracket it implies.
-class Search {
- public:
-  Search(const SizeSearchPlan& plan, const MeasureFootprints& measure)
-      : plan_(plan), measure_(measure) {}
-
-  SizeSearchResult run();
-
- private:
-  // Measures footprints in batches of at most batch_slots and records every verdict.
-  std::vector<FitVerdict> measure(const std::vector<std::uint64_t>& footprints,
-                                  std::string_view phase);
-  bool double_until_miss();
-  void section();
-  // Runs a fine scan over the bracket; true when it showed the edge.
-  bool fine_scan();
-  // The largest footprint below `limit` that was last judged fitting (0 if none).
-  std::uint64_t known_fit_below(std::uint64_t limit) const;
-  // The smallest footprint above `limit` that was last judged missing (0 if none).
-  std::uint64_t known_miss_above(std::uint64_t limit) const;
-
-  const SizeSearchPlan& plan_;
-  const MeasureFootprints& measure_;
-  SizeSearchResult result_;
-  std::map<std::uint64_t, bool> latest_;  // footprint -> fits, latest verdict
-  std::uint64_t fit_ = 0;                 // bracket: largest fitting footprint
-  std::uint64_t miss_ = 0;                // bracket: smallest missing footprint above fit_
-};
-
-std::vector<FitVerdict> Search::measure(const std::vector<std::uint64_t>& footprints,
-                                        std::string_view phase) {
-  std::vector<FitVerdict> verdicts;
-  const std::size_t slots = std::max<std::uint32_t>(plan_.batch_slots, 1);
-  for (std::size_t begin = 0; begin < footprints.size(); begin += slots) {
-    const std::size_t end = std::min(footprints.size(), begin + slots);
-    std::span<const std::uint64_t> batch(footprints.data() + begin, end - begin);
-    auto batch_verdicts = measure_(batch, phase);
-    if (batch_verdicts.size() != batch.size()) {
-      throw std::logic_error("size search: the measurement returned a wrong number of verdicts");
-    }
-    ++result_.batches;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      latest_[batch[i]] = batch_verdicts[i].fits;
-      result_.steps.push_back({std::string(phase), batch[i], batch_verdicts[i]});
-      verdicts.push_back(batch_verdicts[i]);
-    }
+SizeSearchPlanner::SizeSearchPlanner(const SizeSearchPlan& plan) : plan_(plan) {
+  if (plan_.stride_bytes == 0 || plan_.start_bytes == 0 ||
+      plan_.start_bytes % plan_.stride_bytes != 0) {
+    throw std::invalid_argument("size search: start must be a positive multiple of the stride");
   }
-  return verdicts;
+  plan_.batch_slots = std::max<std::uint32_t>(plan_.batch_slots, 1);
+  next_doubling_ = plan_.start_bytes;
+  stage_ = Stage::doubling;
+  after_doubling();  // plans the first doubling batch (or finishes when start > max)
 }
 
-bool Search::double_until_miss() {
-  const std::uint32_t steps =
-      std::max<std::uint32_t>(1, std::min(plan_.doubling_steps_per_batch, plan_.batch_slots));
-  std::uint64_t next = plan_.start_bytes;
-  while (next <= plan_.max_bytes) {
+const FootprintBatch& SizeSearchPlanner::next_batch() const {
+  if (done()) throw std::logic_error("size search: next_batch() after the search finished");
+  return batch_;
+}
+
+const SizeSearchResult& SizeSearchPlanner::result() const {
+  if (!done()) throw std::logic_error("size search: result() before the search finished");
+  return result_;
+}
+
+void SizeSearchPlanner::start_step(std::vector<std::uint64_t> footprints, std::string phase) {
+  step_ = std::move(footprints);
+  step_verdicts_.clear();
+  step_phase_ = std::move(phase);
+  hand_out_next_batch();
+}
+
+void SizeSearchPlanner::hand_out_next_batch() {
+  const std::size_t begin = step_verdicts_.size();
+  const std::size_t end = std::min(step_.size(), begin + plan_.batch_slots);
+  batch_.footprints.assign(step_.begin() + static_cast<std::ptrdiff_t>(begin),
+                           step_.begin() + static_cast<std::ptrdiff_t>(end));
+  batch_.phase = step_phase_;
+}
+
+void SizeSearchPlanner::feed(std::span<const FitVerdict> verdicts) {
+  if (done()) throw std::logic_error("size search: feed() after the search finished");
+  if (verdicts.size() != batch_.footprints.size()) {
+    throw std::logic_error("size search: the measurement returned a wrong number of verdicts");
+  }
+  ++result_.batches;
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    latest_[batch_.footprints[i]] = verdicts[i].fits;
+    result_.steps.push_back({batch_.phase, batch_.footprints[i], verdicts[i]});
+    step_verdicts_.push_back(verdicts[i]);
+  }
+  if (step_verdicts_.size() < step_.size()) {
+    hand_out_next_batch();
+  } else {
+    finish_step();
+  }
+}
+
+void SizeSearchPlanner::finish_step() {
+  switch (stage_) {
+    case Stage::doubling: {
+      // The first miss closes the bracket; only footprints below it count as fits.
+      for (std::size_t i = 0; i < step_.size(); ++i) {
+        if (!step_verdicts_[i].fits) {
+          miss_ = step_[i];
+          break;
+        }
+        fit_ = step_[i];
+      }
+      after_doubling();
+      return;
+    }
+    case Stage::section:
+      after_section();
+      return;
+    case Stage::scan:
+      after_scan();
+      return;
+    case Stage::finished:
+      return;
+  }
+}
+
+// Plans the next doubling batch, or moves on once a footprint missed or the limit is reached.
+void SizeSearchPlanner::after_doubling() {
+  if (miss_ == 0 && next_doubling_ <= plan_.max_bytes) {
+    const std::uint32_t steps =
+        std::max<std::uint32_t>(1, std::min(plan_.doubling_steps_per_batch, plan_.batch_slots));
     std::vector<std::uint64_t> batch;
-    for (std::uint32_t s = 0; s < steps && next <= plan_.max_bytes; ++s, next *= 2) {
-      batch.push_back(next);
+    for (std::uint32_t s = 0; s < steps && next_doubling_ <= plan_.max_bytes;
+         ++s, next_doubling_ *= 2) {
+      batch.push_back(next_doubling_);
     }
-    const auto verdicts = measure(batch, "doubling");
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (!verdicts[i].fits) {
-        miss_ = batch[i];
-        return true;
-      }
-      fit_ = batch[i];  // only footprints below the first miss count
-    }
+    start_step(std::move(batch), "doubling");
+    return;
   }
-  return false;
+  result_.doubling_fit = fit_;
+  result_.doubling_miss = miss_;
+  if (fit_ == 0) {
+    finish(miss_ != 0 ? SizeSearchOutcome::misses_at_start : SizeSearchOutcome::no_edge);
+    return;
+  }
+  if (miss_ == 0) {
+    result_.size_bytes = fit_;
+    finish(SizeSearchOutcome::fits_up_to_max);
+    return;
+  }
+  plan_section_or_scan();
 }
 
-void Search::section() {
-  for (;;) {
-    const auto points = section_points(fit_, miss_, plan_.stride_bytes, plan_.batch_slots,
-                                       plan_.final_bracket_strides);
-    if (points.empty()) return;
-    const auto verdicts = measure(points, "section");
-    // The first miss closes the bracket from above; the largest fit below it opens it.
-    std::uint64_t first_miss = miss_;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!verdicts[i].fits) {
-        first_miss = points[i];
-        break;
-      }
-    }
-    for (std::size_t i = 0; i < points.size() && points[i] < first_miss; ++i) {
-      if (verdicts[i].fits) fit_ = points[i];
-    }
-    miss_ = first_miss;
+void SizeSearchPlanner::plan_section_or_scan() {
+  auto points = section_points(fit_, miss_, plan_.stride_bytes, plan_.batch_slots,
+                               plan_.final_bracket_strides);
+  if (!points.empty()) {
+    stage_ = Stage::section;
+    start_step(std::move(points), "section");
+    return;
   }
+  const std::uint64_t stride = plan_.stride_bytes;
+  const std::uint64_t margin = std::uint64_t{plan_.scan_margin_strides} * stride;
+  const std::uint64_t low = fit_ > margin + stride ? fit_ - margin : stride;
+  const std::uint64_t high = std::min(plan_.max_bytes, miss_ + margin);
+  std::vector<std::uint64_t> footprints;
+  for (std::uint64_t f = low; f <= high; f += stride) footprints.push_back(f);
+  stage_ = Stage::scan;
+  start_step(std::move(footprints), "scan");
 }
 
-std::uint64_t Search::known_fit_below(std::uint64_t limit) const {
+void SizeSearchPlanner::after_section() {
+  // The first miss closes the bracket from above; the largest fit below it opens it.
+  std::uint64_t first_miss = miss_;
+  for (std::size_t i = 0; i < step_.size(); ++i) {
+    if (!step_verdicts_[i].fits) {
+      first_miss = step_[i];
+      break;
+    }
+  }
+  for (std::size_t i = 0; i < step_.size() && step_[i] < first_miss; ++i) {
+    if (step_verdicts_[i].fits) fit_ = step_[i];
+  }
+  miss_ = first_miss;
+  plan_section_or_scan();
+}
+
+std::uint64_t SizeSearchPlanner::known_fit_below(std::uint64_t limit) const {
   std::uint64_t best = 0;
   for (const auto& [footprint, fits] : latest_) {
     if (footprint < limit && fits) best = footprint;
@@ -148,92 +193,94 @@ std::uint64_t Search::known_fit_below(std::uint64_t limit) const {
   return best;
 }
 
-std::uint64_t Search::known_miss_above(std::uint64_t limit) const {
+std::uint64_t SizeSearchPlanner::known_miss_above(std::uint64_t limit) const {
   for (const auto& [footprint, fits] : latest_) {
     if (footprint > limit && !fits) return footprint;
   }
   return 0;
 }
 
-bool Search::fine_scan() {
-  const std::uint64_t stride = plan_.stride_bytes;
-  const std::uint64_t margin = std::uint64_t{plan_.scan_margin_strides} * stride;
-  const std::uint64_t low = fit_ > margin + stride ? fit_ - margin : stride;
-  const std::uint64_t high = std::min(plan_.max_bytes, miss_ + margin);
-  std::vector<std::uint64_t> footprints;
-  for (std::uint64_t f = low; f <= high; f += stride) footprints.push_back(f);
-  const auto verdicts = measure(footprints, "scan");
-
+void SizeSearchPlanner::after_scan() {
   result_.bracket_fit = fit_;
   result_.bracket_miss = miss_;
   result_.scan.clear();
-  for (std::size_t i = 0; i < footprints.size(); ++i) {
-    result_.scan.push_back({footprints[i], verdicts[i].miss_fraction, verdicts[i].fits});
+  for (std::size_t i = 0; i < step_.size(); ++i) {
+    result_.scan.push_back({step_[i], step_verdicts_[i].miss_score, step_verdicts_[i].fits});
   }
   // Every verdict inside the scanned range, earlier section steps included: a real cache
   // whose replacement is not LRU gives verdicts that flip near the edge, and the edge must
   // be judged on all of them, not on the last scan alone.
   std::vector<ScanPoint> window;
   for (const SearchStep& step : result_.steps) {
-    if (step.footprint_bytes >= footprints.front() && step.footprint_bytes <= footprints.back()) {
-      window.push_back({step.footprint_bytes, step.verdict.miss_fraction, step.verdict.fits});
+    if (step.footprint_bytes >= step_.front() && step.footprint_bytes <= step_.back()) {
+      window.push_back({step.footprint_bytes, step.verdict.miss_score, step.verdict.fits});
     }
   }
   const std::uint64_t edge = fewest_contradictions_edge(window);
-  if (edge != 0 && edge < footprints.back()) {
+  if (edge != 0 && edge < step_.back()) {
     result_.size_bytes = edge;
     result_.confidence = edge_confidence(window, edge);
-    return true;
+    finish(SizeSearchOutcome::found);
+    return;
   }
-  const bool any_fit = edge != 0;
   // No edge in the scan. Everything fits: the edge lies above; reopen up to the next miss
   // measured earlier. Everything misses: it lies below; reopen down to the last fit.
-  if (any_fit) {
-    fit_ = footprints.back();
+  if (edge != 0) {
+    fit_ = step_.back();
     miss_ = known_miss_above(fit_);
   } else {
-    miss_ = footprints.front();
+    miss_ = step_.front();
     fit_ = known_fit_below(miss_);
   }
-  return false;
+  if (fit_ == 0 || miss_ == 0 || result_.reopenings == plan_.max_reopenings) {
+    result_.size_bytes = 0;
+    result_.confidence = 0;
+    finish(SizeSearchOutcome::no_edge);
+    return;
+  }
+  ++result_.reopenings;
+  plan_section_or_scan();
 }
 
-SizeSearchResult Search::run() {
-  if (plan_.stride_bytes == 0 || plan_.start_bytes == 0 ||
-      plan_.start_bytes % plan_.stride_bytes != 0) {
-    throw std::invalid_argument("size search: start must be a positive multiple of the stride");
-  }
-  const bool missed = double_until_miss();
-  result_.doubling_fit = fit_;
-  result_.doubling_miss = miss_;
-  if (fit_ == 0) {
-    result_.outcome = missed ? SizeSearchOutcome::misses_at_start : SizeSearchOutcome::no_edge;
-    return result_;
-  }
-  if (!missed) {
-    result_.outcome = SizeSearchOutcome::fits_up_to_max;
-    result_.size_bytes = fit_;
-    return result_;
-  }
-  for (;;) {
-    section();
-    if (fine_scan()) {
-      result_.outcome = SizeSearchOutcome::found;
-      return result_;
-    }
-    if (fit_ == 0 || miss_ == 0 || result_.reopenings == plan_.max_reopenings) break;
-    ++result_.reopenings;
-  }
-  result_.outcome = SizeSearchOutcome::no_edge;
-  result_.size_bytes = 0;
-  result_.confidence = 0;
-  return result_;
+void SizeSearchPlanner::finish(SizeSearchOutcome outcome) {
+  result_.outcome = outcome;
+  stage_ = Stage::finished;
+  batch_ = {};
+  step_.clear();
+  step_verdicts_.clear();
 }
-
-}  // namespace
 
 SizeSearchResult search_cache_size(const SizeSearchPlan& plan, const MeasureFootprints& measure) {
-  return Search(plan, measure).run();
+  SizeSearchPlanner planner(plan);
+  while (!planner.done()) {
+    const FootprintBatch& batch = planner.next_batch();
+    planner.feed(measure(batch.footprints, batch.phase));
+  }
+  return planner.result();
+}
+
+std::vector<SizeSearchResult> search_cache_sizes_together(std::span<const SizeSearchPlan> plans,
+                                                          const MeasureRound& measure) {
+  std::vector<SizeSearchPlanner> planners(plans.begin(), plans.end());
+  for (;;) {
+    std::vector<const FootprintBatch*> round;
+    bool any = false;
+    for (const auto& planner : planners) {
+      round.push_back(planner.done() ? nullptr : &planner.next_batch());
+      any = any || !planner.done();
+    }
+    if (!any) break;
+    const auto verdicts = measure(round);
+    if (verdicts.size() != planners.size()) {
+      throw std::logic_error("size searches: the round returned a wrong number of verdict lists");
+    }
+    for (std::size_t i = 0; i < planners.size(); ++i) {
+      if (round[i]) planners[i].feed(verdicts[i]);
+    }
+  }
+  std::vector<SizeSearchResult> results;
+  for (const auto& planner : planners) results.push_back(planner.result());
+  return results;
 }
 
 }  // namespace memtopo

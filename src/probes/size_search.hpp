@@ -5,10 +5,14 @@
 //   2. a k-ary section of the bracket, up to `batch_slots` footprints per batch (a bisection
 //      generalised to k points), until the bracket is at most a few strides wide;
 //   3. a fine scan at every stride over the bracket and a margin either side.
-// The size is the largest fitting footprint of the fine scan. The search only plans footprints;
-// a callback measures them, so it is tested without any backend.
+// The size is the edge that the fewest verdicts of the fine scan's range contradict. The search
+// only plans footprints: a SizeSearchPlanner hands out the next batch and takes its verdicts
+// (resumable, so several searches can share one backend batch, each on its own SMs, without
+// threads); search_cache_size runs one planner to the end with a callback that measures. Both
+// are tested without any backend.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,7 +69,69 @@ struct SizeSearchResult {
   std::uint32_t reopenings = 0;
 };
 
+// Footprints a planner wants measured next, concurrently, and the step they belong to.
+struct FootprintBatch {
+  std::vector<std::uint64_t> footprints;  // at most plan.batch_slots
+  std::string phase;                      // "doubling", "section" or "scan"
+};
+
+// The search as a resumable state machine: while !done(), measure next_batch() and feed() its
+// verdicts in the same order. A step larger than the batch slots (a long fine scan) is handed
+// out in several batches and judged once all of them are fed.
+class SizeSearchPlanner {
+ public:
+  // Throws std::invalid_argument unless the start is a positive multiple of the stride.
+  explicit SizeSearchPlanner(const SizeSearchPlan& plan);
+
+  bool done() const { return stage_ == Stage::finished; }
+  // The next batch to measure; throws std::logic_error once done.
+  const FootprintBatch& next_batch() const;
+  // The verdicts of next_batch(), in order; throws std::logic_error on a count mismatch or once
+  // done.
+  void feed(std::span<const FitVerdict> verdicts);
+  // The outcome; throws std::logic_error before done.
+  const SizeSearchResult& result() const;
+
+ private:
+  enum class Stage { doubling, section, scan, finished };
+
+  void start_step(std::vector<std::uint64_t> footprints, std::string phase);
+  void hand_out_next_batch();
+  void finish_step();  // judges the completed step and plans the next one
+  void after_doubling();
+  void plan_section_or_scan();
+  void after_section();
+  void after_scan();
+  void finish(SizeSearchOutcome outcome);
+  std::uint64_t known_fit_below(std::uint64_t limit) const;
+  std::uint64_t known_miss_above(std::uint64_t limit) const;
+
+  SizeSearchPlan plan_;
+  Stage stage_ = Stage::doubling;
+  SizeSearchResult result_;
+  std::map<std::uint64_t, bool> latest_;  // footprint -> fits, latest verdict
+  std::uint64_t fit_ = 0;                 // bracket: largest fitting footprint
+  std::uint64_t miss_ = 0;                // bracket: smallest missing footprint above fit_
+  std::uint64_t next_doubling_ = 0;
+  std::vector<std::uint64_t> step_;        // footprints of the current step
+  std::vector<FitVerdict> step_verdicts_;  // verdicts fed so far for it
+  std::string step_phase_;
+  FootprintBatch batch_;  // the part of the step handed out now
+};
+
+// Runs a planner to the end, measuring each batch with `measure`.
 SizeSearchResult search_cache_size(const SizeSearchPlan& plan, const MeasureFootprints& measure);
+
+// Measures one round of several searches at once: batches[i] belongs to search i (null when that
+// search is done); returns the verdicts of every non-null batch, in its order (empty for null).
+using MeasureRound = std::function<std::vector<std::vector<FitVerdict>>(
+    std::span<const FootprintBatch* const> batches)>;
+
+// Runs several searches together without threads: every round, the batches of all unfinished
+// searches go to `measure` at once (one backend batch, each footprint on its own SM), until all
+// are done. Results in the order of `plans`.
+std::vector<SizeSearchResult> search_cache_sizes_together(std::span<const SizeSearchPlan> plans,
+                                                          const MeasureRound& measure);
 
 // The k interior points the section measures in (fit, miss), rounded to the stride: as few
 // points per batch as still reach the final width in the fewest batches of `slots` points.

@@ -46,7 +46,8 @@ class LatencyOnSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LatencyOnSim, L1SharedAndDramAsConfigured) {
   const SimTruth truth = read_truth(GetParam());
-  const ProbeRun run = run_on_sim(GetParam());
+  const ProbeRun run = run_on_sim(
+      GetParam(), {"l1.size", "l1.latency", "shared.latency", "l2.latency", "dram.latency"});
   ASSERT_TRUE(run.skipped.empty()) << run.skipped.begin()->second;
   expect_latency(run, "l1", truth.cache("L1").at("hit_latency"), truth.jitter());
   expect_latency(run, "shared", truth.description.at("shared_memory").at("latency"),

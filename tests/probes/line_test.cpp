@@ -156,3 +156,74 @@ TEST(L1Line, CostOnHopperLikeWithinHalfTheSizeSweep) {
 
 }  // namespace
 }  // namespace memtopo::testing
+
+namespace memtopo::testing {
+namespace {
+
+// One line probe, a row per cache: on the Kepler-like device the texture cache (32 B lines,
+// unsectored) is apart from L1 (128 B / 32 B), and ld.global.nc is served by L1.
+TEST(LineRows, TextureAndReadOnlyRowsFindTheirOwnCaches) {
+  const std::string file = "tests/probes/sims/separate-tex.json";
+  const SimTruth truth = read_truth(file);
+  const ProbeRun run = run_on_sim(file, {"tex.size", "tex.sector", "tex.line", "ro.size",
+                                         "ro.sector", "ro.line"});
+  for (const auto& [id, reason] : run.skipped) ADD_FAILURE() << id << " skipped: " << reason;
+  const auto texture = truth.cache("Texture");
+  const auto l1 = truth.cache("L1");
+  const auto tex_line = texture.at("line_bytes").get<std::uint64_t>();
+  EXPECT_EQ(property(run, "tex", "sector").value, texture.value("sector_bytes", tex_line));
+  EXPECT_EQ(property(run, "tex", "line").value, tex_line)
+      << property(run, "tex", "line").evidence.dump(1);
+  EXPECT_EQ(property(run, "ro", "sector").value, l1.at("sector_bytes"));
+  EXPECT_EQ(property(run, "ro", "line").value, l1.at("line_bytes"));
+  EXPECT_EQ(property(run, "tex", "line").evidence.at("path"), "prime");
+}
+
+// L2 on the Hopper-like device: the sector from a cold chase; the line honestly inconclusive,
+// with the cost that the capacity method would take on a 50 MiB cache.
+TEST(LineRows, L2SectorFromAColdChaseAndTheLineSaysWhyNot) {
+  const std::string file = "sims/hopper-like.json";
+  const auto l2 = read_truth(file).cache("L2");
+  const ProbeRun run = run_on_sim(file, {"l2.sector", "l2.line"});
+  const Property& sector = property(run, "l2", "sector");
+  EXPECT_EQ(sector.value, l2.at("sector_bytes")) << sector.note << sector.evidence.dump(1);
+  ASSERT_TRUE(sector.confidence.has_value());
+  EXPECT_GT(*sector.confidence, 0.9);
+  const Property& line = property(run, "l2", "line");
+  EXPECT_TRUE(line.value.is_null());
+  EXPECT_TRUE(line.inconclusive);
+  EXPECT_NE(line.note.find("not affordable"), std::string::npos) << line.note;
+  // Every L2 chase ran alone.
+  EXPECT_EQ(run.batches, sector.evidence.at("cost").at("batches").get<std::uint64_t>());
+}
+
+// The power-of-two path on a cache whose set index is a bit selection that skips address bit 7
+// (the bit above the 128 B line offset): every other line spreads over all sets, so twice the
+// line holds twice the size, and size / capacity there gives the line.
+TEST(LineRows, PowerOfTwoStridesFindTheLineUnderANonContiguousBitIndex) {
+  const std::string file = "tests/probes/sims/line-bits-skip-7.json";
+  const auto l1 = read_truth(file).cache("L1");
+  const ProbeRun run = run_on_sim(file, {"l1.size", "l1.sector", "l1.line"});
+  const Property& line = property(run, "l1", "line");
+  EXPECT_EQ(line.value, l1.at("line_bytes")) << line.evidence.dump(1);
+  const auto& pow2 = line.evidence.at("power_of_two_path");
+  EXPECT_EQ(pow2.at("line_bytes"), l1.at("line_bytes")) << pow2.dump(1);
+  EXPECT_EQ(pow2.at("first_beyond_stride_bytes").get<std::uint64_t>(),
+            2 * l1.at("line_bytes").get<std::uint64_t>());
+  EXPECT_NEAR(pow2.at("raw_ratio_bytes").get<double>(), l1.at("line_bytes").get<double>(),
+              0.05 * l1.at("line_bytes").get<double>());
+}
+
+// With 7 sets the prime strides reach one set only and say so; the power-of-two strides answer.
+TEST(LineRows, PowerOfTwoStridesAnswerWhereThePrimeDividesTheSets) {
+  const std::string file = "tests/validation/sims/unequal-fifo-heavy.json";
+  const auto l1 = read_truth(file).cache("L1");
+  const ProbeRun run = run_on_sim(file, {"l1.size", "l1.sector", "l1.line"});
+  const Property& line = property(run, "l1", "line");
+  EXPECT_EQ(line.value, l1.at("line_bytes")) << line.evidence.dump(1);
+  EXPECT_EQ(line.evidence.at("path"), "power_of_two");
+  EXPECT_NE(line.note.find("prime"), std::string::npos) << line.note;
+}
+
+}  // namespace
+}  // namespace memtopo::testing

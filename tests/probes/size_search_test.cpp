@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ struct SyntheticCache {
         v.fits = false;
         false_miss_once = 0;
       }
-      v.miss_fraction = v.fits ? 0.0 : 0.01;
+      v.miss_score = v.fits ? 0.0 : 0.01;
       verdicts.push_back(v);
     }
     return verdicts;
@@ -141,6 +142,64 @@ TEST(SectionPoints, FewestPointsForTheFewestBatches) {
   EXPECT_EQ(half[0], 1024u + 32 * 32);
   // Already narrow enough: nothing to section.
   EXPECT_TRUE(section_points(1024, 1024 + 4 * 32, 32, 8, 4).empty());
+}
+
+}  // namespace
+}  // namespace memtopo
+
+namespace memtopo {
+namespace {
+
+// The planner is the search, resumable: driven by hand batch by batch it asks for exactly what
+// search_cache_size measures and ends with the same result.
+TEST(SizeSearchPlanner, ResumableStepByStepLikeTheLoop) {
+  SyntheticCache looped(98304), stepped(98304);
+  const auto expected = search(looped, plan(8));
+  SizeSearchPlanner planner(plan(8));
+  std::size_t batches = 0;
+  while (!planner.done()) {
+    const FootprintBatch& batch = planner.next_batch();
+    EXPECT_LE(batch.footprints.size(), 8u);
+    EXPECT_EQ(batch.phase, looped.phases[batches]);
+    planner.feed(stepped(batch.footprints, batch.phase));
+    ++batches;
+  }
+  EXPECT_EQ(batches, looped.batch_sizes.size());
+  EXPECT_EQ(planner.result().size_bytes, expected.size_bytes);
+  EXPECT_EQ(planner.result().outcome, SizeSearchOutcome::found);
+  EXPECT_THROW(planner.next_batch(), std::logic_error);
+}
+
+TEST(SizeSearchPlanner, MisuseIsAnError) {
+  SizeSearchPlanner planner(plan(4));
+  EXPECT_THROW(planner.result(), std::logic_error);  // not done yet
+  EXPECT_THROW(planner.feed({}), std::logic_error);  // wrong number of verdicts
+  SizeSearchPlan bad = plan(4);
+  bad.start_bytes = 1000;  // not a multiple of the stride
+  EXPECT_THROW(SizeSearchPlanner{bad}, std::invalid_argument);
+}
+
+// Several searches share every round (one batch with each search's footprints), without
+// threads, and each finds its own edge.
+TEST(SizeSearchPlanner, SearchesInterleaveTheirBatches) {
+  SyntheticCache small(24576), large(245760);
+  const std::vector<SizeSearchPlan> plans = {plan(4), plan(4)};
+  std::size_t rounds = 0, shared_rounds = 0;
+  const auto results =
+      search_cache_sizes_together(plans, [&](std::span<const FootprintBatch* const> round) {
+        ++rounds;
+        shared_rounds += (round[0] != nullptr && round[1] != nullptr);
+        std::vector<std::vector<FitVerdict>> out(round.size());
+        if (round[0]) out[0] = small(round[0]->footprints, round[0]->phase);
+        if (round[1]) out[1] = large(round[1]->footprints, round[1]->phase);
+        return out;
+      });
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].size_bytes, 24576u);
+  EXPECT_EQ(results[1].size_bytes, 245760u);
+  // Every round serves the longer search; the shorter one rides along until it is done.
+  EXPECT_EQ(rounds, std::max(small.batch_sizes.size(), large.batch_sizes.size()));
+  EXPECT_EQ(shared_rounds, std::min(small.batch_sizes.size(), large.batch_sizes.size()));
 }
 
 }  // namespace

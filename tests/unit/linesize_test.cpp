@@ -259,3 +259,45 @@ TEST(InferLine, ZeroSizeThrows) {
 
 }  // namespace
 }  // namespace memtopo
+
+namespace memtopo {
+namespace {
+
+StrideCapacity pow2_stride(std::uint64_t stride, bool fits, std::uint64_t capacity = 0) {
+  StrideCapacity c;
+  c.stride_bytes = stride;
+  c.fits_at_probe = fits;
+  if (capacity) c.capacity_footprint_bytes = capacity;
+  return c;
+}
+
+TEST(PowerOfTwoLine, TheFirstStrideBeyondTheSizeIsTwiceTheLine) {
+  // 16 KiB, 128 B lines: up to 128 B the cache holds the size; at 256 B, 128 lines = 32 KiB.
+  const std::vector<StrideCapacity> strides = {pow2_stride(64, false), pow2_stride(128, false),
+                                               pow2_stride(256, true, 32768),
+                                               pow2_stride(512, false)};
+  const auto r = infer_line_from_power_of_two_strides(16384, strides);
+  ASSERT_TRUE(r.line_bytes.has_value()) << r.note;
+  EXPECT_EQ(*r.line_bytes, 128u);
+  EXPECT_EQ(r.first_beyond_stride, 256u);
+  EXPECT_DOUBLE_EQ(r.raw_ratio, 128.0);
+  EXPECT_DOUBLE_EQ(r.confidence, 0.75);
+}
+
+TEST(PowerOfTwoLine, NothingBeyondTheSizeSaysWhy) {
+  // Modulo over 2^n sets: every stride beyond the line reaches fewer sets, never more bytes.
+  const std::vector<StrideCapacity> strides = {pow2_stride(64, false), pow2_stride(256, false)};
+  const auto r = infer_line_from_power_of_two_strides(16384, strides);
+  EXPECT_FALSE(r.line_bytes.has_value());
+  EXPECT_NE(r.note.find("modulo"), std::string::npos) << r.note;
+}
+
+TEST(PowerOfTwoLine, ARatioBetweenPowersOfTwoIsInconclusive) {
+  const std::vector<StrideCapacity> strides = {pow2_stride(512, true, 512 * 39)};
+  const auto r = infer_line_from_power_of_two_strides(16384, strides);  // 16384 / 39 = 420 B
+  EXPECT_FALSE(r.line_bytes.has_value());
+  EXPECT_NE(r.note.find("420"), std::string::npos) << r.note;
+}
+
+}  // namespace
+}  // namespace memtopo

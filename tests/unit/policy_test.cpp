@@ -146,3 +146,38 @@ TEST(Policy, ChiSquareTail) {
 
 }  // namespace
 }  // namespace memtopo
+
+namespace memtopo {
+namespace {
+
+VictimCounts counts_of(std::vector<std::uint64_t> per_way) {
+  VictimCounts v;
+  v.per_way = std::move(per_way);
+  for (auto x : v.per_way) v.victims += x;
+  return v;
+}
+
+// A chase whose victim model swapped ways 0 and 1 partway differs from the others and is left
+// out; chases of one policy are all kept.
+TEST(PoolVictims, AChaseThatDriftedIsLeftOut) {
+  std::vector<VictimCounts> chases;
+  for (int i = 0; i < 7; ++i) chases.push_back(counts_of({160, 500, 165, 170}));
+  chases.push_back(counts_of({300, 345, 164, 177}));
+  std::vector<std::size_t> left_out;
+  const auto pooled = pool_homogeneous_victims(chases, 1e-4, left_out);
+  EXPECT_EQ(left_out, std::vector<std::size_t>{7});
+  EXPECT_EQ(pooled.per_way[0], 7u * 160);
+  EXPECT_EQ(pooled.victims, 7u * 995);
+}
+
+TEST(PoolVictims, HomogeneousChasesAreAllKept) {
+  std::vector<VictimCounts> chases = {counts_of({20, 22, 19, 21}), counts_of({18, 24, 20, 19}),
+                                      counts_of({23, 17, 21, 20})};
+  std::vector<std::size_t> left_out;
+  const auto pooled = pool_homogeneous_victims(chases, 1e-4, left_out);
+  EXPECT_TRUE(left_out.empty());
+  EXPECT_EQ(pooled.victims, 244u);
+}
+
+}  // namespace
+}  // namespace memtopo

@@ -213,3 +213,50 @@ TEST(FewestContradictionsEdge, RecordedH200VerdictsGiveOneEdgeWithReducedConfide
 
 }  // namespace
 }  // namespace memtopo
+
+namespace memtopo {
+namespace {
+
+// Random replacement: an overfull set misses on some passes only, a different line each time,
+// so no element is slow on every pass; the slow accesses still exceed what outliers explain.
+TEST(SizeRule, MissesThatMoveFromElementToElementStillMiss) {
+  SyntheticTrace t = chase(1028, 4);
+  // About 8 slow accesses per pass, never the same element twice.
+  for (std::size_t pass = 0; pass < 4; ++pass) {
+    for (std::size_t k = 0; k < 8; ++k) t.cycles[pass * 1028 + 100 + pass * 8 + k] = kNext;
+  }
+  const auto v = judge_fit(t.cycles, t.indices, rule());
+  EXPECT_EQ(v.missing, 0u);
+  EXPECT_EQ(v.slow_accesses, 32u);
+  EXPECT_FALSE(v.fits) << v.slow_accesses << " slow, " << v.allowed_slow << " allowed";
+  EXPECT_DOUBLE_EQ(v.miss_fraction, 0.0);
+  EXPECT_NEAR(v.miss_score, (32 - 0.001 * 4112) / 4112.0, 1e-12);
+}
+
+TEST(SizeRule, TheMeasuredOutlierRateIsABoundNeverBelowTheAssumedOne) {
+  // A clean baseline of 16384 loads keeps the assumed 0.1 % (its own bound is 4.6 / 16384).
+  const auto clean = chase(32, 512);
+  EXPECT_DOUBLE_EQ(with_measured_outlier_rate(rule(), clean.cycles).outlier_rate,
+                   kAssumedOutlierRate);
+  // 0.5 % outliers: the bound lies above the true rate, and a fitting chase with that many
+  // outliers still fits.
+  auto noisy = chase(32, 512);
+  add_periodic_outliers(noisy, 200);
+  const FitRule raised = with_measured_outlier_rate(rule(), noisy.cycles);
+  EXPECT_GT(raised.outlier_rate, 0.005);
+  EXPECT_LT(raised.outlier_rate, 0.01);
+  auto fitting = chase(8192, 2);
+  add_periodic_outliers(fitting, 200);
+  EXPECT_FALSE(judge_fit(fitting.cycles, fitting.indices, rule()).fits);
+  EXPECT_TRUE(judge_fit(fitting.cycles, fitting.indices, raised).fits);
+}
+
+TEST(SizeRule, PoissonUpperBoundOfAnObservedCount) {
+  // P(Poisson(4.605) <= 0) = 0.01.
+  EXPECT_NEAR(poisson_upper_bound(0, 0.01), 4.605, 0.01);
+  EXPECT_GT(poisson_upper_bound(10, 0.01), 10.0);
+  EXPECT_LT(poisson_upper_bound(10, 0.01), 21.0);
+}
+
+}  // namespace
+}  // namespace memtopo
