@@ -246,6 +246,7 @@ void SizeMeasurement::report(const SizeSearchResult& result) {
     case SizeSearchOutcome::fits_up_to_max:
       p.value = result.size_bytes;
       p.inconclusive = true;
+      p.bound = Bound::lower;
       p.note = "lower bound: no footprint up to " + format_bytes(result.size_bytes) +
                " missed (the search limit)";
       break;
@@ -255,9 +256,16 @@ void SizeMeasurement::report(const SizeSearchResult& result) {
       p.note = "even the smallest footprint, " + format_bytes(kStartFootprintBytes) + ", missed";
       break;
     case SizeSearchOutcome::no_edge:
-      p.value = nullptr;
       p.inconclusive = true;
-      p.note = "the fine scans showed no clean edge between fitting and missing footprints";
+      if (result.size_bytes != 0) {
+        p.value = result.size_bytes;
+        p.confidence = result.confidence;
+        p.note = "the fine scans showed no clean edge (verdicts flip near it); the value is the "
+                 "step the fewest of all verdicts contradict, a best estimate";
+      } else {
+        p.value = nullptr;
+        p.note = "the fine scans showed no clean edge between fitting and missing footprints";
+      }
       break;
   }
   element_for(ctx_.topology, target_.element).set(std::move(p));

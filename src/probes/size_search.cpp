@@ -233,8 +233,17 @@ void SizeSearchPlanner::after_scan() {
     fit_ = known_fit_below(miss_);
   }
   if (fit_ == 0 || miss_ == 0 || result_.reopenings == plan_.max_reopenings) {
-    result_.size_bytes = 0;
-    result_.confidence = 0;
+    // No scan showed the edge. The best estimate left is the step that the fewest of all
+    // verdicts contradict, at half its confidence: the caller reports it as inconclusive.
+    std::vector<ScanPoint> all;
+    for (const SearchStep& step : result_.steps) {
+      all.push_back({step.footprint_bytes, step.verdict.miss_score, step.verdict.fits});
+    }
+    std::sort(all.begin(), all.end(), [](const ScanPoint& a, const ScanPoint& b) {
+      return a.footprint_bytes < b.footprint_bytes;
+    });
+    result_.size_bytes = fewest_contradictions_edge(all);
+    result_.confidence = result_.size_bytes ? 0.5 * edge_confidence(all, result_.size_bytes) : 0;
     finish(SizeSearchOutcome::no_edge);
     return;
   }

@@ -1,6 +1,7 @@
 #include "report/console.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "model/units.hpp"
@@ -15,7 +16,8 @@ using Align = TextTable::Align;
 // everything else an element has goes to "Other findings" so nothing measured is hidden.
 constexpr const char* kTableProperties[] = {"size",         "line",         "sector",
                                             "latency",      "miss_penalty", "shared_with",
-                                            "count_per_sm", "bandwidth"};
+                                            "count_per_sm", "bandwidth",    "carveout",
+                                            "reach"};
 
 bool has_own_column(const std::string& property) {
   return std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
@@ -165,7 +167,9 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
                    {"Per SM", Align::right}});
   for (const Element* row : in_row_order(topology.elements)) {
     const Element& e = *row;
-    table.add_row({e.id, value_cell(e, "size", notes), value_cell(e, "line", notes),
+    // A TLB's size is its reach (entries x page).
+    const char* size_name = !e.find("size") && e.find("reach") ? "reach" : "size";
+    table.add_row({e.id, value_cell(e, size_name, notes), value_cell(e, "line", notes),
                    value_cell(e, "sector", notes), latency_cell(e, notes),
                    value_cell(e, "miss_penalty", notes), value_cell(e, "shared_with", notes),
                    value_cell(e, "count_per_sm", notes)});
@@ -189,6 +193,32 @@ void render_bandwidths(std::ostringstream& out, const Topology& topology, Footno
                    source_text(*bandwidth), bandwidth->method});
   }
   if (any) out << "\nBandwidth (p50 ± standard deviation)\n" << table.render(2);
+}
+
+// The L1 at each shared-memory reservation (l1.carveout: a list of rows), as its own table.
+void render_carveout(std::ostringstream& out, const Topology& topology) {
+  const Element* l1 = topology.find("l1");
+  const Property* carveout = l1 ? l1->find("carveout") : nullptr;
+  if (!carveout || !carveout->value.is_array() || carveout->value.empty()) return;
+  TextTable table({{"Shared reserved", Align::right},
+                   {"L1 size", Align::right},
+                   {"L1 + reserved", Align::right},
+                   {"Confidence", Align::right}});
+  for (const nlohmann::json& row : carveout->value) {
+    const auto number = [&](const char* key) -> std::optional<double> {
+      if (!row.contains(key) || !row[key].is_number()) return std::nullopt;
+      return row[key].get<double>();
+    };
+    const auto reserved = number("reserved_shared_bytes");
+    const auto size = number("l1_bytes");
+    const auto confidence = number("confidence");
+    table.add_row({reserved ? format_bytes(*reserved) : "?", size ? format_bytes(*size) : "?",
+                   reserved && size ? format_bytes(*reserved + *size) : "?",
+                   confidence ? format_number(*confidence, 2) : "-"});
+  }
+  out << "\nL1 at shared-memory reservations (l1.carveout)\n" << table.render(2);
+  out << "  method: " << carveout->method << "\n";
+  if (!carveout->note.empty()) out << "  note: " << carveout->note << "\n";
 }
 
 void render_other_findings(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
@@ -264,6 +294,7 @@ std::string render_console(const Topology& topology) {
   Footnotes notes;
   render_elements(out, topology, notes);
   render_bandwidths(out, topology, notes);
+  render_carveout(out, topology);
   render_other_findings(out, topology, notes);
   std::string note_text = notes.render();
   if (!note_text.empty()) out << "\nNotes\n" << note_text;

@@ -108,6 +108,12 @@ Topology make_sample_topology() {
   l1.set(measured("count_per_sm", 1, "", "concurrent warps on one SM", 0.9));
   l1.set(measured("ways", 4, "", "fine-grained p-chase over sets", 0.8));
   l1.set(measured("policy", "lru", "", "eviction order of a set", 0.7));
+  l1.set(measured("carveout",
+                  nlohmann::json::array(
+                      {{{"reserved_shared_bytes", 0}, {"l1_bytes", 32768}, {"confidence", 1.0}},
+                       {{"reserved_shared_bytes", 16384}, {"l1_bytes", 16384},
+                        {"confidence", 0.5}}}),
+                  "", "size search at each reservation", 0.5));
 
   Element& tex = t.element("tex", "cache", "sm");
   tex.load_paths = {"tex"};
