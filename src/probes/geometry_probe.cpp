@@ -13,12 +13,15 @@
 #include "analysis/stats.hpp"
 #include "probes/chase_helpers.hpp"
 #include "probes/elements.hpp"
+#include "probes/scan_resistance.hpp"
 
 namespace memtopo {
 
 const std::vector<GeometryTarget>& geometry_targets() {
   static const std::vector<GeometryTarget> table = {
       {"l1", LoadPath::ca, LoadPath::cg},
+      {"tex", LoadPath::tex, LoadPath::cg},
+      {"ro", LoadPath::nc, LoadPath::cg},
   };
   return table;
 }
@@ -579,6 +582,14 @@ void Geometry::set_bits() {
 }
 
 void Geometry::policy() {
+  const Property* conclusive_ways = measured(ctx_.topology, target_.element, "ways");
+  if (!conclusive_ways || !conclusive_ways->evidence.contains("overflow_lines")) {
+    // Without the ways, the scan test still tells a scan-resistant cache from LRU-like ones.
+    auto scan = scan_resistance_policy(ctx_, target_.element, target_.path, target_.next_level_path);
+    if (!scan) throw ProbeSkipped("needs a conclusive " + target_.element + ".ways or size");
+    element_for(ctx_.topology, target_.element).set(std::move(*scan));
+    return;
+  }
   const Property& w = ways_property();
   line_ = w.evidence.at("line_bytes").get<std::uint32_t>();
   threshold_ = w.evidence.at("threshold_cycles").get<double>();

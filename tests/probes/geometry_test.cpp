@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "backend/sim/sim_backend.hpp"
 #include "probe_harness.hpp"
+#include "probes/scan_resistance.hpp"
 
 namespace memtopo::testing {
 namespace {
@@ -22,8 +24,8 @@ struct Truth {
   std::string policy;
 };
 
-Truth truth_of(const std::string& file) {
-  const auto l1 = read_truth(file).cache("L1");
+Truth truth_of(const std::string& file, const std::string& cache = "L1") {
+  const auto l1 = read_truth(file).cache(cache);
   const auto size = l1.at("size_bytes").get<std::uint64_t>();
   const auto line = l1.at("line_bytes").get<std::uint64_t>();
   Truth t;
@@ -78,6 +80,24 @@ TEST_P(GeometryOnSim, SetsWaysBitsAndPolicyAsConfigured) {
   EXPECT_EQ(policy.value, truth.policy) << policy.note << "\n" << policy.evidence.dump();
   ASSERT_TRUE(policy.confidence.has_value());
   EXPECT_GE(*policy.confidence, 0.5) << policy.evidence.dump();
+}
+
+// The same probe rows for the texture and read-only paths: a texture cache apart from L1
+// (its own ways, sets and 32 B lines), and the read-only path served by the L1.
+TEST(Geometry, TextureAndReadOnlyRowsFindTheCacheTheirPathReaches) {
+  const std::string file = "tests/probes/sims/separate-tex.json";
+  const ProbeRun run = run_on_sim(file, {"tex.size", "tex.ways", "tex.sets", "tex.policy",
+                                         "ro.size", "ro.ways", "ro.sets", "ro.policy"});
+  for (const auto& [id, reason] : run.skipped) ADD_FAILURE() << id << " skipped: " << reason;
+  for (const auto& [element, cache] :
+       std::vector<std::pair<std::string, std::string>>{{"tex", "Texture"}, {"ro", "L1"}}) {
+    SCOPED_TRACE(element);
+    const Truth truth = truth_of(file, cache);
+    const Property& ways = property(run, element, "ways");
+    EXPECT_EQ(ways.value, truth.ways) << ways.note << "\n" << ways.evidence.dump();
+    EXPECT_EQ(property(run, element, "sets").value, truth.sets);
+    EXPECT_EQ(property(run, element, "policy").value, truth.policy);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -154,6 +174,25 @@ TEST(Geometry, UsesTheMeasuredLineWhenPresent) {
   EXPECT_EQ(ways.evidence.at("line_source"), "l1.line");
   EXPECT_EQ(ways.value, truth_of(file).ways);
   EXPECT_EQ(property(run, "l1", "policy").value, "fifo");
+}
+
+}  // namespace
+}  // namespace memtopo::testing
+
+namespace memtopo::testing {
+namespace {
+
+// Without conclusive ways the policy still says what a scan shows: an LRU cache evicts a
+// reused working set under a stream many times its size, so no class is claimed.
+TEST(ScanResistance, AnLruCacheLosesItsWorkingSetToAStreamAndClaimsNoClass) {
+  ProbeRun run = run_on_sim("tests/probes/sims/geometry-4way-lru.json", {"l1.size"});
+  auto backend = make_sim_backend_from_file(source_path("tests/probes/sims/geometry-4way-lru.json"));
+  ProbeContext ctx{*backend, run.topology};
+  const auto policy = scan_resistance_policy(ctx, "l1", LoadPath::ca, LoadPath::cg);
+  ASSERT_TRUE(policy.has_value());
+  EXPECT_TRUE(policy->inconclusive) << policy->evidence.dump();
+  EXPECT_TRUE(policy->value.is_null());
+  EXPECT_GT(policy->evidence.at("after_stream").at("missing").get<int>(), 0);
 }
 
 }  // namespace
