@@ -6,6 +6,7 @@
 #include "probes/carveout_probe.hpp"
 #include "probes/count_per_sm_probe.hpp"
 #include "probes/geometry_probe.hpp"
+#include "probes/l2_segments_probe.hpp"
 #include "probes/latency_probe.hpp"
 #include "probes/line_probe.hpp"
 #include "probes/miss_penalty_probe.hpp"
@@ -30,6 +31,7 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
     probes.push_back(std::make_unique<LatencyProbe>(target));
   for (const auto& t : miss_penalty_targets()) probes.push_back(std::make_unique<MissPenaltyProbe>(t));
   for (auto& p : staircase_probes()) probes.push_back(std::move(p));
+  probes.push_back(std::make_unique<L2SegmentsProbe>());  // needs l2.size
   // Geometry after the sizes it is planned from (and after the latencies, whose chases it
   // would otherwise precede): ways, sets, set_bits, policy per element.
   for (auto& probe : geometry_probes()) probes.push_back(std::move(probe));

@@ -17,6 +17,10 @@ constexpr std::uint32_t kWarmPasses = 2;
 // LRU, FIFO or random replacement one pass over the size already evicts the working set.
 constexpr std::uint64_t kStreamCapacities = 8;
 constexpr std::uint32_t kStreamPasses = 2;
+// Without a measured line: one load per this many bytes, no smaller than any cache line, so
+// that no line of the stream is used twice (the sectors of one line would make the stream look
+// reused to a policy that promotes on any hit).
+constexpr std::uint32_t kLargestLineBytes = 256;
 
 }  // namespace
 
@@ -24,7 +28,7 @@ std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::str
                                                LoadPath path, LoadPath next_level_path) {
   const auto size = measured_size(ctx.topology, element);
   if (!size) return std::nullopt;
-  const std::uint32_t line = measured_line_or(ctx.topology, element, kSmallestLineBytes);
+  const std::uint32_t line = measured_line_or(ctx.topology, element, kLargestLineBytes);
   const BackendLimits limits = ctx.backend.limits();
   const std::uint64_t stream_bytes =
       round_down(std::min(*size * kStreamCapacities, limits.max_footprint_bytes), line);

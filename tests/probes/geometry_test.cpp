@@ -197,3 +197,21 @@ TEST(ScanResistance, AnLruCacheLosesItsWorkingSetToAStreamAndClaimsNoClass) {
 
 }  // namespace
 }  // namespace memtopo::testing
+
+namespace memtopo::testing {
+namespace {
+
+TEST(ScanResistance, AnLipCacheKeepsItsWorkingSetThroughAStream) {
+  const std::string file = "tests/probes/sims/scan-resistant-lip.json";
+  ProbeRun run = run_on_sim(file, {"l1.size"});
+  auto backend = make_sim_backend_from_file(source_path(file));
+  ProbeContext ctx{*backend, run.topology};
+  const auto policy = scan_resistance_policy(ctx, "l1", LoadPath::ca, LoadPath::cg);
+  ASSERT_TRUE(policy.has_value());
+  EXPECT_FALSE(policy->inconclusive) << policy->note << "\n" << policy->evidence.dump();
+  EXPECT_EQ(policy->value, "scan_resistant");
+  EXPECT_GE(policy->confidence.value_or(0), 0.99);
+}
+
+}  // namespace
+}  // namespace memtopo::testing

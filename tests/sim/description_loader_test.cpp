@@ -260,7 +260,7 @@ TEST(DescriptionLoader, BadSetIndexIsNamedWithTheReason) {
 TEST(DescriptionLoader, BadPoliciesAndPathsAreNamedWithTheReason) {
   expect_error_after(
       [](json& d) { d["caches"][0]["policy"] = "mru"; },
-      "t.json: caches[0].policy: must be \"lru\", \"fifo\", \"random\" or {\"victim_weights\"");
+      "t.json: caches[0].policy: must be \"lru\", \"fifo\", \"random\", \"lip\" or {\"victim_weights\"");
   expect_error_after(
       [](json& d) {
         d["caches"][0]["policy"] = {{"victim_weights", {1, 3, 1}}};

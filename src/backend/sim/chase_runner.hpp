@@ -1,7 +1,9 @@
 #pragma once
-// Runs one pointer chase on the simulated memory and records it as a GPU kernel would.
+// Runs pointer chases on the simulated memory and records them as a GPU kernel would.
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "backend/experiment.hpp"
 #include "backend/sim/description.hpp"
@@ -31,5 +33,13 @@ inline constexpr std::uint32_t kOverheadSamples = 32;
 // phase. A record is the load's latency plus the description's timing_overhead plus noise.
 Trace run_chase(const ChaseSpec& spec, const ChasePlacement& placement, MemorySystem& memory,
                 const SimDescription& description);
+
+// Runs the specs together, as concurrent blocks on the placements' SMs: each on cold caches and
+// TLBs of its own SM, all sharing the device caches (cold at the start). The chases take turns
+// load by load (spec 0, 1, ..., 0, 1, ...), each making its loads in the order run_chase would;
+// a chase that has finished drops out of the turns. One trace per spec, as run_chase records.
+std::vector<Trace> run_chases_together(std::span<const ChaseSpec> specs,
+                                       std::span<const ChasePlacement> placements,
+                                       MemorySystem& memory, const SimDescription& description);
 
 }  // namespace memtopo::sim

@@ -21,7 +21,9 @@ struct SetIndex {
 
 // Which way a full set gives up on a miss.
 struct Replacement {
-  enum class Kind { lru, fifo, random, victim_weights };
+  // lip: LRU, but a filled line enters at the LRU position and only a hit promotes it, so a
+  // stream of lines used once evicts only itself (scan-resistant, Qureshi et al., ISCA 2007).
+  enum class Kind { lru, fifo, random, victim_weights, lip };
   Kind kind = Kind::lru;
   std::vector<double> victim_weights;  // kind == victim_weights: relative weight of each way
 };
@@ -55,6 +57,9 @@ struct CacheDescription {
   std::vector<LoadPath> paths;
   std::uint32_t partitions = 1;  // device scope only
   std::uint32_t far_latency_extra = 0;
+  // Device scope only: the cache is this many equal arrays of size_bytes / segments each, and a
+  // load from SM s looks up and fills segment s mod segments only (one SM fills one segment).
+  std::uint32_t segments = 1;
 };
 
 struct TlbDescription {
@@ -99,6 +104,10 @@ struct SimDescription {
   std::vector<TlbDescription> tlbs;
   SharedMemoryDescription shared_memory;
   NoiseDescription noise;
+  // false: every spec of a batch runs alone on a cold device. true: the specs of a batch run
+  // together, taking turns load by load, and share the device-scope caches (cold at the batch's
+  // start), as concurrent blocks on different SMs of a GPU do.
+  bool batch_shares_device_caches = false;
 };
 
 }  // namespace memtopo::sim

@@ -103,8 +103,9 @@ Replacement read_policy(const StrictObject& cache, const Associativity& associat
   if (value == "lru") return Replacement{Replacement::Kind::lru, {}};
   if (value == "fifo") return Replacement{Replacement::Kind::fifo, {}};
   if (value == "random") return Replacement{Replacement::Kind::random, {}};
+  if (value == "lip") return Replacement{Replacement::Kind::lip, {}};
   if (!value.is_object()) {
-    place.fail("must be \"lru\", \"fifo\", \"random\" or {\"victim_weights\": [...]}, got " +
+    place.fail("must be \"lru\", \"fifo\", \"random\", \"lip\" or {\"victim_weights\": [...]}, got " +
                json_excerpt(value));
   }
   const StrictObject object(value, place, {"victim_weights"});
@@ -170,6 +171,9 @@ CacheScope read_scope(const StrictObject& object) {
       object.fail(key, "only a cache of scope \"device\" has partitions");
     }
   }
+  if (read == CacheScope::sm && object.has("segments")) {
+    object.fail("segments", "only a cache of scope \"device\" has segments");
+  }
   return read;
 }
 
@@ -216,11 +220,33 @@ void read_geometry(const StrictObject& object, CacheDescription& cache) {
   }
 }
 
+// segments: every segment an equal array of whole sets (so an integer ways, and size_bytes a
+// multiple of segments x line_bytes x ways).
+std::uint32_t read_segments(const StrictObject& object, const CacheDescription& cache) {
+  if (!object.has("segments")) return 1;
+  const std::uint32_t segments = read_positive_u32(object, "segments");
+  if (segments == 1) return segments;
+  if (!cache.associativity.ways_per_set.empty()) {
+    object.fail("segments", "needs an integer ways: a per-set ways list describes one array, not " +
+                                std::to_string(segments) + " equal segments");
+  }
+  const std::uint64_t set_lines = std::max<std::uint32_t>(1, cache.associativity.ways);
+  const std::uint64_t whole_sets_bytes = std::uint64_t{segments} * cache.line_bytes * set_lines;
+  if (cache.size_bytes % whole_sets_bytes != 0) {
+    object.fail("segments", "size_bytes " + std::to_string(cache.size_bytes) +
+                                " does not split into " + std::to_string(segments) +
+                                " segments of whole sets: it must be a multiple of segments x "
+                                "line_bytes x ways = " +
+                                std::to_string(whole_sets_bytes));
+  }
+  return segments;
+}
+
 CacheDescription read_cache(const json& value, const JsonPlace& place) {
-  const StrictObject object(
-      value, place,
-      {"name", "scope", "instances_per_sm", "size_bytes", "line_bytes", "sector_bytes", "ways",
-       "set_index", "policy", "hit_latency", "paths", "partitions", "far_latency_extra"});
+  const StrictObject object(value, place,
+                            {"name", "scope", "instances_per_sm", "size_bytes", "line_bytes",
+                             "sector_bytes", "ways", "set_index", "policy", "hit_latency", "paths",
+                             "partitions", "far_latency_extra", "segments"});
   CacheDescription cache;
   cache.name = read_name(object);
   cache.scope = read_scope(object);
@@ -228,10 +254,12 @@ CacheDescription read_cache(const json& value, const JsonPlace& place) {
     cache.instances_per_sm = read_positive_u32(object, "instances_per_sm");
   }
   read_geometry(object, cache);
-  const std::uint64_t lines = cache.size_bytes / cache.line_bytes;
-  cache.set_index =
-      read_set_index(object, cache.line_bytes, ways_of_each_set(cache.associativity, lines).size());
-  cache.policy = read_policy(object, cache.associativity, lines);
+  cache.segments = read_segments(object, cache);
+  // Set index and policy describe one segment's array (the whole cache without segments).
+  const std::uint64_t segment_lines = cache.size_bytes / cache.line_bytes / cache.segments;
+  cache.set_index = read_set_index(object, cache.line_bytes,
+                                   ways_of_each_set(cache.associativity, segment_lines).size());
+  cache.policy = read_policy(object, cache.associativity, segment_lines);
   cache.hit_latency = read_u32(object, "hit_latency");
   cache.paths = read_paths(object);
   if (object.has("partitions")) cache.partitions = read_positive_u32(object, "partitions");
@@ -388,7 +416,8 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
   const StrictObject object(
       document, place,
       {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency", "compute_capability",
-       "timing_overhead", "caches", "tlbs", "shared_memory", "noise"});
+       "timing_overhead", "caches", "tlbs", "shared_memory", "noise",
+       "batch_shares_device_caches"});
   SimDescription description;
   description.name = read_name(object);
   description.sm_count = read_positive_u32(object, "sm_count");
@@ -431,6 +460,14 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
   check_unified_cache(description, object.place("shared_memory"));
   if (object.has("noise")) {
     description.noise = read_noise(object.required("noise"), object.place("noise"));
+  }
+  if (object.has("batch_shares_device_caches")) {
+    const json& shares = object.required("batch_shares_device_caches");
+    if (!shares.is_boolean()) {
+      object.fail("batch_shares_device_caches",
+                  "expected true or false, got " + json_excerpt(shares));
+    }
+    description.batch_shares_device_caches = shares.get<bool>();
   }
   return description;
 }

@@ -12,62 +12,90 @@ std::uint32_t partition_of_line(std::uint64_t line, std::uint32_t partitions) {
 }
 
 MemorySystem::MemorySystem(const SimDescription& description)
-    : tlbs_(description.tlbs),
+    : shared_description_(description.shared_memory),
+      tlb_descriptions_(description.tlbs),
       dram_latency_(description.dram_latency),
       // A chaser is one lane of its warp, so its shared loads never conflict (degree 1).
       shared_latency_(description.shared_memory.latency) {
-  const SharedMemoryDescription& shared = description.shared_memory;
   caches_.reserve(description.caches.size());
   for (const CacheDescription& cache : description.caches) {
-    const std::uint32_t count = cache.scope == CacheScope::sm ? cache.instances_per_sm : 1;
-    const bool unified = cache.name == shared.unified_with;
-    const std::size_t steps = unified ? shared.carveout_steps_bytes.size() : 1;
-    Cache modelled{cache, {}, 0};
-    for (std::size_t step = 0; step < steps; ++step) {
-      const std::uint64_t capacity = capacity_at_carveout(cache, shared, step);
-      ArrayShape shape{cache.line_bytes, cache.sector_bytes,
-                       ways_of_each_set(cache.associativity, capacity / cache.line_bytes),
-                       cache.set_index};
-      // Only the SM a chase runs on is simulated (chases are independent), so an sm-scope
-      // cache needs just that SM's instances.
-      modelled.configurations.emplace_back(count, SetAssociativeArray(shape, cache.policy));
-    }
-    caches_.push_back(std::move(modelled));
+    caches_.push_back(Cache{cache, {make_copy(cache)}});
   }
+  slots_.push_back(Slot{0, TlbHierarchy(tlb_descriptions_)});
+}
+
+MemorySystem::Copy MemorySystem::make_copy(const CacheDescription& cache) const {
+  const bool device = cache.scope == CacheScope::device;
+  const std::uint32_t count = device ? cache.segments : cache.instances_per_sm;
+  const bool unified = cache.name == shared_description_.unified_with;
+  const std::size_t steps = unified ? shared_description_.carveout_steps_bytes.size() : 1;
+  Copy copy;
+  for (std::size_t step = 0; step < steps; ++step) {
+    // A segment holds its share of the cache (the loader checked it is whole sets).
+    const std::uint64_t capacity =
+        capacity_at_carveout(cache, shared_description_, step) / (device ? cache.segments : 1);
+    ArrayShape shape{cache.line_bytes, cache.sector_bytes,
+                     ways_of_each_set(cache.associativity, capacity / cache.line_bytes),
+                     cache.set_index};
+    copy.configurations.emplace_back(count, SetAssociativeArray(shape, cache.policy));
+  }
+  return copy;
 }
 
 void MemorySystem::start_chase(std::uint32_t sm, std::uint64_t seed, std::size_t carveout_step) {
-  sm_ = sm;
-  tlbs_.clear();
-  std::uint64_t stream = 0;
+  const SmStart slot{sm, seed, carveout_step};
+  start_chases(std::span(&slot, 1));
+}
+
+void MemorySystem::start_chases(std::span<const SmStart> slots) {
+  while (slots_.size() < slots.size()) slots_.push_back(Slot{0, TlbHierarchy(tlb_descriptions_)});
   for (Cache& cache : caches_) {
-    // Only the unified cache has a configuration per step; every other cache has just one.
-    cache.active = cache.configurations.size() > 1 ? carveout_step : 0;
-    for (SetAssociativeArray& instance : cache.instances()) {
-      instance.clear(derive_seed(seed, stream++));
+    if (cache.description.scope == CacheScope::device) continue;
+    while (cache.copies.size() < slots.size()) cache.copies.push_back(make_copy(cache.description));
+  }
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    slots_[i].sm = slots[i].sm;
+    slots_[i].tlbs.clear();
+    // Streams numbered over every cache and instance in description order, per slot: a single
+    // slot draws exactly as a chase alone always has.
+    std::uint64_t stream = 0;
+    for (Cache& cache : caches_) {
+      const bool device = cache.description.scope == CacheScope::device;
+      Copy& copy = cache.copies[device ? 0 : i];
+      // Only the unified cache has a configuration per step; every other cache has just one.
+      copy.active = copy.configurations.size() > 1 ? slots[i].carveout_step : 0;
+      for (SetAssociativeArray& instance : copy.instances()) {
+        const std::uint64_t instance_seed = derive_seed(slots[i].seed, stream++);
+        if (!device || i == 0) instance.clear(instance_seed);
+      }
     }
   }
 }
 
-Route MemorySystem::route(LoadPath path, std::uint32_t chaser) {
+Route MemorySystem::route(std::size_t slot, LoadPath path, std::uint32_t chaser) {
   Route route;
   route.shared = path == LoadPath::shared;
+  route.tlbs = &slots_[slot].tlbs;
+  const std::uint32_t sm = slots_[slot].sm;
   for (Cache& cache : caches_) {
     const CacheDescription& description = cache.description;
     if (std::find(description.paths.begin(), description.paths.end(), path) ==
         description.paths.end()) {
       continue;
     }
-    route.levels.push_back(Route::Level{
-        &cache.instances()[chaser % cache.instances().size()], description.hit_latency,
-        description.partitions, sm_ % description.partitions, description.far_latency_extra});
+    const bool device = description.scope == CacheScope::device;
+    std::vector<SetAssociativeArray>& instances = cache.copies[device ? 0 : slot].instances();
+    const std::uint32_t instance = (device ? sm : chaser) % instances.size();
+    route.levels.push_back(Route::Level{&instances[instance], description.hit_latency,
+                                        description.partitions, sm % description.partitions,
+                                        description.far_latency_extra});
   }
   return route;
 }
 
 std::uint32_t MemorySystem::load_latency(const Route& route, std::uint64_t address) {
   if (route.shared) return shared_latency_;
-  std::uint32_t cycles = tlbs_.translate(address);
+  std::uint32_t cycles = route.tlbs->translate(address);
   // Every level before the one that hits has missed and, in access(), taken the data in.
   for (const Route::Level& level : route.levels) {
     if (level.array->access(address) != Lookup::hit) continue;

@@ -68,14 +68,17 @@ Lookup SetAssociativeArray::access(std::uint64_t address) {
       const auto victim =
           way != last ? way
                       : first + choose_victim(&*first, static_cast<std::uint32_t>(last - first));
-      *victim = Way{line, tick_, sector};
+      // lip: the new line enters at the LRU position (stamp 0: the next victim of its set).
+      *victim = Way{line, policy_.kind == Replacement::Kind::lip ? 0 : tick_, sector};
       recent_ = static_cast<std::size_t>(victim - ways_.begin());
       return Lookup::miss;
     }
     recent_ = static_cast<std::size_t>(way - ways_.begin());
   }
   Way& way = ways_[recent_];
-  if (policy_.kind == Replacement::Kind::lru) way.stamp = tick_;
+  if (policy_.kind == Replacement::Kind::lru || policy_.kind == Replacement::Kind::lip) {
+    way.stamp = tick_;
+  }
   if (way.sectors & sector) return Lookup::hit;
   way.sectors |= sector;
   return Lookup::sector_miss;
@@ -94,6 +97,7 @@ bool SetAssociativeArray::holds(std::uint64_t address) const {
 std::uint32_t SetAssociativeArray::choose_victim(const Way* ways, std::uint32_t count) {
   switch (policy_.kind) {
     case Replacement::Kind::lru:
+    case Replacement::Kind::lip:
     case Replacement::Kind::fifo: {
       // The stamp is the last use (LRU) or the fill time (FIFO): the oldest goes either way.
       const Way* oldest = std::min_element(

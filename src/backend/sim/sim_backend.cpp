@@ -86,8 +86,8 @@ class SimBackend final : public Backend {
     // Every spec is checked before any runs: a bad batch runs nothing.
     for (const ChaseSpec& spec : batch) check_runnable(spec);
     const std::vector<std::uint32_t> sms = assign_sms(batch);
-    std::vector<Trace> traces;
-    traces.reserve(batch.size());
+    std::vector<sim::ChasePlacement> placements;
+    placements.reserve(batch.size());
     std::uint64_t next_base = array_alignment_;
     for (std::size_t i = 0; i < batch.size(); ++i) {
       const ChaseSpec& spec = batch[i];
@@ -101,7 +101,15 @@ class SimBackend final : public Backend {
       }
       placement.carveout_step =
           sim::carveout_step_for(description_.shared_memory, block_shared_bytes(spec));
-      traces.push_back(sim::run_chase(spec, placement, memory_, description_));
+      placements.push_back(placement);
+    }
+    if (description_.batch_shares_device_caches && batch.size() > 1) {
+      return sim::run_chases_together(batch, placements, memory_, description_);
+    }
+    std::vector<Trace> traces;
+    traces.reserve(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      traces.push_back(sim::run_chase(batch[i], placements[i], memory_, description_));
     }
     return traces;
   }
