@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <stdexcept>
 
@@ -39,11 +40,15 @@ std::vector<Trace> CountingBackend::run(std::span<const ChaseSpec> batch) {
   ++batches;
   chases += batch.size();
   for (const ChaseSpec& spec : batch) loads += loads_of(spec);
-  return inner_.run(batch);
+  const std::clock_t start = std::clock();
+  auto traces = inner_.run(batch);
+  backend_cpu_seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  return traces;
 }
 
 ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::string>& ids,
                     std::uint64_t seed) {
+  const std::clock_t cpu_start = std::clock();
   auto sim = make_sim_backend_from_file(source_path(relative_path));
   CountingBackend backend(*sim);
   ProbeRun run;
@@ -61,6 +66,8 @@ ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::str
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.loads = backend.loads;
+  run.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  run.backend_cpu_seconds = backend.backend_cpu_seconds;
   run.batches = backend.batches;
   return run;
 }

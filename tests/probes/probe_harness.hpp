@@ -41,6 +41,7 @@ class CountingBackend : public Backend {
   std::uint64_t loads = 0;  // warm and timed loads of every chase
   std::uint64_t chases = 0;
   std::uint64_t batches = 0;
+  double backend_cpu_seconds = 0;  // CPU time inside inner.run(): the simulated device's share
 
  private:
   Backend& inner_;
@@ -50,6 +51,8 @@ struct ProbeRun {
   Topology topology;
   std::map<std::string, std::string> skipped;  // probe id -> reason
   double seconds = 0;
+  double cpu_seconds = 0;          // CPU time of the whole run (load on the machine aside)
+  double backend_cpu_seconds = 0;  // of cpu_seconds, inside the backend; the rest is analysis
   std::uint64_t loads = 0;
   std::uint64_t batches = 0;
 };
