@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <utility>
 
+#include "analysis/line_from_fits.hpp"
 #include "analysis/linesize.hpp"
+#include "analysis/size_rule.hpp"
 #include "analysis/stats.hpp"
 #include "probes/chase_helpers.hpp"
 #include "probes/elements.hpp"
@@ -20,11 +24,19 @@ constexpr std::uint32_t kMissStrideBytes = 1024;
 constexpr std::uint32_t kSamples = 4096;
 // The timed cold chase at 4 B stride.
 constexpr std::uint32_t kGapsTimedLoads = 4096;
-// Affordability of the capacity-per-stride line method: loads of one classification chase at
-// the smallest prime stride (7 x 32 B) over 3/4 of 7 x the size, warm + 2 timed passes.
+// Line: strides kLinePrime x unit (odd, so that a modulo index over an even set count still
+// reaches every set at the line; 7 rarely divides a set count, as in the L1 line probe).
 constexpr std::uint64_t kLinePrime = 7;
-constexpr std::uint64_t kSmallestUnitBytes = 32;
-constexpr std::uint64_t kPassesPerChase = 3;
+// Units are tried up to this: four times the largest line any GPU cache is known to have
+// (256 B), and strides of 7 KiB stay far below a page, so the TLB adds at most one miss per page.
+constexpr std::uint64_t kMaxLineBytes = 1024;
+// Fewer chain elements than this are too few to judge a fit by.
+constexpr std::uint64_t kMinJudgedElements = 64;
+// Timed loads per line chase, after one warm pass: the oldest lines of the chain, the first to
+// go under any recency-based policy; a full timed pass would double every chase's loads.
+constexpr std::uint32_t kLineTimedLoads = 4096;
+// No sector or line is smaller (the size probes assume the same) when no sector was measured.
+constexpr std::uint64_t kFallbackSectorBytes = 32;
 
 ChaseSpec alone(LoadPath path, std::uint64_t footprint, std::uint32_t stride, std::uint32_t warm,
                 std::uint32_t timed, bool flush, std::uint64_t seed) {
@@ -114,36 +126,141 @@ void measure_device_cache_sector(ProbeContext& ctx, const LineTarget& target,
   element_for(ctx.topology, target.element).set(std::move(p));
 }
 
-void report_device_cache_line(ProbeContext& ctx, const LineTarget& target, const std::string& id) {
-  (void)id;
-  const std::uint64_t l2_api = ctx.backend.facts().l2_bytes;
+void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
+                               const std::string& id) {
+  const BackendLimits limits = ctx.backend.limits();
+  const Element* element = ctx.topology.find(target.element);
+  const Property* size_property = element ? element->find("size") : nullptr;
+  if (!size_property || size_property->source != Source::measured ||
+      size_property->inconclusive || !size_property->value.is_number()) {
+    throw ProbeSkipped("needs a measured " + target.element +
+                       ".size (absent or inconclusive in this run): the capacity one SM fills "
+                       "is what the strides are planned from");
+  }
+  const std::uint64_t size = size_property->value.get<std::uint64_t>();
+  const nlohmann::json& size_evidence = size_property->evidence;
+  if (!size_evidence.contains("threshold_cycles") ||
+      !size_evidence.at("threshold_cycles").is_number()) {
+    throw ProbeSkipped(target.element + ".size has no threshold_cycles in its evidence");
+  }
+  FitRule rule;
+  rule.threshold_cycles = size_evidence.at("threshold_cycles").get<double>();
+  const Property* sector_property = element->find("sector");
+  const bool sector_measured = sector_property && sector_property->source == Source::measured &&
+                               !sector_property->inconclusive &&
+                               sector_property->value.is_number();
+  const std::uint64_t sector =
+      sector_measured ? sector_property->value.get<std::uint64_t>() : kFallbackSectorBytes;
+
+  const std::uint64_t classify_target =
+      size * kLinePrime * kClassifyNumerator / kClassifyDenominator;
+  const std::uint64_t cross_check_target =
+      size * kLinePrime * kCrossCheckNumerator / kCrossCheckDenominator;
+  if (cross_check_target > limits.max_footprint_bytes) {
+    throw ProbeSkipped("the backend cannot chase " + format_bytes(cross_check_target) + ", " +
+                       std::to_string(kLinePrime) + " x 5/4 of the measured size");
+  }
+  // Units from the largest worth trying down to the sector (descending: the cheapest chases
+  // first, and the first miss ends the ladder since every smaller unit misses too).
+  std::vector<std::uint64_t> units;
+  for (std::uint64_t unit = sector;
+       unit <= kMaxLineBytes && classify_target / (kLinePrime * unit) >= kMinJudgedElements;
+       unit *= 2) {
+    units.insert(units.begin(), unit);
+  }
+  if (units.empty()) throw ProbeSkipped("the cache is too small for a stride ladder");
+  const std::uint32_t timed = std::min(kLineTimedLoads, limits.max_timed_loads);
+
+  std::uint64_t loads = 0, batches = 0;
+  auto judge_alone = [&](std::uint64_t footprint_target, std::uint64_t unit,
+                         const std::string& phase) {
+    const std::uint64_t stride = kLinePrime * unit;
+    ChaseSpec spec = alone(target.path, round_down(footprint_target, stride),
+                           static_cast<std::uint32_t>(stride), 1, timed, false, ctx.seed);
+    spec.order = ChaseOrder::sequential;  // the capacity argument assumes address order
+    loads += loads_of(spec);
+    ++batches;
+    const Trace trace =
+        std::move(ctx.run(std::vector<ChaseSpec>{spec}, id + "/" + phase).front());
+    return std::pair{spec.footprint_bytes, judge_fit(corrected_cycles(trace), trace.indices, rule)};
+  };
+
+  nlohmann::json per_unit = nlohmann::json::array();
+  std::vector<UnitFit> fits;
+  for (std::uint64_t unit : units) {
+    ctx.progress(id + ": unit " + std::to_string(unit) + " B (stride " +
+                 std::to_string(kLinePrime * unit) + " B) over " + format_bytes(classify_target));
+    const auto [footprint, verdict] =
+        judge_alone(classify_target, unit, "unit" + std::to_string(unit));
+    fits.push_back({unit, verdict.fits, verdict.miss_score});
+    per_unit.push_back({{"unit_bytes", unit},
+                        {"stride_bytes", kLinePrime * unit},
+                        {"elements", footprint / (kLinePrime * unit)},
+                        {"verdict", verdict_evidence(verdict, footprint)}});
+    if (!verdict.fits) break;
+  }
+  std::optional<UnitFit> cross_check;
+  nlohmann::json cross_check_evidence = nullptr;
+  const auto smallest_fit = std::find_if(fits.rbegin(), fits.rend(),
+                                         [](const UnitFit& f) { return f.fits; });
+  if (smallest_fit != fits.rend()) {
+    const std::uint64_t unit = smallest_fit->unit_bytes;
+    ctx.progress(id + ": cross-check at unit " + std::to_string(unit) + " B over " +
+                 format_bytes(cross_check_target));
+    const auto [footprint, verdict] = judge_alone(cross_check_target, unit, "cross_check");
+    cross_check = UnitFit{unit, verdict.fits, verdict.miss_score};
+    cross_check_evidence = {{"unit_bytes", unit},
+                            {"stride_bytes", kLinePrime * unit},
+                            {"elements", footprint / (kLinePrime * unit)},
+                            {"verdict", verdict_evidence(verdict, footprint)}};
+  }
+  const FitLadderLine inference = infer_line_from_unit_fits(fits, sector, cross_check);
+
   Property p;
   p.name = "line";
   p.unit = "bytes";
   p.source = Source::measured;
-  p.value = nullptr;
-  p.inconclusive = true;
-  p.method =
-      "not measured: capacity in elements per stride (the L1 method) needs a chain of at "
-      "least size / line distinct lines per chase";
-  // What the L1 method would cost here: one classification chase at the smallest prime stride
-  // alone covers 3/4 of 7 x the size.
-  const std::uint64_t elements = l2_api * kLinePrime * 3 / 4 / (kLinePrime * kSmallestUnitBytes);
-  const std::uint64_t loads = elements * kPassesPerChase;
-  p.evidence = {{"api_size_bytes", l2_api},
-                {"smallest_classification_chase_loads", loads},
-                {"max_timed_loads_per_chase", ctx.backend.limits().max_timed_loads},
-                {"why", "a sectored cache fetches sectors (see " + target.element +
-                            ".sector), so no cold chase shows the line; only the capacity at "
-                            "strides around it does, and each such chase must hold more "
-                            "lines than the cache"}};
-  p.note =
-      "inconclusive: the line shows only in the capacity at strides around it, and one "
-      "chase of that method on this " +
-      (l2_api ? format_bytes(l2_api) : std::string("L2")) + " cache takes about " +
-      std::to_string(loads) +
-      " loads (several are needed, each alone on the device): not affordable; the sector "
-      "is measured";
+  char method[700];
+  std::snprintf(method, sizeof method,
+                "capacity per stride, one fit verdict each: warm pointer chases via %s, alone on "
+                "the device, sequential, 1 warm pass + %u timed loads, judged with the "
+                "%s.size threshold; strides %llu x unit for units %llu B down to %s%llu B, each "
+                "over 3/4 of %llu x the measured size %s (held only when unit >= line); line = "
+                "the smallest unit that fits; cross-check: 5/4 of it must miss there",
+                std::string(to_string(target.path)).c_str(), timed, target.element.c_str(),
+                static_cast<unsigned long long>(kLinePrime),
+                static_cast<unsigned long long>(units.front()),
+                sector_measured ? "the measured sector " : "an assumed ",
+                static_cast<unsigned long long>(sector),
+                static_cast<unsigned long long>(kLinePrime), format_bytes(size).c_str());
+  p.method = method;
+  p.evidence = {{"path", to_string(target.path)},
+                {"size_bytes", size},
+                {"sector_bytes", sector_measured ? nlohmann::json(sector) : nlohmann::json(nullptr)},
+                {"prime", kLinePrime},
+                {"threshold_cycles", rule.threshold_cycles},
+                {"timed_loads", timed},
+                {"classify_footprint_bytes", classify_target},
+                {"cross_check_footprint_bytes", cross_check_target},
+                {"units", std::move(per_unit)},
+                {"cross_check", std::move(cross_check_evidence)},
+                {"smallest_fitting_unit_bytes", inference.smallest_fitting_unit},
+                {"largest_missing_unit_bytes", inference.largest_missing_unit},
+                {"contrast", inference.contrast},
+                {"cross_check_agrees", inference.cross_check_agrees},
+                {"size_over_capacity_bytes",
+                 {{"low_exclusive", inference.size_over_capacity_low_bytes},
+                  {"high", inference.size_over_capacity_high_bytes}}},
+                {"cost", {{"batches", batches}, {"loads", loads}}}};
+  p.note = inference.note;
+  if (inference.line_bytes) {
+    p.value = *inference.line_bytes;
+    p.confidence = inference.confidence;
+    p.evidence["sectored"] = *inference.line_bytes > sector;
+  } else {
+    p.value = nullptr;
+    p.inconclusive = true;
+  }
   element_for(ctx.topology, target.element).set(std::move(p));
 }
 

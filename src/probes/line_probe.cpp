@@ -33,7 +33,8 @@ const std::vector<LineTarget>& line_targets() {
        "read-only cache line size: capacity in elements per stride, size / capacity beyond it"},
       {"l2", LoadPath::cg, LoadPath::cg, "DRAM", "",
        "L2 sector: spacing of misses in a cold (flushed) 4 B-stride ld.global.cg chase",
-       "L2 line size: capacity per stride when affordable, otherwise inconclusive with the cost",
+       "L2 line size: one fit verdict per stride 7 x unit over 3/4 of 7 x l2.size, the smallest "
+       "unit that fits",
        true},
   };
   return table;
@@ -51,7 +52,7 @@ std::string LineProbe::description() const {
 std::vector<std::string> LineProbe::needs() const {
   if (target_.device_wide) {
     if (question_ == LineQuestion::sector) return {};
-    return {target_.element + ".sector"};
+    return {target_.element + ".size", target_.element + ".sector"};
   }
   if (question_ == LineQuestion::sector) return {target_.element + ".size"};
   return {target_.element + ".size", target_.element + ".sector"};
@@ -537,7 +538,7 @@ void LineProbe::run(ProbeContext& ctx) {
     if (question_ == LineQuestion::sector) {
       measure_device_cache_sector(ctx, target_, id());
     } else {
-      report_device_cache_line(ctx, target_, id());
+      measure_device_cache_line(ctx, target_, id());
     }
     return;
   }

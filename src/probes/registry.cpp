@@ -4,6 +4,7 @@
 
 #include "probes/cache_size_probe.hpp"
 #include "probes/carveout_probe.hpp"
+#include "probes/constant_line_probe.hpp"
 #include "probes/count_per_sm_probe.hpp"
 #include "probes/geometry_probe.hpp"
 #include "probes/l2_segments_probe.hpp"
@@ -25,12 +26,17 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   // Sector, then line, after the size they are planned from.
   for (const auto& target : line_targets()) {
     probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::sector));
-    probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::line));
+    // A device-wide line is planned from the staircase's size: it follows the staircases.
+    if (!target.device_wide) probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::line));
   }
   for (const auto& target : latency_targets())
     probes.push_back(std::make_unique<LatencyProbe>(target));
   for (const auto& t : miss_penalty_targets()) probes.push_back(std::make_unique<MissPenaltyProbe>(t));
   for (auto& p : staircase_probes()) probes.push_back(std::move(p));
+  for (const auto& target : line_targets()) {  // needs l2.size (a staircase)
+    if (target.device_wide) probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::line));
+  }
+  probes.push_back(std::make_unique<ConstantLineProbe>());  // needs constant_l1.size
   probes.push_back(std::make_unique<L2SegmentsProbe>());  // needs l2.size
   // Geometry after the sizes it is planned from (and after the latencies, whose chases it
   // would otherwise precede): ways, sets, set_bits, policy per element.
