@@ -35,7 +35,9 @@ TEST(Carveout, EveryReservationsL1IsWithinOneLineOfTheTruth) {
     const auto& row = table.value[i];
     const std::uint64_t reserved = row.at("reserved_shared_bytes");
     SCOPED_TRACE("reserved " + std::to_string(reserved));
-    if (i > 0) EXPECT_GT(reserved, previous_reserved);
+    if (i > 0) {
+      EXPECT_GT(reserved, previous_reserved);
+    }
     previous_reserved = reserved;
     ASSERT_TRUE(row.at("l1_bytes").is_number()) << table.note;
     EXPECT_NEAR(row.at("l1_bytes").get<double>(), true_l1_bytes(truth, reserved), line);

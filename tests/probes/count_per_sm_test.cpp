@@ -32,7 +32,7 @@ TEST_P(CountPerSmOnSim, EqualsTheInstancesOfTheAnsweringCache) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sims, CountPerSmOnSim, ::testing::ValuesIn(kSmCacheSims),
-                         [](const auto& info) { return sim_file_test_name(info.param); });
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 }  // namespace
 }  // namespace memtopo::testing

@@ -187,7 +187,7 @@ namespace {
 TEST(ScanResistance, AnLruCacheLosesItsWorkingSetToAStreamAndClaimsNoClass) {
   ProbeRun run = run_on_sim("tests/probes/sims/geometry-4way-lru.json", {"l1.size"});
   auto backend = make_sim_backend_from_file(source_path("tests/probes/sims/geometry-4way-lru.json"));
-  ProbeContext ctx{*backend, run.topology};
+  ProbeContext ctx{*backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
   const auto policy = scan_resistance_policy(ctx, "l1", LoadPath::ca, LoadPath::cg);
   ASSERT_TRUE(policy.has_value());
   EXPECT_TRUE(policy->inconclusive) << policy->evidence.dump();
@@ -205,7 +205,7 @@ TEST(ScanResistance, AnLipCacheKeepsItsWorkingSetThroughAStream) {
   const std::string file = "tests/probes/sims/scan-resistant-lip.json";
   ProbeRun run = run_on_sim(file, {"l1.size"});
   auto backend = make_sim_backend_from_file(source_path(file));
-  ProbeContext ctx{*backend, run.topology};
+  ProbeContext ctx{*backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
   const auto policy = scan_resistance_policy(ctx, "l1", LoadPath::ca, LoadPath::cg);
   ASSERT_TRUE(policy.has_value());
   EXPECT_FALSE(policy->inconclusive) << policy->note << "\n" << policy->evidence.dump();

@@ -44,7 +44,7 @@ TEST_P(SharingOnSim, EveryElementListsTheElementsItsCacheServes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sims, SharingOnSim, ::testing::ValuesIn(kSmCacheSims),
-                         [](const auto& info) { return sim_file_test_name(info.param); });
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 // The bundled device: l1, tex and ro are one cache, the constant caches are apart.
 TEST(Sharing, SeparateTextureCacheIsNotSharedWithL1) {

@@ -133,7 +133,7 @@ TEST_P(StaircaseOnSim, TlbReachMissPenaltyAndDramWithTlbMisses) {
 INSTANTIATE_TEST_SUITE_P(Sims, StaircaseOnSim,
                          ::testing::Values("tests/probes/sims/staircase-2part.json",
                                            "tests/probes/sims/staircase-1part-l15-128k.json"),
-                         [](const auto& info) { return sim_file_test_name(info.param); });
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 TEST(StaircaseOutliers, OnePerMilleAt400CyclesDoesNotMoveTheL2Size) {
   const std::string path = "tests/probes/sims/staircase-outliers.json";

@@ -30,7 +30,10 @@ SimDescription two_levels() {
   description.caches.push_back(
       cache("L2", CacheScope::device, 65536, 200,
             {LoadPath::ca, LoadPath::cg, LoadPath::nc, LoadPath::constant}));
-  description.shared_memory = {49152, 32, 4, 24};
+  description.shared_memory.bytes_per_sm = 49152;
+  description.shared_memory.banks = 32;
+  description.shared_memory.bank_width_bytes = 4;
+  description.shared_memory.latency = 24;
   return description;
 }
 
