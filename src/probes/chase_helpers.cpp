@@ -71,4 +71,28 @@ LevelBaselines judge_baselines(const Trace& hit, const Trace& next_level, LoadPa
   return b;
 }
 
+nlohmann::json gap_evidence(const GapEstimate& gaps, double threshold_cycles) {
+  nlohmann::json histogram = nlohmann::json::object();
+  for (const auto& [gap, count] : gaps.histogram) histogram[std::to_string(gap)] = count;
+  return {{"threshold_cycles", threshold_cycles},
+          {"slow_accesses", gaps.slow_accesses},
+          {"gaps", gaps.gaps},
+          {"mode_gap_bytes", gaps.mode_gap_bytes},
+          {"median_gap_bytes", gaps.median_gap_bytes},
+          {"consistency", gaps.consistency},
+          {"gap_histogram_bytes", std::move(histogram)}};
+}
+
+void set_granularity(Property& property, const GapEstimate& gaps, std::span<const double> cycles) {
+  if (gaps.granularity_bytes) {
+    property.value = *gaps.granularity_bytes;
+    property.confidence = gaps.consistency;
+    property.spread = summarize(cycles);
+  } else {
+    property.value = nullptr;
+    property.inconclusive = true;
+    property.note = gaps.note;
+  }
+}
+
 }  // namespace memtopo

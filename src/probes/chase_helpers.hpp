@@ -1,11 +1,13 @@
 #pragma once
 // Small helpers every probe uses to plan chases, read traces and write evidence.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/linesize.hpp"
 #include "analysis/size_rule.hpp"
 #include "backend/experiment.hpp"
 #include "model/topology.hpp"
@@ -30,6 +32,15 @@ std::uint64_t floor_power_of_two(std::uint64_t value);
 nlohmann::json spread_evidence(const Spread& spread);
 // A fit verdict as evidence JSON, with the footprint it judged when one is given (non-zero).
 nlohmann::json verdict_evidence(const FitVerdict& verdict, std::uint64_t footprint_bytes = 0);
+
+// The spacing of accesses slower than `threshold_cycles` (a sector or line probe's gap
+// estimate) as evidence JSON: threshold, counts, mode and median gap, consistency, histogram.
+nlohmann::json gap_evidence(const GapEstimate& gaps, double threshold_cycles);
+
+// Sets a granularity finding (sector or line) from its gap estimate: the granularity with the
+// gaps' consistency as confidence and the spread of `cycles`, or no value, inconclusive, with
+// the estimate's note.
+void set_granularity(Property& property, const GapEstimate& gaps, std::span<const double> cycles);
 
 // The latencies of an element under test and of the level behind it, from one small warm chase
 // on each path, and the fit rule they imply (thesis 4.2.1: ca against cg).

@@ -62,18 +62,6 @@ std::string too_few_beyond(const std::string& level, std::size_t beyond, double 
          " needed): the constant caches were not cold there, no line to read off the pass";
 }
 
-nlohmann::json gap_evidence(const GapEstimate& gaps, double threshold_cycles) {
-  nlohmann::json histogram = nlohmann::json::object();
-  for (const auto& [gap, count] : gaps.histogram) histogram[std::to_string(gap)] = count;
-  return {{"threshold_cycles", threshold_cycles},
-          {"slow_accesses", gaps.slow_accesses},
-          {"gaps", gaps.gaps},
-          {"mode_gap_bytes", gaps.mode_gap_bytes},
-          {"median_gap_bytes", gaps.median_gap_bytes},
-          {"consistency", gaps.consistency},
-          {"gap_histogram_bytes", std::move(histogram)}};
-}
-
 Property line_property(const std::string& method, const nlohmann::json& evidence) {
   Property p;
   p.name = "line";

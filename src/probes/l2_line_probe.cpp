@@ -100,29 +100,13 @@ void measure_device_cache_sector(ProbeContext& ctx, const LineTarget& target,
                 "p95 and the cold 1 KiB-stride DRAM p5)",
                 std::string(to_string(target.path)).c_str(), timed, threshold);
   p.method = method;
-  nlohmann::json histogram = nlohmann::json::object();
-  for (const auto& [gap, count] : gaps.histogram) histogram[std::to_string(gap)] = count;
-  p.evidence = {{"path", to_string(target.path)},
-                {"timed_loads", timed},
-                {"threshold_cycles", threshold},
-                {"hit_cycles", spread_evidence(hit)},
-                {"dram_cycles", spread_evidence(miss)},
-                {"slow_accesses", gaps.slow_accesses},
-                {"gaps", gaps.gaps},
-                {"mode_gap_bytes", gaps.mode_gap_bytes},
-                {"median_gap_bytes", gaps.median_gap_bytes},
-                {"consistency", gaps.consistency},
-                {"gap_histogram_bytes", std::move(histogram)},
-                {"cost", {{"batches", 3}, {"loads", loads}}}};
-  if (gaps.granularity_bytes) {
-    p.value = *gaps.granularity_bytes;
-    p.confidence = gaps.consistency;
-    p.spread = summarize(cycles);
-  } else {
-    p.value = nullptr;
-    p.inconclusive = true;
-    p.note = gaps.note;
-  }
+  p.evidence = gap_evidence(gaps, threshold);
+  p.evidence.update({{"path", to_string(target.path)},
+                     {"timed_loads", timed},
+                     {"hit_cycles", spread_evidence(hit)},
+                     {"dram_cycles", spread_evidence(miss)},
+                     {"cost", {{"batches", 3}, {"loads", loads}}}});
+  set_granularity(p, gaps, cycles);
   element_for(ctx.topology, target.element).set(std::move(p));
 }
 

@@ -253,33 +253,17 @@ void LineMeasurement::run_sector() {
                 format_bytes(footprint).c_str(),
                 static_cast<unsigned long long>(kSectorFootprintFactor), rule_.threshold_cycles);
   p.method = method;
-  nlohmann::json histogram = nlohmann::json::object();
-  for (const auto& [gap, count] : gaps.histogram) histogram[std::to_string(gap)] = count;
-  p.evidence = {{"footprint_bytes", footprint},
-                {"size_bytes", size},
-                {"stride_bytes", 4},
-                {"eviction_step_bytes", kEvictionStepBytes},
-                {"timed_loads", timed},
-                {"sm", trace.sm_id},
-                {"threshold_cycles", rule_.threshold_cycles},
-                {"hit_cycles", spread_evidence(hit_)},
-                {"next_level_cycles", spread_evidence(next_level_)},
-                {"slow_accesses", gaps.slow_accesses},
-                {"gaps", gaps.gaps},
-                {"mode_gap_bytes", gaps.mode_gap_bytes},
-                {"median_gap_bytes", gaps.median_gap_bytes},
-                {"consistency", gaps.consistency},
-                {"gap_histogram_bytes", std::move(histogram)},
-                {"cost", cost_evidence()}};
-  if (gaps.granularity_bytes) {
-    p.value = *gaps.granularity_bytes;
-    p.confidence = gaps.consistency;
-    p.spread = summarize(cycles);
-  } else {
-    p.value = nullptr;
-    p.inconclusive = true;
-    p.note = gaps.note;
-  }
+  p.evidence = gap_evidence(gaps, rule_.threshold_cycles);
+  p.evidence.update({{"footprint_bytes", footprint},
+                     {"size_bytes", size},
+                     {"stride_bytes", 4},
+                     {"eviction_step_bytes", kEvictionStepBytes},
+                     {"timed_loads", timed},
+                     {"sm", trace.sm_id},
+                     {"hit_cycles", spread_evidence(hit_)},
+                     {"next_level_cycles", spread_evidence(next_level_)},
+                     {"cost", cost_evidence()}});
+  set_granularity(p, gaps, cycles);
   element_for(ctx_.topology, target_.element).set(std::move(p));
 }
 
