@@ -276,8 +276,9 @@ void L2SegmentsProbe::run(ProbeContext& ctx) {
   const std::size_t count = groups.size();
   const double segments_bytes = static_cast<double>(count * one_sm_bytes);
   const std::string api_text = format_bytes(static_cast<double>(api));
-  // Whether the count is only a lower bound: no pair shared, or SMs left ungrouped.
-  const bool count_is_lower_bound = (shared_pairs == 0 && count > 1) || capped;
+  // Whether the count is only a lower bound: no pair shared, SMs left ungrouped, or SMs whose
+  // pairs were unclear (they may fill a segment of their own).
+  const bool count_is_lower_bound = (shared_pairs == 0 && count > 1) || capped || !unclear.empty();
   std::string comparison;
   bool agrees_with_api = false;
   if (api > 0 && count > 0) {
@@ -319,7 +320,14 @@ void L2SegmentsProbe::run(ProbeContext& ctx) {
                       std::to_string(unresolved.size()) + " SM(s) ungrouped: at least " +
                       std::to_string(count) + " segments. ";
     }
-    if (count == 1) {
+    if (!unclear.empty()) {
+      segments.inconclusive = true;
+      segments.bound = Bound::lower;
+      segments.note += std::to_string(unclear.size()) +
+                       " SM(s) gave unclear pairs (one chase lost lines, the other not, or a "
+                       "share between the limits): they may fill another segment, so at least " +
+                       std::to_string(count) + ". " + comparison;
+    } else if (count == 1) {
       segments.note += "every SM tested shares SM " + std::to_string(first_sm) +
                        "'s segment: one segment. " + comparison +
                        (api > 0 && !agrees_with_api
