@@ -95,4 +95,16 @@ void set_granularity(Property& property, const GapEstimate& gaps, std::span<cons
   }
 }
 
+std::optional<DeviceWideThreshold> device_wide_threshold(const nlohmann::json& size_evidence) {
+  const auto number = [&](const char* key) -> std::optional<double> {
+    if (!size_evidence.contains(key) || !size_evidence.at(key).is_number()) return std::nullopt;
+    return size_evidence.at(key).get<double>();
+  };
+  const auto midpoint = number("threshold_cycles");
+  if (!midpoint) return std::nullopt;
+  const auto floor = number("miss_floor_cycles");
+  if (floor && *floor > *midpoint) return DeviceWideThreshold{*floor, "miss floor"};
+  return DeviceWideThreshold{*midpoint, "midpoint"};
+}
+
 }  // namespace memtopo

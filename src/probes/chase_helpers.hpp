@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers every probe uses to plan chases, read traces and write evidence.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -59,5 +60,16 @@ void require_clearly_faster(const Spread& hit, const Spread& next_level, LoadPat
 // p50s when the element's path is not clearly faster: the element does not cache that path.
 LevelBaselines judge_baselines(const Trace& hit, const Trace& next_level, LoadPath path,
                                LoadPath next_level_path, const std::string& not_cached_reason);
+
+// The hit/miss threshold of a cache every SM shares (L2), from its size staircase's evidence:
+// the step's threshold_cycles, raised to its miss_floor_cycles where that is higher. No load
+// path skips only such a cache, and its hits can be slower than the midpoint (a far partition
+// plus a TLB miss) while every miss goes on to the next level, which bounds misses from below.
+// The rule names which one was used; nullopt when the evidence has no threshold_cycles.
+struct DeviceWideThreshold {
+  double cycles = 0;
+  std::string rule;  // "midpoint" or "miss floor"
+};
+std::optional<DeviceWideThreshold> device_wide_threshold(const nlohmann::json& size_evidence);
 
 }  // namespace memtopo

@@ -22,6 +22,8 @@ const std::vector<GeometryTarget>& geometry_targets() {
       {"l1", LoadPath::ca, LoadPath::cg},
       {"tex", LoadPath::tex, LoadPath::cg},
       {"ro", LoadPath::nc, LoadPath::cg},
+      // L2: cg loads skip L1; the threshold is l2.size's (L2 hit against DRAM).
+      {"l2", LoadPath::cg, LoadPath::cg, true},
   };
   return table;
 }
@@ -29,6 +31,10 @@ const std::vector<GeometryTarget>& geometry_targets() {
 namespace {
 
 constexpr std::uint32_t kPasses = 8;            // timed passes of overflow and set chases
+// A device-wide cache is tens of MiB: one pass of a C + b chase at the line is C / b loads
+// (400 k on a 50 MiB L2, about 12 ms of simulation each). An overfull LRU or FIFO set misses on
+// every pass, so two timed passes (two slow accesses per missing line) already tell its lines.
+constexpr std::uint32_t kDeviceWidePasses = 2;
 constexpr std::uint32_t kRandomPasses = 128;    // when the misses are not periodic
 constexpr std::uint32_t kRandomMinSlow = 4;     // slow accesses a line needs then
 constexpr std::uint32_t kLinePasses = 4;        // line-size hypothesis chases
@@ -66,7 +72,11 @@ const Property* measured(const Topology& t, const std::string& element, const st
 class Geometry {
  public:
   Geometry(ProbeContext& ctx, const GeometryTarget& target, std::string id)
-      : ctx_(ctx), target_(target), id_(std::move(id)), limits_(ctx.backend.limits()) {}
+      : ctx_(ctx),
+        target_(target),
+        id_(std::move(id)),
+        limits_(ctx.backend.limits()),
+        passes_(target.device_wide ? kDeviceWidePasses : kPasses) {}
 
   void ways_and_sets();
   void sets_from_ways();
@@ -76,7 +86,9 @@ class Geometry {
  private:
   std::vector<Trace> run(const std::vector<ChaseSpec>& specs, const std::string& phase) {
     std::vector<Trace> out;
-    const std::size_t slots = std::max<std::uint32_t>(1, limits_.concurrent_slots);
+    // Device-wide: a batch of one, so that no other chase shares the cache under test.
+    const std::size_t slots =
+        target_.device_wide ? 1 : std::max<std::uint32_t>(1, limits_.concurrent_slots);
     for (std::size_t first = 0; first < specs.size(); first += slots) {
       const std::vector<ChaseSpec> chunk(
           specs.begin() + static_cast<std::ptrdiff_t>(first),
@@ -138,7 +150,15 @@ class Geometry {
   }
 
   void prepare();  // size, threshold, line
-  // Slow accesses (of kPasses) a line needs before C counts as overflowing: more than outliers
+  // The measured size's hit/miss threshold, when its evidence has one.
+  std::optional<double> size_threshold() const {
+    const Property* size = measured(ctx_.topology, target_.element, "size");
+    if (!size || !size->evidence.contains("threshold_cycles") ||
+        !size->evidence.at("threshold_cycles").is_number())
+      return std::nullopt;
+    return size->evidence.at("threshold_cycles").get<double>();
+  }
+  // Slow accesses (of passes_) a line needs before C counts as overflowing: more than outliers
   // at the size probe's measured rate give any of `lines` lines but with probability 10^-6. Two
   // would do for rare outliers, not for heavy noise (0.5 %: some line of a few hundred collects
   // two every few runs, and the edge check would move C down). C + b keeps 2: there a thrashing
@@ -146,7 +166,7 @@ class Geometry {
   std::uint32_t fit_min_slow(std::uint64_t lines) const {
     constexpr double kFalseOverflowProbability = 1e-6;
     const std::size_t allowed = allowed_misses(
-        outlier_rate_ * kPasses, kFalseOverflowProbability / static_cast<double>(std::max<std::uint64_t>(lines, 1)));
+        outlier_rate_ * passes_, kFalseOverflowProbability / static_cast<double>(std::max<std::uint64_t>(lines, 1)));
     return std::max<std::uint32_t>(2, static_cast<std::uint32_t>(allowed) + 1);
   }
   void refine_size(std::uint64_t capacity_bytes, double ways_confidence);
@@ -161,6 +181,7 @@ class Geometry {
   const GeometryTarget& target_;
   std::string id_;
   BackendLimits limits_;
+  std::uint32_t passes_;  // timed passes of the overflow and per-set chases
   std::uint64_t seed_ = 0;
   std::uint64_t loads_ = 0, batches_ = 0;
   std::uint64_t size_ = 0;
@@ -195,9 +216,12 @@ void Geometry::prepare() {
   if (size->evidence.contains("outlier_rate")) {
     outlier_rate_ = size->evidence.at("outlier_rate").get<double>();
   }
-  if (size->evidence.contains("threshold_cycles")) {
-    threshold_ = size->evidence.at("threshold_cycles").get<double>();
+  if (const auto threshold = size_threshold()) {
+    threshold_ = *threshold;
     threshold_source_ = target_.element + ".size";
+  } else if (target_.device_wide) {
+    throw ProbeSkipped(target_.element + ".size has no threshold_cycles in its evidence (no "
+                       "load path skips only this cache for a threshold of its own)");
   } else {
     measure_threshold();
   }
@@ -205,6 +229,10 @@ void Geometry::prepare() {
   if (line && line->value.is_number() && line->value.get<std::uint64_t>() >= 4) {
     line_ = line->value.get<std::uint32_t>();
     line_source_ = target_.element + ".line";
+  } else if (target_.device_wide) {
+    throw ProbeSkipped("needs a measured " + target_.element +
+                       ".line (absent or inconclusive in this run): a line search would chase "
+                       "the whole cache a dozen more times");
   } else {
     search_line();
   }
@@ -275,7 +303,7 @@ nlohmann::json Geometry::common_evidence() const {
           {"line_source", line_source_},  {"line_search", line_evidence_},
           {"threshold_cycles", threshold_}, {"threshold_source", threshold_source_},
           {"path", to_string(target_.path)}, {"loads", loads_},
-          {"batches", batches_}};
+          {"batches", batches_}, {"each_chase_alone", target_.device_wide}};
 }
 
 void Geometry::write_inconclusive(const std::string& name, const std::string& unit,
@@ -299,13 +327,13 @@ void Geometry::ways_and_sets() {
   auto ev = nlohmann::json::object();
   ev["edge_adjustments"] = 0;
   OverflowLines over;
-  std::uint32_t passes = kPasses;
+  std::uint32_t passes = passes_;
   bool edge_ok = false;
   nlohmann::json cross = nullptr;
   for (int attempt = 0; attempt < kEdgeAdjustments && !edge_ok; ++attempt) {
-    const auto traces = run_set_targeted({sequential(lines * line_, line_, kPasses),
-                                          sequential((lines + 1) * line_, line_, kPasses),
-                                          sequential((lines + 2) * line_, line_, kPasses)},
+    const auto traces = run_set_targeted({sequential(lines * line_, line_, passes_),
+                                          sequential((lines + 1) * line_, line_, passes_),
+                                          sequential((lines + 2) * line_, line_, passes_)},
                                          "overflow");
     const auto at0 = overflow_lines(counts(traces[0], line_), fit_min_slow(lines));
     over = overflow_lines(counts(traces[1], line_), 2);
@@ -585,7 +613,19 @@ void Geometry::policy() {
   const Property* conclusive_ways = measured(ctx_.topology, target_.element, "ways");
   if (!conclusive_ways || !conclusive_ways->evidence.contains("overflow_lines")) {
     // Without the ways, the scan test still tells a scan-resistant cache from LRU-like ones.
-    auto scan = scan_resistance_policy(ctx_, target_.element, target_.path, target_.next_level_path);
+    // Device-wide: its chases alone, judged by the threshold the ways would have used.
+    std::optional<Property> scan;
+    if (target_.device_wide) {
+      const auto threshold = size_threshold();
+      if (!threshold) {
+        throw ProbeSkipped("needs a conclusive " + target_.element + ".ways or a measured " +
+                           target_.element + ".size with threshold_cycles");
+      }
+      scan = scan_resistance_policy_alone(ctx_, target_.element, target_.path, *threshold);
+    } else {
+      scan = scan_resistance_policy(ctx_, target_.element, target_.path,
+                                    target_.next_level_path);
+    }
     if (!scan) throw ProbeSkipped("needs a conclusive " + target_.element + ".ways or size");
     element_for(ctx_.topology, target_.element).set(std::move(*scan));
     return;
@@ -707,6 +747,8 @@ std::string GeometryProbe::description() const {
 }
 
 std::vector<std::string> GeometryProbe::needs() const {
+  if (aspect_ == GeometryAspect::ways && target_.device_wide)
+    return {target_.element + ".size", target_.element + ".line"};
   if (aspect_ == GeometryAspect::ways) return {target_.element + ".size"};
   return {target_.element + ".ways"};
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Cache geometry and replacement policy (`<element>.ways`, `.sets`, `.set_bits`, `.policy`), one
-// implementation for every cache through a table row, like the size probe. Only an L1 row today.
+// implementation for every cache through a table row, like the size probe: the SM caches (l1,
+// tex, ro) and the device-wide L2.
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +16,12 @@ struct GeometryTarget {
   std::string element;  // element id, e.g. "l1"
   LoadPath path;        // loads cached in the element under test
   LoadPath next_level_path;  // loads that skip it (for a hit/miss threshold of its own)
+  // A cache every SM shares (L2): each chase runs alone (a batch of one), since concurrent
+  // chases would share the cache under test, and the hit/miss threshold is the size
+  // staircase's (between the cache and DRAM): no load path skips only this cache, so
+  // next_level_path is not used. The ways need a measured line (a line search would chase the
+  // whole cache a dozen more times).
+  bool device_wide = false;
 };
 
 const std::vector<GeometryTarget>& geometry_targets();

@@ -123,12 +123,12 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
   }
   const std::uint64_t size = size_property->value.get<std::uint64_t>();
   const nlohmann::json& size_evidence = size_property->evidence;
-  if (!size_evidence.contains("threshold_cycles") ||
-      !size_evidence.at("threshold_cycles").is_number()) {
+  const auto threshold = device_wide_threshold(size_evidence);
+  if (!threshold) {
     throw ProbeSkipped(target.element + ".size has no threshold_cycles in its evidence");
   }
   FitRule rule;
-  rule.threshold_cycles = size_evidence.at("threshold_cycles").get<double>();
+  rule.threshold_cycles = threshold->cycles;
   const Property* sector_property = element->find("sector");
   const bool sector_measured = sector_property && sector_property->source == Source::measured &&
                                !sector_property->inconclusive &&
@@ -223,6 +223,7 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
                 {"sector_bytes", sector_measured ? nlohmann::json(sector) : nlohmann::json(nullptr)},
                 {"prime", kLinePrime},
                 {"threshold_cycles", rule.threshold_cycles},
+                {"threshold_rule", threshold->rule},
                 {"timed_loads", timed},
                 {"classify_footprint_bytes", classify_target},
                 {"cross_check_footprint_bytes", cross_check_target},

@@ -1,9 +1,11 @@
 #include "probes/scan_resistance.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "analysis/size_rule.hpp"
+#include "analysis/stats.hpp"
 #include "probes/chase_helpers.hpp"
 #include "probes/sm_caches.hpp"
 
@@ -22,10 +24,15 @@ constexpr std::uint32_t kStreamPasses = 2;
 // reused to a policy that promotes on any hit).
 constexpr std::uint32_t kLargestLineBytes = 256;
 
-}  // namespace
+// How misses are told from hits: by baselines on a path that skips the element (SM caches,
+// the three chases in one batch), or by a given threshold with every chase alone (device-wide).
+struct MissRule {
+  std::optional<LoadPath> next_level_path;
+  std::optional<double> threshold_cycles;
+};
 
-std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::string& element,
-                                               LoadPath path, LoadPath next_level_path) {
+std::optional<Property> scan_test(ProbeContext& ctx, const std::string& element, LoadPath path,
+                                  const MissRule& miss_rule) {
   const auto size = measured_size(ctx.topology, element);
   if (!size) return std::nullopt;
   const std::uint32_t line = measured_line_or(ctx.topology, element, kLargestLineBytes);
@@ -43,16 +50,41 @@ std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::str
       std::min<std::uint64_t>(chain_length(working_set), limits.max_timed_loads));
   ChaseSpec streamed = working_set;
   streamed.eviction = EvictionSweep{path, stream_bytes, line, kStreamPasses};
-  ChaseSpec next_level = working_set;
-  next_level.path = next_level_path;
-  const std::vector<ChaseSpec> batch = {working_set, streamed, next_level};
-  const auto traces = ctx.run(batch, element + ".policy/scan");
-
-  const LevelBaselines baselines =
-      judge_baselines(traces[0], traces[2], path, next_level_path,
-                      element + " does not cache " + std::string(to_string(path)) + " loads");
-  const FitVerdict verdict =
-      judge_fit(corrected_cycles(traces[1]), traces[1].indices, baselines.rule);
+  const std::string phase = element + ".policy/scan";
+  FitRule rule;
+  nlohmann::json baseline_evidence;
+  Trace after_stream;
+  if (miss_rule.next_level_path) {
+    ChaseSpec next_level = working_set;
+    next_level.path = *miss_rule.next_level_path;
+    const std::vector<ChaseSpec> batch = {working_set, streamed, next_level};
+    auto traces = ctx.run(batch, phase);
+    const LevelBaselines baselines = judge_baselines(
+        traces[0], traces[2], path, *miss_rule.next_level_path,
+        element + " does not cache " + std::string(to_string(path)) + " loads");
+    rule = baselines.rule;
+    baseline_evidence = {{"hit_cycles", spread_evidence(baselines.hit)},
+                         {"next_level_cycles", spread_evidence(baselines.next_level)}};
+    after_stream = std::move(traces[1]);
+  } else {
+    rule.threshold_cycles = miss_rule.threshold_cycles.value();
+    const auto run_alone = [&](const ChaseSpec& spec) {
+      return std::move(ctx.run(std::vector<ChaseSpec>{spec}, phase).front());
+    };
+    // The working set without the stream must hit, or the test says nothing.
+    const Trace reused = run_alone(working_set);
+    const FitVerdict alone = judge_fit(corrected_cycles(reused), reused.indices, rule);
+    if (!alone.fits) {
+      throw ProbeSkipped("the scan test's working set (" +
+                         format_bytes(static_cast<double>(working_set.footprint_bytes)) +
+                         ") misses without a stream: the threshold does not tell " + element +
+                         " hits");
+    }
+    baseline_evidence = {{"hit_cycles", spread_evidence(summarize(corrected_cycles(reused)))},
+                         {"each_chase_alone", true}};
+    after_stream = run_alone(streamed);
+  }
+  const FitVerdict verdict = judge_fit(corrected_cycles(after_stream), after_stream.indices, rule);
 
   Property p;
   p.name = "policy";
@@ -68,9 +100,10 @@ std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::str
                 {"stream_bytes", stream_bytes},
                 {"stride_bytes", line},
                 {"after_stream", verdict_evidence(verdict)},
-                {"hit_cycles", spread_evidence(baselines.hit)},
-                {"next_level_cycles", spread_evidence(baselines.next_level)},
-                {"threshold_cycles", baselines.rule.threshold_cycles}};
+                {"threshold_cycles", rule.threshold_cycles},
+                {"threshold_source",
+                 miss_rule.next_level_path ? "own baselines" : element + ".size"}};
+  p.evidence.update(baseline_evidence);
   if (verdict.missing <= verdict.allowed) {
     p.value = "scan_resistant";
     p.confidence = 1.0 - verdict.miss_fraction;
@@ -85,6 +118,19 @@ std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::str
              "the ways";
   }
   return p;
+}
+
+}  // namespace
+
+std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::string& element,
+                                               LoadPath path, LoadPath next_level_path) {
+  return scan_test(ctx, element, path, MissRule{next_level_path, std::nullopt});
+}
+
+std::optional<Property> scan_resistance_policy_alone(ProbeContext& ctx,
+                                                     const std::string& element, LoadPath path,
+                                                     double threshold_cycles) {
+  return scan_test(ctx, element, path, MissRule{std::nullopt, threshold_cycles});
 }
 
 }  // namespace memtopo

@@ -19,4 +19,11 @@ namespace memtopo {
 std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::string& element,
                                                LoadPath path, LoadPath next_level_path);
 
+// The same test for a device-wide cache (L2): every chase runs alone (a batch of one), since
+// concurrent chases would share the cache, and accesses slower than `threshold_cycles` (the
+// size probe's, between the cache and DRAM) miss: no load path skips only this cache.
+std::optional<Property> scan_resistance_policy_alone(ProbeContext& ctx,
+                                                     const std::string& element, LoadPath path,
+                                                     double threshold_cycles);
+
 }  // namespace memtopo

@@ -81,6 +81,10 @@ constexpr double kDescribedBand = 0.1;
 constexpr double kThresholdMarginShare = 0.02;
 constexpr double kMinThresholdMarginCycles =
     2.0;  // latency confidence: share within 10 % of the p50
+// The miss floor lies below the new answers' p5 by their p50 - p5 spread, at least 1 % of the
+// p5: a spread of a cycle or two (a simulated device) says nothing about the jitter that the
+// per-chase overhead correction adds.
+constexpr double kMissFloorMinShare = 0.01;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -129,6 +133,7 @@ std::vector<std::uint64_t> footprint_grid(std::uint64_t start, std::uint64_t end
 struct RefinedStep {
   StaircaseStep step;
   double threshold_cycles = 0;
+  double miss_floor_cycles = 0;  // see step_miss_floor
   std::uint64_t edge_bytes = 0;        // largest footprint that fits (the level before holds it)
   std::uint64_t first_miss_bytes = 0;  // smallest footprint that misses
   std::vector<ScanPoint> verdicts;     // every footprint judged, coarse and section
@@ -261,18 +266,38 @@ Staircase Sweep::coarse(std::span<const std::uint64_t> footprints) {
   return analyze_staircase(footprints, cycles);
 }
 
-// An access is slow above the midpoint of the level before's slowest typical answer (its p95)
-// and the fastest typical new answer after the step (the p5 of the after level's accesses that
-// lie clearly above that p95). A level with two modes (near and far L2) keeps its far answers
-// below the threshold, and a level where only some accesses go further (a line that several
-// elements share) still has its new answers above it.
-double step_threshold(const StaircaseLevel& before, std::vector<double> after) {
-  const double margin =
-      std::max(kMinThresholdMarginCycles, kThresholdMarginShare * before.spread.p95);
-  std::erase_if(after, [&](double x) { return x <= before.spread.p95 + margin; });
-  if (after.empty()) return before.spread.p95 + margin;
+// The accesses of the level after a step that lie clearly above the level before's slowest
+// typical answer (its p95 plus a margin), sorted: the step's new answers.
+double new_answer_margin(const StaircaseLevel& before) {
+  return std::max(kMinThresholdMarginCycles, kThresholdMarginShare * before.spread.p95);
+}
+std::vector<double> new_answers(const StaircaseLevel& before, std::vector<double> after) {
+  const double above = before.spread.p95 + new_answer_margin(before);
+  std::erase_if(after, [&](double x) { return x <= above; });
   std::sort(after.begin(), after.end());
-  return 0.5 * (before.spread.p95 + percentile_of_sorted(after, 0.05));
+  return after;
+}
+
+// An access is slow above the midpoint of the level before's slowest typical answer (its p95)
+// and the fastest typical new answer after the step (the p5 of the new answers). A level with
+// two modes (near and far L2) keeps its far answers below the threshold, and a level where only
+// some accesses go further (a line that several elements share) still has its new answers above.
+double step_threshold(const StaircaseLevel& before, const std::vector<double>& after) {
+  const auto fresh = new_answers(before, after);
+  if (fresh.empty()) return before.spread.p95 + new_answer_margin(before);
+  return 0.5 * (before.spread.p95 + percentile_of_sorted(fresh, 0.05));
+}
+
+// A floor that almost no new answer falls under: their p5 less their p50 - p5 spread
+// (kMissFloorMinShare). A cache
+// that every SM shares has no load path that skips only it, and its hits can be slow (a far
+// partition with a TLB miss on top) while all its misses go to the next level: its geometry
+// judges misses against this floor too (device_wide_threshold).
+double step_miss_floor(const StaircaseLevel& before, const std::vector<double>& after) {
+  const auto fresh = new_answers(before, after);
+  if (fresh.empty()) return before.spread.p95 + new_answer_margin(before);
+  const double p5 = percentile_of_sorted(fresh, 0.05);
+  return p5 - std::max(percentile_of_sorted(fresh, 0.5) - p5, kMissFloorMinShare * p5);
 }
 
 std::vector<double> Sweep::pooled_after(const Staircase& s, std::size_t k) const {
@@ -289,7 +314,9 @@ RefinedStep Sweep::refine(const Staircase& s, std::size_t k) {
   r.step = s.steps[k];
   const StaircaseLevel& before = s.levels[k];
   const StaircaseLevel& after = s.levels[k + 1];
-  r.threshold_cycles = step_threshold(before, pooled_after(s, k));
+  const std::vector<double> after_accesses = pooled_after(s, k);
+  r.threshold_cycles = step_threshold(before, after_accesses);
+  r.miss_floor_cycles = step_miss_floor(before, after_accesses);
   FitRule rule;
   rule.threshold_cycles = r.threshold_cycles;
 
@@ -401,7 +428,8 @@ nlohmann::json refined_evidence(const RefinedStep& r) {
                         {"miss_fraction", v.miss_fraction},
                         {"fits", v.fits}});
   }
-  return {{"threshold_cycles", r.threshold_cycles}, {"edge_bytes", r.edge_bytes},
+  return {{"threshold_cycles", r.threshold_cycles}, {"miss_floor_cycles", r.miss_floor_cycles},
+          {"edge_bytes", r.edge_bytes},
           {"first_miss_bytes", r.first_miss_bytes}, {"step_confidence", r.step.confidence},
           {"edge_confidence", r.edge_confidence},   {"verdicts", verdicts}};
 }

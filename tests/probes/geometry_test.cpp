@@ -1,14 +1,18 @@
-// l1.ways, l1.sets, l1.set_bits, l1.policy end to end on simulated devices: exactly what the
-// description configures.
+// The geometry rows (l1, tex, ro, l2: ways, sets, set_bits, policy) end to end on simulated
+// devices: exactly what the description configures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "backend/sim/sim_backend.hpp"
 #include "probe_harness.hpp"
+#include "probes/probe.hpp"
 #include "probes/scan_resistance.hpp"
 
 namespace memtopo::testing {
@@ -211,6 +215,116 @@ TEST(ScanResistance, AnLipCacheKeepsItsWorkingSetThroughAStream) {
   EXPECT_FALSE(policy->inconclusive) << policy->note << "\n" << policy->evidence.dump();
   EXPECT_EQ(policy->value, "scan_resistant");
   EXPECT_GE(policy->confidence.value_or(0), 0.99);
+}
+
+}  // namespace
+}  // namespace memtopo::testing
+
+namespace memtopo::testing {
+namespace {
+
+// Records the largest batch the probes ask for while `watching` is set: a device-wide row
+// must run every chase alone (a batch of one), since concurrent chases share the L2.
+class BatchSizeWatcher : public CountingBackend {
+ public:
+  using CountingBackend::CountingBackend;
+  std::vector<Trace> run(std::span<const ChaseSpec> batch) override {
+    if (watching) largest = std::max(largest, batch.size());
+    return CountingBackend::run(batch);
+  }
+  bool watching = false;
+  std::size_t largest = 0;
+};
+
+const std::vector<std::string> kL2GeometryIds = {"l2.ways", "l2.sets", "l2.set_bits",
+                                                 "l2.policy"};
+
+struct L2Run {
+  Topology topology;
+  std::map<std::string, std::string> skipped;
+  std::size_t largest_l2_batch = 0;
+};
+
+// The L1 size and line (where the L2 staircase starts and its stride), the L2 size, sector and
+// line, then the L2 geometry row with its batches watched.
+L2Run run_l2_geometry(const std::string& file) {
+  auto sim = make_sim_backend_from_file(source_path(file));
+  BatchSizeWatcher backend(*sim);
+  L2Run run;
+  run.topology.device = backend.facts();
+  ProbeContext ctx{backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
+  std::vector<std::string> ids = {"l1.size", "l1.sector", "l1.line", "l2.sector", "l2.size",
+                                  "l2.line"};
+  ids.insert(ids.end(), kL2GeometryIds.begin(), kL2GeometryIds.end());
+  for (const auto& probe : all_probes()) {
+    if (std::find(ids.begin(), ids.end(), probe->id()) == ids.end()) continue;
+    backend.watching = std::find(kL2GeometryIds.begin(), kL2GeometryIds.end(), probe->id()) !=
+                       kL2GeometryIds.end();
+    try {
+      probe->run(ctx);
+    } catch (const ProbeSkipped& skipped) {
+      run.skipped[probe->id()] = skipped.what();
+    }
+  }
+  run.largest_l2_batch = backend.largest;
+  return run;
+}
+
+class L2GeometryOnSim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(L2GeometryOnSim, WaysSetsAndPolicyAsConfiguredWithEveryChaseAlone) {
+  const Truth truth = truth_of(GetParam(), "L2");
+  const L2Run run = run_l2_geometry(GetParam());
+  for (const auto& [id, reason] : run.skipped) ADD_FAILURE() << id << " skipped: " << reason;
+  EXPECT_EQ(run.largest_l2_batch, 1u);
+
+  const Element* l2 = run.topology.find("l2");
+  ASSERT_NE(l2, nullptr);
+  const Property* ways = l2->find("ways");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_FALSE(ways->inconclusive) << ways->note << "\n" << ways->evidence.dump();
+  EXPECT_EQ(ways->value, truth.ways) << ways->evidence.dump();
+  EXPECT_EQ(ways->evidence.at("threshold_source"), "l2.size");
+  EXPECT_EQ(ways->evidence.at("line_source"), "l2.line");
+  EXPECT_EQ(ways->evidence.at("path"), "cg");
+  ASSERT_NE(l2->find("sets"), nullptr);
+  EXPECT_EQ(l2->find("sets")->value, truth.sets);
+  ASSERT_NE(l2->find("set_bits"), nullptr);
+  EXPECT_EQ(l2->find("set_bits")->value, truth.set_bits) << l2->find("set_bits")->evidence.dump();
+  const Property* policy = l2->find("policy");
+  ASSERT_NE(policy, nullptr);
+  EXPECT_EQ(policy->value, truth.policy) << policy->note << "\n" << policy->evidence.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, L2GeometryOnSim,
+                         ::testing::Values("tests/probes/sims/geometry-l2-16way-lru.json",
+                                           "tests/probes/sims/geometry-l2-8way-fifo.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
+
+// Without the L2 size nothing is planned: the row skips, naming what it needs.
+TEST(Geometry, L2RowSkipsWithoutASize) {
+  const ProbeRun run = run_on_sim("tests/probes/sims/geometry-l2-16way-lru.json", {"l2.ways"});
+  ASSERT_EQ(run.skipped.count("l2.ways"), 1u);
+  EXPECT_NE(run.skipped.at("l2.ways").find("l2.size"), std::string::npos);
+}
+
+// The scan test of a device-wide cache, alone and with the size's threshold: an LRU L2 loses
+// its working set to the stream, so no class is claimed.
+TEST(ScanResistance, AloneWithAGivenThresholdAnLruL2ClaimsNoClass) {
+  const std::string file = "tests/probes/sims/geometry-l2-16way-lru.json";
+  ProbeRun run = run_on_sim(file, {"l1.size", "l2.size"});
+  const Element* l2 = run.topology.find("l2");
+  ASSERT_TRUE(l2 && l2->find("size") && !l2->find("size")->inconclusive);
+  const double threshold = l2->find("size")->evidence.at("threshold_cycles").get<double>();
+  auto sim = make_sim_backend_from_file(source_path(file));
+  BatchSizeWatcher backend(*sim);
+  backend.watching = true;
+  ProbeContext ctx{backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
+  const auto policy = scan_resistance_policy_alone(ctx, "l2", LoadPath::cg, threshold);
+  ASSERT_TRUE(policy.has_value());
+  EXPECT_EQ(backend.largest, 1u);
+  EXPECT_TRUE(policy->inconclusive) << policy->evidence.dump();
+  EXPECT_GT(policy->evidence.at("after_stream").at("missing").get<int>(), 0);
 }
 
 }  // namespace
