@@ -13,10 +13,29 @@ LineSlowCounts slow_counts_per_line(std::span<const double> corrected_cycles,
   }
   if (line_bytes == 0) throw std::invalid_argument("slow_counts_per_line: line_bytes is 0");
   LineSlowCounts counts;
+  if (indices.empty()) return counts;
+  // Counted densely first: a chase over a device-wide cache visits hundreds of thousands of
+  // lines, and one map lookup per access would dominate the analysis of a whole run.
+  const auto [low, high] = std::minmax_element(indices.begin(), indices.end());
+  const std::uint64_t first = std::uint64_t{*low} * 4 / line_bytes;
+  const std::uint64_t span = std::uint64_t{*high} * 4 / line_bytes - first + 1;
+  if (span > 4 * indices.size() + 4096) {  // sparse lines: counted in the maps directly
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+      const std::uint64_t line = std::uint64_t{indices[i]} * 4 / line_bytes;
+      ++counts.visits[line];
+      if (corrected_cycles[i] > threshold_cycles) ++counts.slow[line];
+    }
+    return counts;
+  }
+  std::vector<std::uint32_t> visits(span, 0), slow(span, 0);
   for (std::size_t i = 0; i < indices.size(); ++i) {
-    const std::uint64_t line = std::uint64_t{indices[i]} * 4 / line_bytes;
-    ++counts.visits[line];
-    if (corrected_cycles[i] > threshold_cycles) ++counts.slow[line];
+    const std::uint64_t at = std::uint64_t{indices[i]} * 4 / line_bytes - first;
+    ++visits[at];
+    if (corrected_cycles[i] > threshold_cycles) ++slow[at];
+  }
+  for (std::uint64_t at = 0; at < span; ++at) {
+    if (visits[at] != 0) counts.visits.emplace_hint(counts.visits.end(), first + at, visits[at]);
+    if (slow[at] != 0) counts.slow.emplace_hint(counts.slow.end(), first + at, slow[at]);
   }
   return counts;
 }
@@ -135,6 +154,34 @@ std::vector<std::uint32_t> index_bits_from_tests(const std::map<std::uint32_t, b
     if (!over) bits.push_back(bit);
   }
   return bits;
+}
+
+std::optional<OverflowRuns> overflow_runs(std::span<const std::uint64_t> missing_lines,
+                                          std::uint64_t chased_lines) {
+  if (missing_lines.empty()) return std::nullopt;
+  std::vector<std::uint64_t> starts;
+  std::vector<std::uint64_t> lengths;
+  for (std::size_t i = 0; i < missing_lines.size(); ++i) {
+    if (i > 0 && missing_lines[i] <= missing_lines[i - 1]) return std::nullopt;  // not ascending
+    if (i > 0 && missing_lines[i] == missing_lines[i - 1] + 1) {
+      ++lengths.back();
+    } else {
+      starts.push_back(missing_lines[i]);
+      lengths.push_back(1);
+    }
+  }
+  if (starts.size() < 2) return std::nullopt;
+  OverflowRuns runs;
+  runs.run_length = lengths.front();
+  runs.period = starts[1] - starts[0];
+  if (runs.run_length >= runs.period || runs.run_length >= chased_lines) return std::nullopt;
+  for (std::size_t r = 0; r < starts.size(); ++r) {
+    if (lengths[r] != runs.run_length || starts[r] != starts[0] + r * runs.period)
+      return std::nullopt;
+  }
+  runs.starts = std::move(starts);
+  runs.capacity_lines = chased_lines - runs.run_length;
+  return runs;
 }
 
 }  // namespace memtopo

@@ -41,6 +41,23 @@ struct OverflowLines {
 // isolated outlier cannot make a line miss).
 OverflowLines overflow_lines(const LineSlowCounts& counts, std::uint32_t min_slow);
 
+// A chase over n lines that overfills k sets by one line each (n = L + k, 1 <= k < sets, LRU or
+// FIFO, modulo indexing) misses on every line of those sets: lines whose number mod sets is
+// below k, i.e. W + 1 runs of k consecutive lines, spaced by the set count. So one such chase
+// gives the capacity (n - k lines), the sets (the spacing), the ways (runs - 1) and the lines of
+// one overfull set (each run's first line, what a chase over L + 1 lines would show).
+struct OverflowRuns {
+  std::uint64_t run_length = 0;       // k: sets overfilled
+  std::uint64_t period = 0;           // spacing of the runs: the set count
+  std::vector<std::uint64_t> starts;  // first line of each run, ascending
+  std::uint64_t capacity_lines = 0;   // n - k
+};
+// The runs when the missing lines form at least two runs of one length k, every run starting
+// at the first plus a multiple of the first spacing (k below it); nullopt otherwise (scattered
+// misses: random replacement, a hash; one run: fully associative or runs merged).
+std::optional<OverflowRuns> overflow_runs(std::span<const std::uint64_t> missing_lines,
+                                          std::uint64_t chased_lines);
+
 // What the lines that miss in the chase over `chain_lines` = L + 1 lines say.
 struct OverflowGeometry {
   bool found = false;

@@ -36,6 +36,35 @@ TEST(Associativity, FourWaysThirtyTwoSetsFromOneExtraLine) {
   EXPECT_TRUE(g.equal_sets_consistent);
 }
 
+// A chase several lines past the capacity (a size known only to a search's resolution) overfills
+// k sets: runs of k missing lines, one per way + 1, spaced by the sets, say the capacity is n - k.
+TEST(Associativity, CapacityFromTheRunsOfSeveralOverfullSets) {
+  for (const std::uint64_t k : {1u, 7u, 19u}) {
+    std::vector<double> c;
+    std::vector<std::uint32_t> i;
+    const std::uint64_t sets = 50, ways = 6;  // 300 lines, sets not a power of two
+    lru_chase(sets * ways + k, sets, ways, 2, c, i);
+    const auto over = overflow_lines(slow_counts_per_line(c, i, 128, 120), 2);
+    ASSERT_EQ(over.lines.size(), k * (ways + 1));
+    const auto runs = overflow_runs(over.lines, sets * ways + k);
+    ASSERT_TRUE(runs.has_value()) << "k = " << k;
+    EXPECT_EQ(runs->capacity_lines, sets * ways) << "k = " << k;
+    EXPECT_EQ(runs->run_length, k);
+    EXPECT_EQ(runs->period, sets);
+    EXPECT_EQ(runs->starts, (std::vector<std::uint64_t>{0, 50, 100, 150, 200, 250, 300}));
+  }
+}
+
+TEST(Associativity, RunsRefuseScatteredOrMergedMisses) {
+  const std::vector<std::uint64_t> uneven_lengths = {0, 1, 2, 50, 51, 100, 101, 102};
+  EXPECT_FALSE(overflow_runs(uneven_lengths, 303).has_value());
+  const std::vector<std::uint64_t> uneven_spacing = {0, 1, 50, 51, 120, 121};
+  EXPECT_FALSE(overflow_runs(uneven_spacing, 302).has_value());
+  const std::vector<std::uint64_t> one_run = {0, 1, 2, 3, 4, 5, 6, 7};  // fully associative
+  EXPECT_FALSE(overflow_runs(one_run, 8).has_value());
+  EXPECT_FALSE(overflow_runs({}, 8).has_value());
+}
+
 TEST(Associativity, NonPowerOfTwoSetsAndFullyAssociative) {
   std::vector<double> c;
   std::vector<std::uint32_t> i;
