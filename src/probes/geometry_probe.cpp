@@ -23,7 +23,9 @@ const std::vector<GeometryTarget>& geometry_targets() {
       {"tex", LoadPath::tex, LoadPath::cg},
       {"ro", LoadPath::nc, LoadPath::cg},
       // L2: cg loads skip L1; the threshold is l2.size's (L2 hit against DRAM).
-      {"l2", LoadPath::cg, LoadPath::cg, true},
+      {"l2", LoadPath::cg, std::nullopt, true},
+      // The constant L1: its threshold is constant_l1.size's (against the L1.5).
+      {"constant_l1", LoadPath::constant, std::nullopt},
   };
   return table;
 }
@@ -35,6 +37,13 @@ constexpr std::uint32_t kPasses = 8;            // timed passes of overflow and 
 // (400 k on a 50 MiB L2, about 12 ms of simulation each). An overfull LRU or FIFO set misses on
 // every pass, so two timed passes (two slow accesses per missing line) already tell its lines.
 constexpr std::uint32_t kDeviceWidePasses = 2;
+// A device-wide cache's runs chase reaches this many lines past its size at least, so that the
+// overfull sets' runs show even when the size search's edge is exact.
+constexpr std::uint64_t kMinRunLines = 8;
+// Sets of a device-wide cache checked with W and W + 1 lines each (every set when fewer): the
+// runs chase verifies only the k overfull sets, and a full per-set search would chase the
+// whole cache twice more.
+constexpr std::uint64_t kSampledSets = 256;
 constexpr std::uint32_t kRandomPasses = 128;    // when the misses are not periodic
 constexpr std::uint32_t kRandomMinSlow = 4;     // slow accesses a line needs then
 constexpr std::uint32_t kLinePasses = 4;        // line-size hypothesis chases
@@ -79,6 +88,7 @@ class Geometry {
         passes_(target.device_wide ? kDeviceWidePasses : kPasses) {}
 
   void ways_and_sets();
+  void ways_and_sets_device_wide();
   void sets_from_ways();
   void set_bits();
   void policy();
@@ -150,13 +160,17 @@ class Geometry {
   }
 
   void prepare();  // size, threshold, line
-  // The measured size's hit/miss threshold, when its evidence has one.
-  std::optional<double> size_threshold() const {
+  std::uint64_t capacity_lines_estimate(nlohmann::json& ev);
+  // The measured size's hit/miss threshold, when its evidence has one: for a device-wide cache
+  // raised to the floor of its misses (device_wide_threshold), else the size probe's own.
+  std::optional<DeviceWideThreshold> size_threshold() const {
     const Property* size = measured(ctx_.topology, target_.element, "size");
-    if (!size || !size->evidence.contains("threshold_cycles") ||
+    if (!size) return std::nullopt;
+    if (target_.device_wide) return device_wide_threshold(size->evidence);
+    if (!size->evidence.contains("threshold_cycles") ||
         !size->evidence.at("threshold_cycles").is_number())
       return std::nullopt;
-    return size->evidence.at("threshold_cycles").get<double>();
+    return DeviceWideThreshold{size->evidence.at("threshold_cycles").get<double>(), "midpoint"};
   }
   // Slow accesses (of passes_) a line needs before C counts as overflowing: more than outliers
   // at the size probe's measured rate give any of `lines` lines but with probability 10^-6. Two
@@ -190,6 +204,7 @@ class Geometry {
   nlohmann::json line_evidence_ = nlohmann::json::object();
   double threshold_ = 0;
   std::string threshold_source_;
+  std::string threshold_rule_ = "midpoint";
   bool isolate_arrays_ = false;  // see run_set_targeted
   double outlier_rate_ = kAssumedOutlierRate;  // the size probe's, when it measured one
 };
@@ -198,9 +213,9 @@ void Geometry::measure_threshold() {
   const std::uint32_t samples = std::min(kBaselineSamples, limits_.max_timed_loads);
   auto hit = sequential(1024, 32, 1), next = sequential(1024, 32, 1);
   hit.timed_loads = next.timed_loads = samples;
-  next.path = target_.next_level_path;
+  next.path = *target_.next_level_path;
   const auto traces = run({hit, next}, "baseline");
-  threshold_ = judge_baselines(traces[0], traces[1], target_.path, target_.next_level_path,
+  threshold_ = judge_baselines(traces[0], traces[1], target_.path, *target_.next_level_path,
                                target_.element + " does not cache " +
                                    std::string(to_string(target_.path)) + " loads")
                    .rule.threshold_cycles;
@@ -217,9 +232,10 @@ void Geometry::prepare() {
     outlier_rate_ = size->evidence.at("outlier_rate").get<double>();
   }
   if (const auto threshold = size_threshold()) {
-    threshold_ = *threshold;
+    threshold_ = threshold->cycles;
     threshold_source_ = target_.element + ".size";
-  } else if (target_.device_wide) {
+    threshold_rule_ = threshold->rule;
+  } else if (!target_.next_level_path) {
     throw ProbeSkipped(target_.element + ".size has no threshold_cycles in its evidence (no "
                        "load path skips only this cache for a threshold of its own)");
   } else {
@@ -302,6 +318,7 @@ nlohmann::json Geometry::common_evidence() const {
   return {{"size_bytes", size_},          {"line_bytes", line_},
           {"line_source", line_source_},  {"line_search", line_evidence_},
           {"threshold_cycles", threshold_}, {"threshold_source", threshold_source_},
+          {"threshold_rule", threshold_rule_},
           {"path", to_string(target_.path)}, {"loads", loads_},
           {"batches", batches_}, {"each_chase_alone", target_.device_wide}};
 }
@@ -321,10 +338,140 @@ void Geometry::write_inconclusive(const std::string& name, const std::string& un
   element_for(ctx_.topology, target_.element).set(std::move(p));
 }
 
-void Geometry::ways_and_sets() {
+// The size search brackets the capacity between its largest fitting footprint and its first
+// missing one, which for a cache of tens of MiB lie hundreds of lines apart: stepping one line
+// at a time from the size would not reach the edge. One chase over the first missing footprint
+// shows how many sets it overfills (the run length of its missing lines, see
+// overflow_runs) and so the capacity. Without such a bracket, or without even
+// runs (random replacement, hashed sets), the size stands and the edge steps by lines.
+std::uint64_t Geometry::capacity_lines_estimate(nlohmann::json& ev) {
+  const std::uint64_t from_size = size_ / line_;
+  const Property* size = measured(ctx_.topology, target_.element, "size");
+  if (!size->evidence.contains("first_miss_bytes") ||
+      !size->evidence.at("first_miss_bytes").is_number_unsigned()) {
+    return from_size;
+  }
+  const std::uint64_t miss_lines = size->evidence.at("first_miss_bytes").get<std::uint64_t>() / line_;
+  if (miss_lines <= from_size + 2) return from_size;  // the edge steps cover the bracket
+  const auto trace = run_set_targeted({sequential(miss_lines * line_, line_, passes_)},
+                                      "overflow_runs");
+  const auto missing = overflow_lines(counts(trace.front(), line_), 2);
+  const auto runs = overflow_runs(missing.lines, miss_lines);
+  ev["capacity_from_runs"] = {{"chased_lines", miss_lines},
+                              {"missing_lines", missing.lines.size()},
+                              {"capacity_lines", runs ? nlohmann::json(runs->capacity_lines)
+                                                      : nlohmann::json(nullptr)}};
+  return runs ? runs->capacity_lines : from_size;
+}
+
+// A cache every SM shares is tens of MiB, and each of its chases runs alone: the overflow and
+// per-set chases of the SM caches (C, C + b, C + 2b, then m lines in every set) would cost
+// several times its size staircase. One chase over C + k lines instead (k >= kMinRunLines, the
+// size search's first missing footprint when that is further) overfills k sets under LRU or
+// FIFO with modulo sets; its missing lines form W + 1 runs of k lines spaced by the set count,
+// which gives the capacity, ways, sets and one full set's lines at once (overflow_runs), and the
+// S - k sets it did not overfill held their W lines. Sampled sets, chased with W and W + 1 lines
+// each, check that the rest agree. Scattered misses (random replacement, hashed sets) leave the
+// ways inconclusive: the per-line method would need many passes over the whole cache.
+void Geometry::ways_and_sets_device_wide() {
   prepare();
-  std::uint64_t lines = size_ / line_;
   auto ev = nlohmann::json::object();
+  const Property* size = measured(ctx_.topology, target_.element, "size");
+  std::uint64_t chased = size_ / line_ + kMinRunLines;
+  if (size->evidence.contains("first_miss_bytes") &&
+      size->evidence.at("first_miss_bytes").is_number_unsigned()) {
+    chased = std::max(chased, size->evidence.at("first_miss_bytes").get<std::uint64_t>() / line_);
+  }
+  const auto trace = run({sequential(chased * line_, line_, passes_)}, "overflow_runs");
+  const auto missing = overflow_lines(counts(trace.front(), line_), passes_);
+  const auto runs = overflow_runs(missing.lines, chased);
+  ev["chased_lines"] = chased;
+  ev["missing_lines"] = missing.lines.size();
+  ev["missing_partially"] = missing.partial;
+  if (!runs) {
+    const std::size_t shown = std::min<std::size_t>(missing.lines.size(), 64);
+    ev["first_missing_lines"] = std::vector<std::uint64_t>(missing.lines.begin(),
+                                                           missing.lines.begin() + shown);
+    ev.update(common_evidence());
+    write_inconclusive("ways", "",
+                       missing.lines.empty()
+                           ? "no line missed on every pass of a chase " +
+                                 std::to_string(chased - size_ / line_) +
+                                 " lines past the measured size"
+                           : "the lines that missed on every pass of a chase past the measured "
+                             "size do not form W + 1 evenly spaced runs of one length (not LRU "
+                             "or FIFO with modulo sets); the per-line method would need many "
+                             "passes over the whole cache",
+                       ev);
+    return;
+  }
+  const std::uint64_t sets = runs->period;
+  const std::uint64_t ways = runs->starts.size() - 1;
+  ev["run_length"] = runs->run_length;
+  ev["runs"] = runs->starts.size();
+  ev["cache_lines"] = runs->capacity_lines;
+  ev["capacity_bytes"] = runs->capacity_lines * line_;
+  ev["overflow_lines"] = runs->starts;
+  ev["overflow_deterministic"] = missing.deterministic();
+  ev["overflow_passes"] = passes_;
+
+  // Sampled sets, evenly spread: W lines each must fit, W + 1 must overflow every one of them.
+  std::vector<std::uint64_t> sampled;
+  const std::uint64_t step = std::max<std::uint64_t>(1, sets / kSampledSets);
+  for (std::uint64_t set = 0; set < sets && sampled.size() < kSampledSets; set += step)
+    sampled.push_back(set);
+  std::vector<ChaseSpec> specs;
+  for (const std::uint64_t m : {ways, ways + 1}) {
+    std::vector<std::uint32_t> words;
+    for (const auto set : sampled)
+      for (std::uint64_t r = 0; r < m; ++r) words.push_back(word_of_line(set + r * sets));
+    const auto visits = static_cast<std::uint32_t>(words.size());
+    specs.push_back(explicit_chase(std::move(words), 1, visits * passes_));
+  }
+  const auto checks = run(specs, "sampled_sets");
+  std::uint64_t fitting_at_w = 0, overflowing_at_w1 = 0;
+  const auto at_w = overflowed_sets(counts(checks[0], line_), sets, passes_);
+  const auto at_w1 = overflowed_sets(counts(checks[1], line_), sets, passes_);
+  for (const auto set : sampled) {
+    if (!at_w[set]) ++fitting_at_w;
+    if (at_w1[set]) ++overflowing_at_w1;
+  }
+  ev["sampled_sets"] = {{"sets", sampled.size()},
+                        {"fit_with_ways_lines", fitting_at_w},
+                        {"overflowed_with_ways_plus_one_lines", overflowing_at_w1}};
+  ev["sets"] = sets;
+  ev["set_mapping"] = "modulo";
+  ev.update(common_evidence());
+  if (fitting_at_w != sampled.size() || overflowing_at_w1 != sampled.size()) {
+    write_inconclusive("ways", "",
+                       "the sampled sets disagree with the runs' " + std::to_string(ways) +
+                           " ways (unequal sets, or a mapping that is not modulo)",
+                       ev);
+    return;
+  }
+  Property p;
+  p.name = "ways";
+  p.unit = "";
+  p.source = Source::measured;
+  p.method = "one sequential chase over C + k lines at stride b (C measured size, b line) "
+             "overfills k sets: its missing lines form ways + 1 runs spaced by the sets; " +
+             std::to_string(sampled.size()) +
+             " sampled sets verified with ways and ways + 1 lines (paper 000, 3.2 step 3)";
+  p.value = ways;
+  // Deterministic runs and every sampled set agreeing; not every set was chased.
+  p.confidence = sampled.size() == sets ? 0.95 : 0.9;
+  p.evidence = std::move(ev);
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
+
+void Geometry::ways_and_sets() {
+  if (target_.device_wide) {
+    ways_and_sets_device_wide();
+    return;
+  }
+  prepare();
+  auto ev = nlohmann::json::object();
+  std::uint64_t lines = capacity_lines_estimate(ev);
   ev["edge_adjustments"] = 0;
   OverflowLines over;
   std::uint32_t passes = passes_;
@@ -339,7 +486,10 @@ void Geometry::ways_and_sets() {
     over = overflow_lines(counts(traces[1], line_), 2);
     const auto at2 = overflow_lines(counts(traces[2], line_), 2);
     if (!at0.lines.empty()) {
-      --lines;  // the cache holds fewer lines than the size said
+      // The cache holds fewer lines than the size said: by the run length when the misses
+      // show one (several sets overfull), else by one.
+      const auto runs = overflow_runs(at0.lines, lines);
+      lines = runs ? runs->capacity_lines : lines - 1;
     } else if (over.lines.empty()) {
       ++lines;
     } else {
@@ -613,18 +763,19 @@ void Geometry::policy() {
   const Property* conclusive_ways = measured(ctx_.topology, target_.element, "ways");
   if (!conclusive_ways || !conclusive_ways->evidence.contains("overflow_lines")) {
     // Without the ways, the scan test still tells a scan-resistant cache from LRU-like ones.
-    // Device-wide: its chases alone, judged by the threshold the ways would have used.
+    // No path that skips only this cache: judged by the threshold the ways would have used,
+    // each chase alone.
     std::optional<Property> scan;
-    if (target_.device_wide) {
+    if (!target_.next_level_path) {
       const auto threshold = size_threshold();
       if (!threshold) {
         throw ProbeSkipped("needs a conclusive " + target_.element + ".ways or a measured " +
                            target_.element + ".size with threshold_cycles");
       }
-      scan = scan_resistance_policy_alone(ctx_, target_.element, target_.path, *threshold);
+      scan = scan_resistance_policy_alone(ctx_, target_.element, target_.path, threshold->cycles);
     } else {
       scan = scan_resistance_policy(ctx_, target_.element, target_.path,
-                                    target_.next_level_path);
+                                    *target_.next_level_path);
     }
     if (!scan) throw ProbeSkipped("needs a conclusive " + target_.element + ".ways or size");
     element_for(ctx_.topology, target_.element).set(std::move(*scan));

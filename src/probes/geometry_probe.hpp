@@ -3,6 +3,7 @@
 // implementation for every cache through a table row, like the size probe: the SM caches (l1,
 // tex, ro) and the device-wide L2.
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,12 +16,14 @@ namespace memtopo {
 struct GeometryTarget {
   std::string element;  // element id, e.g. "l1"
   LoadPath path;        // loads cached in the element under test
-  LoadPath next_level_path;  // loads that skip it (for a hit/miss threshold of its own)
+  // Loads that skip it, for a hit/miss threshold of its own. None where no path skips only this
+  // cache (L2, the constant L1): the threshold is then the size staircase's, and the policy's
+  // scan test judges by it too.
+  std::optional<LoadPath> next_level_path;
   // A cache every SM shares (L2): each chase runs alone (a batch of one), since concurrent
-  // chases would share the cache under test, and the hit/miss threshold is the size
-  // staircase's (between the cache and DRAM): no load path skips only this cache, so
-  // next_level_path is not used. The ways need a measured line (a line search would chase the
-  // whole cache a dozen more times).
+  // chases would share the cache under test; the ways come from one chase past the size (see
+  // ways_and_sets_device_wide) and need a measured line (a line search would chase the whole
+  // cache a dozen more times).
   bool device_wide = false;
 };
 

@@ -298,8 +298,54 @@ TEST_P(L2GeometryOnSim, WaysSetsAndPolicyAsConfiguredWithEveryChaseAlone) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, L2GeometryOnSim,
                          ::testing::Values("tests/probes/sims/geometry-l2-16way-lru.json",
-                                           "tests/probes/sims/geometry-l2-8way-fifo.json"),
+                                           "tests/probes/sims/geometry-l2-8way-fifo.json",
+                                           "tests/probes/sims/geometry-l2-far-tlb.json"),
                          [](const auto& test_info) { return sim_file_test_name(test_info.param); });
+
+// An L2 with random replacement: the chase past its size misses scattered lines, not W + 1
+// runs, so the ways stay inconclusive (with the evidence) rather than guessed, and the policy
+// falls back to the scan test, which claims no class for a cache that loses its working set.
+TEST(Geometry, L2WithRandomReplacementLeavesTheWaysInconclusive) {
+  const L2Run run = run_l2_geometry("tests/probes/sims/geometry-l2-16way-random.json");
+  const Element* l2 = run.topology.find("l2");
+  ASSERT_NE(l2, nullptr);
+  const Property* ways = l2->find("ways");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_TRUE(ways->inconclusive) << ways->evidence.dump();
+  EXPECT_TRUE(ways->value.is_null());
+  EXPECT_NE(ways->note.find("runs"), std::string::npos) << ways->note;
+  EXPECT_GT(ways->evidence.at("missing_lines").get<int>(), 0);
+  EXPECT_EQ(run.skipped.count("l2.sets"), 1u);
+  const Property* policy = l2->find("policy");
+  ASSERT_NE(policy, nullptr);
+  EXPECT_TRUE(policy->inconclusive) << policy->evidence.dump();
+  EXPECT_EQ(policy->evidence.at("threshold_source"), "l2.size");
+  EXPECT_EQ(run.largest_l2_batch, 1u);
+}
+
+// The constant L1 has no load path that skips only it: its row takes the threshold of the
+// constant staircase (against the L1.5) and finds ways, sets, set bits and policy as described.
+TEST(Geometry, ConstantL1RowFindsItsGeometryWithTheStaircaseThreshold) {
+  const std::string file = "tests/probes/sims/geometry-constant-2way-fifo.json";
+  const Truth truth = truth_of(file, "constant L1");
+  const ProbeRun run = run_on_sim(file, {"constant_l1.size", "constant_l1.line", "constant_l1.ways",
+                                         "constant_l1.sets", "constant_l1.set_bits",
+                                         "constant_l1.policy"});
+  for (const auto& [id, reason] : run.skipped) ADD_FAILURE() << id << " skipped: " << reason;
+  const Element* c = run.topology.find("constant_l1");
+  ASSERT_NE(c, nullptr);
+  const Property* ways = c->find("ways");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_EQ(ways->value, truth.ways) << ways->note << "\n" << ways->evidence.dump();
+  EXPECT_EQ(ways->evidence.at("threshold_source"), "constant_l1.size");
+  EXPECT_EQ(ways->evidence.at("line_source"), "constant_l1.line");
+  ASSERT_NE(c->find("sets"), nullptr);
+  EXPECT_EQ(c->find("sets")->value, truth.sets);
+  ASSERT_NE(c->find("set_bits"), nullptr);
+  EXPECT_EQ(c->find("set_bits")->value, truth.set_bits);
+  ASSERT_NE(c->find("policy"), nullptr);
+  EXPECT_EQ(c->find("policy")->value, truth.policy) << c->find("policy")->evidence.dump();
+}
 
 // Without the L2 size nothing is planned: the row skips, naming what it needs.
 TEST(Geometry, L2RowSkipsWithoutASize) {
