@@ -61,11 +61,11 @@ std::optional<OverflowRuns> overflow_runs(std::span<const std::uint64_t> missing
 // What the lines that miss in the chase over `chain_lines` = L + 1 lines say.
 struct OverflowGeometry {
   bool found = false;
-  std::string why;                // when not found
-  std::uint32_t ways = 0;         // of the overfull set: missing lines - 1
-  std::uint64_t sets = 0;         // period (modulo) or L / ways (other mappings)
-  bool arithmetic = false;        // missing lines form an arithmetic progression
-  std::uint64_t period = 0;       // its step, when arithmetic (1: fully associative)
+  std::string why;                     // when not found
+  std::uint32_t ways = 0;              // of the overfull set: missing lines - 1
+  std::uint64_t sets = 0;              // period (modulo) or L / ways (other mappings)
+  bool arithmetic = false;             // missing lines form an arithmetic progression
+  std::uint64_t period = 0;            // its step, when arithmetic (1: fully associative)
   bool equal_sets_consistent = false;  // sets * ways == L
 };
 OverflowGeometry geometry_from_overflow(std::span<const std::uint64_t> missing_lines,

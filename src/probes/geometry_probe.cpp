@@ -32,7 +32,7 @@ const std::vector<GeometryTarget>& geometry_targets() {
 
 namespace {
 
-constexpr std::uint32_t kPasses = 8;            // timed passes of overflow and set chases
+constexpr std::uint32_t kPasses = 8;  // timed passes of overflow and set chases
 // A device-wide cache is tens of MiB: one pass of a C + b chase at the line is C / b loads
 // (400 k on a 50 MiB L2, about 12 ms of simulation each). An overfull LRU or FIFO set misses on
 // every pass, so two timed passes (two slow accesses per missing line) already tell its lines.
@@ -44,11 +44,11 @@ constexpr std::uint64_t kMinRunLines = 8;
 // runs chase verifies only the k overfull sets, and a full per-set search would chase the
 // whole cache twice more.
 constexpr std::uint64_t kSampledSets = 256;
-constexpr std::uint32_t kRandomPasses = 128;    // when the misses are not periodic
-constexpr std::uint32_t kRandomMinSlow = 4;     // slow accesses a line needs then
-constexpr std::uint32_t kLinePasses = 4;        // line-size hypothesis chases
-constexpr std::uint32_t kRetouchPasses = 64;    // LRU-versus-FIFO chase
-constexpr std::uint32_t kPolicyLoads = 20000;   // victim-tracking chases, all together
+constexpr std::uint32_t kRandomPasses = 128;   // when the misses are not periodic
+constexpr std::uint32_t kRandomMinSlow = 4;    // slow accesses a line needs then
+constexpr std::uint32_t kLinePasses = 4;       // line-size hypothesis chases
+constexpr std::uint32_t kRetouchPasses = 64;   // LRU-versus-FIFO chase
+constexpr std::uint32_t kPolicyLoads = 20000;  // victim-tracking chases, all together
 // Victim tracking stops at the first outlier it cannot place (analysis/policy.hpp), so the loads
 // are split over several chases, each from a cold set.
 constexpr std::uint32_t kPolicyChases = 8;
@@ -63,10 +63,14 @@ constexpr std::uint32_t kBaselineSamples = 2048;
 
 const char* aspect_name(GeometryAspect a) {
   switch (a) {
-    case GeometryAspect::ways: return "ways";
-    case GeometryAspect::sets: return "sets";
-    case GeometryAspect::set_bits: return "set_bits";
-    case GeometryAspect::policy: return "policy";
+    case GeometryAspect::ways:
+      return "ways";
+    case GeometryAspect::sets:
+      return "sets";
+    case GeometryAspect::set_bits:
+      return "set_bits";
+    case GeometryAspect::policy:
+      return "policy";
   }
   return "?";
 }
@@ -180,14 +184,15 @@ class Geometry {
   std::uint32_t fit_min_slow(std::uint64_t lines) const {
     constexpr double kFalseOverflowProbability = 1e-6;
     const std::size_t allowed = allowed_misses(
-        outlier_rate_ * passes_, kFalseOverflowProbability / static_cast<double>(std::max<std::uint64_t>(lines, 1)));
+        outlier_rate_ * passes_,
+        kFalseOverflowProbability / static_cast<double>(std::max<std::uint64_t>(lines, 1)));
     return std::max<std::uint32_t>(2, static_cast<std::uint32_t>(allowed) + 1);
   }
   void refine_size(std::uint64_t capacity_bytes, double ways_confidence);
   void measure_threshold();
   void search_line();
-  void write_inconclusive(const std::string& name, const std::string& unit,
-                          const std::string& note, nlohmann::json evidence);
+  void write_inconclusive(const std::string& name, const std::string& unit, const std::string& note,
+                          nlohmann::json evidence);
   nlohmann::json common_evidence() const;
   const Property& ways_property() const;
 
@@ -205,7 +210,7 @@ class Geometry {
   double threshold_ = 0;
   std::string threshold_source_;
   std::string threshold_rule_ = "midpoint";
-  bool isolate_arrays_ = false;  // see run_set_targeted
+  bool isolate_arrays_ = false;                // see run_set_targeted
   double outlier_rate_ = kAssumedOutlierRate;  // the size probe's, when it measured one
 };
 
@@ -236,7 +241,8 @@ void Geometry::prepare() {
     threshold_source_ = target_.element + ".size";
     threshold_rule_ = threshold->rule;
   } else if (!target_.next_level_path) {
-    throw ProbeSkipped(target_.element + ".size has no threshold_cycles in its evidence (no "
+    throw ProbeSkipped(target_.element +
+                       ".size has no threshold_cycles in its evidence (no "
                        "load path skips only this cache for a threshold of its own)");
   } else {
     measure_threshold();
@@ -275,7 +281,8 @@ void Geometry::search_line() {
       specs.push_back(sequential(size_ + b, b, passes));
       specs.push_back(sequential(size_ + 2 * b, b, passes));
     }
-    const auto traces = run(specs, passes == kLinePasses ? "line_hypotheses" : "line_hypotheses_many");
+    const auto traces =
+        run(specs, passes == kLinePasses ? "line_hypotheses" : "line_hypotheses_many");
     std::vector<Counts> out;
     deterministic = true;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -315,12 +322,17 @@ void Geometry::search_line() {
 }
 
 nlohmann::json Geometry::common_evidence() const {
-  return {{"size_bytes", size_},          {"line_bytes", line_},
-          {"line_source", line_source_},  {"line_search", line_evidence_},
-          {"threshold_cycles", threshold_}, {"threshold_source", threshold_source_},
+  return {{"size_bytes", size_},
+          {"line_bytes", line_},
+          {"line_source", line_source_},
+          {"line_search", line_evidence_},
+          {"threshold_cycles", threshold_},
+          {"threshold_source", threshold_source_},
           {"threshold_rule", threshold_rule_},
-          {"path", to_string(target_.path)}, {"loads", loads_},
-          {"batches", batches_}, {"each_chase_alone", target_.device_wide}};
+          {"path", to_string(target_.path)},
+          {"loads", loads_},
+          {"batches", batches_},
+          {"each_chase_alone", target_.device_wide}};
 }
 
 void Geometry::write_inconclusive(const std::string& name, const std::string& unit,
@@ -351,16 +363,17 @@ std::uint64_t Geometry::capacity_lines_estimate(nlohmann::json& ev) {
       !size->evidence.at("first_miss_bytes").is_number_unsigned()) {
     return from_size;
   }
-  const std::uint64_t miss_lines = size->evidence.at("first_miss_bytes").get<std::uint64_t>() / line_;
+  const std::uint64_t miss_lines =
+      size->evidence.at("first_miss_bytes").get<std::uint64_t>() / line_;
   if (miss_lines <= from_size + 2) return from_size;  // the edge steps cover the bracket
-  const auto trace = run_set_targeted({sequential(miss_lines * line_, line_, passes_)},
-                                      "overflow_runs");
+  const auto trace =
+      run_set_targeted({sequential(miss_lines * line_, line_, passes_)}, "overflow_runs");
   const auto missing = overflow_lines(counts(trace.front(), line_), 2);
   const auto runs = overflow_runs(missing.lines, miss_lines);
-  ev["capacity_from_runs"] = {{"chased_lines", miss_lines},
-                              {"missing_lines", missing.lines.size()},
-                              {"capacity_lines", runs ? nlohmann::json(runs->capacity_lines)
-                                                      : nlohmann::json(nullptr)}};
+  ev["capacity_from_runs"] = {
+      {"chased_lines", miss_lines},
+      {"missing_lines", missing.lines.size()},
+      {"capacity_lines", runs ? nlohmann::json(runs->capacity_lines) : nlohmann::json(nullptr)}};
   return runs ? runs->capacity_lines : from_size;
 }
 
@@ -390,8 +403,8 @@ void Geometry::ways_and_sets_device_wide() {
   ev["missing_partially"] = missing.partial;
   if (!runs) {
     const std::size_t shown = std::min<std::size_t>(missing.lines.size(), 64);
-    ev["first_missing_lines"] = std::vector<std::uint64_t>(missing.lines.begin(),
-                                                           missing.lines.begin() + shown);
+    ev["first_missing_lines"] =
+        std::vector<std::uint64_t>(missing.lines.begin(), missing.lines.begin() + shown);
     ev.update(common_evidence());
     write_inconclusive("ways", "",
                        missing.lines.empty()
@@ -453,10 +466,11 @@ void Geometry::ways_and_sets_device_wide() {
   p.name = "ways";
   p.unit = "";
   p.source = Source::measured;
-  p.method = "one sequential chase over C + k lines at stride b (C measured size, b line) "
-             "overfills k sets: its missing lines form ways + 1 runs spaced by the sets; " +
-             std::to_string(sampled.size()) +
-             " sampled sets verified with ways and ways + 1 lines (paper 000, 3.2 step 3)";
+  p.method =
+      "one sequential chase over C + k lines at stride b (C measured size, b line) "
+      "overfills k sets: its missing lines form ways + 1 runs spaced by the sets; " +
+      std::to_string(sampled.size()) +
+      " sampled sets verified with ways and ways + 1 lines (paper 000, 3.2 step 3)";
   p.value = ways;
   // Deterministic runs and every sampled set agreeing; not every set was chased.
   p.confidence = sampled.size() == sets ? 0.95 : 0.9;
@@ -478,10 +492,10 @@ void Geometry::ways_and_sets() {
   bool edge_ok = false;
   nlohmann::json cross = nullptr;
   for (int attempt = 0; attempt < kEdgeAdjustments && !edge_ok; ++attempt) {
-    const auto traces = run_set_targeted({sequential(lines * line_, line_, passes_),
-                                          sequential((lines + 1) * line_, line_, passes_),
-                                          sequential((lines + 2) * line_, line_, passes_)},
-                                         "overflow");
+    const auto traces = run_set_targeted(
+        {sequential(lines * line_, line_, passes_), sequential((lines + 1) * line_, line_, passes_),
+         sequential((lines + 2) * line_, line_, passes_)},
+        "overflow");
     const auto at0 = overflow_lines(counts(traces[0], line_), fit_min_slow(lines));
     over = overflow_lines(counts(traces[1], line_), 2);
     const auto at2 = overflow_lines(counts(traces[2], line_), 2);
@@ -494,21 +508,24 @@ void Geometry::ways_and_sets() {
       ++lines;
     } else {
       edge_ok = true;
-      cross = {{"missing_at_C_plus_1", over.lines.size()}, {"missing_at_C_plus_2", at2.lines.size()}};
+      cross = {{"missing_at_C_plus_1", over.lines.size()},
+               {"missing_at_C_plus_2", at2.lines.size()}};
       break;
     }
     ev["edge_adjustments"] = attempt + 1;
   }
   ev.update(common_evidence());
   if (!edge_ok) {
-    write_inconclusive("ways", "", "no footprint C fitting with C + one line overflowing near the "
-                                   "measured size", ev);
+    write_inconclusive("ways", "",
+                       "no footprint C fitting with C + one line overflowing near the "
+                       "measured size",
+                       ev);
     return;
   }
   if (!over.deterministic()) {  // random-like replacement: many passes, a stricter count
     passes = kRandomPasses;
-    const auto t = run_set_targeted({sequential((lines + 1) * line_, line_, kRandomPasses)},
-                                    "overflow_many");
+    const auto t =
+        run_set_targeted({sequential((lines + 1) * line_, line_, kRandomPasses)}, "overflow_many");
     over = overflow_lines(counts(t[0], line_), kRandomMinSlow);
   }
   const auto geo = geometry_from_overflow(over.lines, lines);
@@ -595,9 +612,10 @@ void Geometry::ways_and_sets() {
   p.name = "ways";
   p.unit = "";
   p.source = Source::measured;
-  p.method = "sequential chase over C + b at stride b (C measured size, b line): the lines that "
-             "miss are one set's ways + 1; their spacing gives the sets; m lines per set "
-             "verify every set (paper 000, 3.2 step 3)";
+  p.method =
+      "sequential chase over C + b at stride b (C measured size, b line): the lines that "
+      "miss are one set's ways + 1; their spacing gives the sets; m lines per set "
+      "verify every set (paper 000, 3.2 step 3)";
   p.value = ways_value;
   p.confidence = confidence;
   p.evidence = std::move(ev);
@@ -653,7 +671,8 @@ void Geometry::sets_from_ways() {
   p.name = "sets";
   p.unit = "";
   p.source = Source::measured;
-  p.method = "from the " + target_.element + ".ways chases: the spacing of the lines of one "
+  p.method = "from the " + target_.element +
+             ".ways chases: the spacing of the lines of one "
              "overfull set (modulo), else cache lines / ways";
   p.value = w.evidence.at("sets");
   p.confidence = w.confidence;
@@ -714,8 +733,8 @@ void Geometry::set_bits() {
     for (auto x : base) words.push_back(word_of_line(x));
     words.push_back(word_of_line(*moved));
     bits.push_back(bit);
-    specs.push_back(explicit_chase(std::move(words), 1,
-                                   static_cast<std::uint32_t>(base.size() + 1) * kPasses));
+    specs.push_back(
+        explicit_chase(std::move(words), 1, static_cast<std::uint32_t>(base.size() + 1) * kPasses));
   }
   const auto traces = run(specs, "bits");
   std::map<std::uint32_t, bool> overflowed;
@@ -732,8 +751,9 @@ void Geometry::set_bits() {
   ev["loads"] = loads_;
   ev["batches"] = batches_;
   const bool power_of_two = std::has_single_bit(sets);
-  p.method = "W lines of one full set plus one line with a single address bit flipped: the set "
-             "overflows unless the bit selects the set (paper 000, 4.3)";
+  p.method =
+      "W lines of one full set plus one line with a single address bit flipped: the set "
+      "overflows unless the bit selects the set (paper 000, 4.3)";
   if (power_of_two && index_bits.size() == static_cast<std::size_t>(std::countr_zero(sets))) {
     p.value = index_bits;
     p.confidence = w.confidence;
@@ -744,8 +764,9 @@ void Geometry::set_bits() {
   } else if (!power_of_two && w.evidence.at("set_mapping") == "modulo") {
     p.value = {{"modulo", sets}};
     p.confidence = w.confidence;
-    p.method += "; the set count is not a power of two and every bit moves lines: line number "
-                "mod sets";
+    p.method +=
+        "; the set count is not a power of two and every bit moves lines: line number "
+        "mod sets";
   } else {
     p.value = nullptr;
     p.inconclusive = true;
@@ -774,8 +795,7 @@ void Geometry::policy() {
       }
       scan = scan_resistance_policy_alone(ctx_, target_.element, target_.path, threshold->cycles);
     } else {
-      scan = scan_resistance_policy(ctx_, target_.element, target_.path,
-                                    *target_.next_level_path);
+      scan = scan_resistance_policy(ctx_, target_.element, target_.path, *target_.next_level_path);
     }
     if (!scan) throw ProbeSkipped("needs a conclusive " + target_.element + ".ways or size");
     element_for(ctx_.topology, target_.element).set(std::move(*scan));
@@ -792,7 +812,8 @@ void Geometry::policy() {
   const std::uint32_t timed =
       std::max(kPolicyLoads / kPolicyChases / members, kRetouchPasses) * members;  // whole passes
   std::vector<ChaseSpec> specs;
-  for (std::uint32_t i = 0; i < kPolicyChases; ++i) specs.push_back(explicit_chase(words, 0, timed));
+  for (std::uint32_t i = 0; i < kPolicyChases; ++i)
+    specs.push_back(explicit_chase(words, 0, timed));
   // Re-touch: a0, a1 .. a(W-1), a0 again (its second word, same sector), then aW.
   const bool retouch = ways >= 2;
   if (retouch) {
@@ -801,8 +822,8 @@ void Geometry::policy() {
     r.push_back(words.back());
     specs.push_back(explicit_chase(r, 1, (members + 1) * kRetouchPasses));
   }
-  isolate_arrays_ = !w.value.is_number() &&
-                    !std::has_single_bit(w.evidence.at("sets").get<std::uint64_t>());
+  isolate_arrays_ =
+      !w.value.is_number() && !std::has_single_bit(w.evidence.at("sets").get<std::uint64_t>());
   const auto traces = run_set_targeted(specs, "policy");
   std::map<std::uint32_t, std::uint32_t> id_of;
   for (std::uint32_t i = 0; i < members; ++i) id_of[words[i]] = i;
@@ -836,7 +857,8 @@ void Geometry::policy() {
       ++touches;
       if (rc[i] > threshold_) ++slow_touches;
     }
-    first_touch_slow = touches ? static_cast<double>(slow_touches) / static_cast<double>(touches) : -1;
+    first_touch_slow =
+        touches ? static_cast<double>(slow_touches) / static_cast<double>(touches) : -1;
     if (touches) lf = lru_or_fifo(first_touch_slow);
   }
   const auto verdict = classify_policy(periodic, lf, victims);
@@ -844,9 +866,11 @@ void Geometry::policy() {
   p.name = "policy";
   p.unit = "";
   p.source = Source::measured;
-  p.method = "the W + 1 lines of one overfull set chased cyclically from cold, several times (paper 000, 4.2): "
-             "periodic misses = LRU/FIFO, told apart by re-touching the first line; otherwise "
-             "victim ways from the recorded indices, chi-square against uniform";
+  p.method =
+      "the W + 1 lines of one overfull set chased cyclically from cold, several times (paper 000, "
+      "4.2): "
+      "periodic misses = LRU/FIFO, told apart by re-touching the first line; otherwise "
+      "victim ways from the recorded indices, chi-square against uniform";
   p.evidence = {{"from", target_.element + ".ways"},
                 {"set_lines", group},
                 {"ways", ways},
@@ -881,7 +905,9 @@ void Geometry::policy() {
 
 }  // namespace
 
-std::string GeometryProbe::id() const { return target_.element + "." + aspect_name(aspect_); }
+std::string GeometryProbe::id() const {
+  return target_.element + "." + aspect_name(aspect_);
+}
 
 std::string GeometryProbe::description() const {
   switch (aspect_) {
@@ -907,10 +933,18 @@ std::vector<std::string> GeometryProbe::needs() const {
 void GeometryProbe::run(ProbeContext& ctx) {
   Geometry g(ctx, target_, id());
   switch (aspect_) {
-    case GeometryAspect::ways: g.ways_and_sets(); break;
-    case GeometryAspect::sets: g.sets_from_ways(); break;
-    case GeometryAspect::set_bits: g.set_bits(); break;
-    case GeometryAspect::policy: g.policy(); break;
+    case GeometryAspect::ways:
+      g.ways_and_sets();
+      break;
+    case GeometryAspect::sets:
+      g.sets_from_ways();
+      break;
+    case GeometryAspect::set_bits:
+      g.set_bits();
+      break;
+    case GeometryAspect::policy:
+      g.policy();
+      break;
   }
 }
 

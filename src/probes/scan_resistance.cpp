@@ -59,9 +59,9 @@ std::optional<Property> scan_test(ProbeContext& ctx, const std::string& element,
     next_level.path = *miss_rule.next_level_path;
     const std::vector<ChaseSpec> batch = {working_set, streamed, next_level};
     auto traces = ctx.run(batch, phase);
-    const LevelBaselines baselines = judge_baselines(
-        traces[0], traces[2], path, *miss_rule.next_level_path,
-        element + " does not cache " + std::string(to_string(path)) + " loads");
+    const LevelBaselines baselines =
+        judge_baselines(traces[0], traces[2], path, *miss_rule.next_level_path,
+                        element + " does not cache " + std::string(to_string(path)) + " loads");
     rule = baselines.rule;
     baseline_evidence = {{"hit_cycles", spread_evidence(baselines.hit)},
                          {"next_level_cycles", spread_evidence(baselines.next_level)}};
@@ -91,18 +91,17 @@ std::optional<Property> scan_test(ProbeContext& ctx, const std::string& element,
   p.unit = "";
   p.source = Source::measured;
   p.method = "a working set of 1/4 of the size, reused, then a sequential stream of " +
-             std::to_string(kStreamCapacities) + "x the size (" +
-             std::to_string(kStreamPasses) +
+             std::to_string(kStreamCapacities) + "x the size (" + std::to_string(kStreamPasses) +
              " passes) through the same path, then the working set timed again: LRU, FIFO and "
              "random replacement evict it, a scan-resistant policy keeps it (used when the ways "
              "are not known)";
-  p.evidence = {{"working_set_bytes", working_set.footprint_bytes},
-                {"stream_bytes", stream_bytes},
-                {"stride_bytes", line},
-                {"after_stream", verdict_evidence(verdict)},
-                {"threshold_cycles", rule.threshold_cycles},
-                {"threshold_source",
-                 miss_rule.next_level_path ? "own baselines" : element + ".size"}};
+  p.evidence = {
+      {"working_set_bytes", working_set.footprint_bytes},
+      {"stream_bytes", stream_bytes},
+      {"stride_bytes", line},
+      {"after_stream", verdict_evidence(verdict)},
+      {"threshold_cycles", rule.threshold_cycles},
+      {"threshold_source", miss_rule.next_level_path ? "own baselines" : element + ".size"}};
   p.evidence.update(baseline_evidence);
   if (verdict.missing <= verdict.allowed) {
     p.value = "scan_resistant";
@@ -127,9 +126,8 @@ std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::str
   return scan_test(ctx, element, path, MissRule{next_level_path, std::nullopt});
 }
 
-std::optional<Property> scan_resistance_policy_alone(ProbeContext& ctx,
-                                                     const std::string& element, LoadPath path,
-                                                     double threshold_cycles) {
+std::optional<Property> scan_resistance_policy_alone(ProbeContext& ctx, const std::string& element,
+                                                     LoadPath path, double threshold_cycles) {
   return scan_test(ctx, element, path, MissRule{std::nullopt, threshold_cycles});
 }
 

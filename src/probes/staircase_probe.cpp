@@ -133,7 +133,7 @@ std::vector<std::uint64_t> footprint_grid(std::uint64_t start, std::uint64_t end
 struct RefinedStep {
   StaircaseStep step;
   double threshold_cycles = 0;
-  double miss_floor_cycles = 0;  // see step_miss_floor
+  double miss_floor_cycles = 0;        // see step_miss_floor
   std::uint64_t edge_bytes = 0;        // largest footprint that fits (the level before holds it)
   std::uint64_t first_miss_bytes = 0;  // smallest footprint that misses
   std::vector<ScanPoint> verdicts;     // every footprint judged, coarse and section
@@ -428,10 +428,13 @@ nlohmann::json refined_evidence(const RefinedStep& r) {
                         {"miss_fraction", v.miss_fraction},
                         {"fits", v.fits}});
   }
-  return {{"threshold_cycles", r.threshold_cycles}, {"miss_floor_cycles", r.miss_floor_cycles},
+  return {{"threshold_cycles", r.threshold_cycles},
+          {"miss_floor_cycles", r.miss_floor_cycles},
           {"edge_bytes", r.edge_bytes},
-          {"first_miss_bytes", r.first_miss_bytes}, {"step_confidence", r.step.confidence},
-          {"edge_confidence", r.edge_confidence},   {"verdicts", verdicts}};
+          {"first_miss_bytes", r.first_miss_bytes},
+          {"step_confidence", r.step.confidence},
+          {"edge_confidence", r.edge_confidence},
+          {"verdicts", verdicts}};
 }
 
 // The accesses of a level's footprints, pooled.
@@ -701,7 +704,8 @@ void TlbMeasurement::report_dram_with_tlb_misses(std::uint64_t stride, std::uint
   // (compulsory TLB misses at every level) and a new line (a DRAM access).
   const std::uint64_t elements =
       std::min(max_elements, std::max<std::uint64_t>(kDramSamples, 4 * last_reach_elements));
-  Sweep sweep(ctx_, row_, {Layout::one_per_page, static_cast<std::uint32_t>(stride), std::nullopt, 0});
+  Sweep sweep(ctx_, row_,
+              {Layout::one_per_page, static_cast<std::uint32_t>(stride), std::nullopt, 0});
   ChaseSpec spec = sweep.chase(elements * stride);
   spec.warm_passes = 0;
   spec.flush_device_caches = true;
@@ -736,7 +740,8 @@ void TlbMeasurement::report_dram_with_tlb_misses(std::uint64_t stride, std::uint
   if (!levels_found) {
     // Without a TLB level below this footprint nothing says these loads missed the TLB.
     p.inconclusive = true;
-    p.note = "no TLB level was found up to " + format_bytes(static_cast<double>(elements * stride)) +
+    p.note = "no TLB level was found up to " +
+             format_bytes(static_cast<double>(elements * stride)) +
              ", so these loads may have hit the TLB: a DRAM latency, not one with TLB misses";
   }
   element_for(ctx_.topology, "dram").set(std::move(p));

@@ -37,24 +37,23 @@ TEST(Discovery, L2StructureInferenceAddsAtMostHalfOfItsSizeStaircase) {
   const std::vector<std::string> before_l2 = {"l1.size", "l1.sector", "l1.line"};
   const ProbeRun size_alone = run_on_sim("sims/hopper-like.json", joined(before_l2, {"l2.size"}));
   const ProbeRun with_inference = run_on_sim(
-      "sims/hopper-like.json",
-      joined(before_l2, {"l2.size", "l2.sector", "l2.line", "l2.ways", "l2.sets", "l2.set_bits",
-                         "l2.policy"}));
+      "sims/hopper-like.json", joined(before_l2, {"l2.size", "l2.sector", "l2.line", "l2.ways",
+                                                  "l2.sets", "l2.set_bits", "l2.policy"}));
   const ProbeRun before = run_on_sim("sims/hopper-like.json", before_l2);
   const std::uint64_t size_loads = size_alone.loads - before.loads;
   const std::uint64_t inference_loads = with_inference.loads - size_alone.loads;
   std::cout << "[ discovery ] l2.size " << size_loads << " loads, inference " << inference_loads
             << " loads\n";
-  EXPECT_TRUE(with_inference.skipped.empty()) << with_inference.skipped.begin()->first << ": "
-                                              << with_inference.skipped.begin()->second;
+  EXPECT_TRUE(with_inference.skipped.empty())
+      << with_inference.skipped.begin()->first << ": " << with_inference.skipped.begin()->second;
   EXPECT_LE(inference_loads, size_loads / 2);
 }
 
 TEST(Discovery, AllProbesOnHopperLikeStayWithinTheLoadBudget) {
   const ProbeRun sizes = run_on_sim("sims/hopper-like.json", kL1Sizes);
   const ProbeRun all = run_on_sim("sims/hopper-like.json");
-  EXPECT_TRUE(all.skipped.empty()) << all.skipped.begin()->first << ": "
-                                   << all.skipped.begin()->second;
+  EXPECT_TRUE(all.skipped.empty())
+      << all.skipped.begin()->first << ": " << all.skipped.begin()->second;
   std::cout << "[ discovery ] hopper-like: " << all.seconds << " s, " << all.loads << " loads, "
             << all.batches << " batches (l1/tex/ro sizes " << sizes.loads << " loads, "
             << sizes.batches << " batches)\n";

@@ -53,7 +53,8 @@ Truth truth_of(const std::string& file, const std::string& cache = "L1") {
     t.set_bits = {{"modulo", t.sets}};
   } else {
     t.set_bits = nlohmann::json::array();
-    for (int b = 0; b < std::countr_zero(t.sets); ++b) t.set_bits.push_back(std::countr_zero(line) + b);
+    for (int b = 0; b < std::countr_zero(t.sets); ++b)
+      t.set_bits.push_back(std::countr_zero(line) + b);
   }
   const auto policy = l1.value("policy", nlohmann::json("lru"));
   t.policy = policy.is_object() ? "weighted" : policy.get<std::string>();
@@ -104,19 +105,19 @@ TEST(Geometry, TextureAndReadOnlyRowsFindTheCacheTheirPathReaches) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Devices, GeometryOnSim,
-    ::testing::Values("tests/probes/sims/geometry-4way-lru.json",
-                      "tests/probes/sims/geometry-8way-fifo.json",
-                      "tests/probes/sims/geometry-16way-random.json",
-                      "tests/probes/sims/geometry-weighted.json",
-                      "tests/probes/sims/geometry-fully-associative.json",
-                      "tests/probes/sims/geometry-24k-24sets.json",
-                      "tests/probes/sims/geometry-unequal.json",
-                      "tests/probes/sims/geometry-bits-7-8.json", "tests/sims/l1-24k.json",
-                      "tests/sims/l1-96k.json", "tests/sims/l1-227k.json", "tests/sims/tiny.json",
-                      "sims/hopper-like.json"),
-    [](const auto& test_info) { return sim_file_test_name(test_info.param); });
+INSTANTIATE_TEST_SUITE_P(Devices, GeometryOnSim,
+                         ::testing::Values("tests/probes/sims/geometry-4way-lru.json",
+                                           "tests/probes/sims/geometry-8way-fifo.json",
+                                           "tests/probes/sims/geometry-16way-random.json",
+                                           "tests/probes/sims/geometry-weighted.json",
+                                           "tests/probes/sims/geometry-fully-associative.json",
+                                           "tests/probes/sims/geometry-24k-24sets.json",
+                                           "tests/probes/sims/geometry-unequal.json",
+                                           "tests/probes/sims/geometry-bits-7-8.json",
+                                           "tests/sims/l1-24k.json", "tests/sims/l1-96k.json",
+                                           "tests/sims/l1-227k.json", "tests/sims/tiny.json",
+                                           "sims/hopper-like.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 // DISABLED: on the full simulated memory system the estimated weights come out wrong (see
 // the report); the analysis recovers them on synthetic sequences (policy_test.cpp).
@@ -171,8 +172,8 @@ TEST(Geometry, UsesTheMeasuredLineWhenPresent) {
   const ProbeRun run =
       run_on_sim(file, {"l1.size", "l1.sector", "l1.line", "l1.ways", "l1.sets", "l1.policy"});
   const Property& ways = property(run, "l1", "ways");
-  if (const Element* l1 = run.topology.find("l1"); !l1 || !l1->find("line") ||
-                                                   l1->find("line")->inconclusive) {
+  if (const Element* l1 = run.topology.find("l1");
+      !l1 || !l1->find("line") || l1->find("line")->inconclusive) {
     GTEST_SKIP() << "l1.line gave no conclusive line on this device";
   }
   EXPECT_EQ(ways.evidence.at("line_source"), "l1.line");
@@ -190,7 +191,8 @@ namespace {
 // reused working set under a stream many times its size, so no class is claimed.
 TEST(ScanResistance, AnLruCacheLosesItsWorkingSetToAStreamAndClaimsNoClass) {
   ProbeRun run = run_on_sim("tests/probes/sims/geometry-4way-lru.json", {"l1.size"});
-  auto backend = make_sim_backend_from_file(source_path("tests/probes/sims/geometry-4way-lru.json"));
+  auto backend =
+      make_sim_backend_from_file(source_path("tests/probes/sims/geometry-4way-lru.json"));
   ProbeContext ctx{*backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
   const auto policy = scan_resistance_policy(ctx, "l1", LoadPath::ca, LoadPath::cg);
   ASSERT_TRUE(policy.has_value());
@@ -236,8 +238,7 @@ class BatchSizeWatcher : public CountingBackend {
   std::size_t largest = 0;
 };
 
-const std::vector<std::string> kL2GeometryIds = {"l2.ways", "l2.sets", "l2.set_bits",
-                                                 "l2.policy"};
+const std::vector<std::string> kL2GeometryIds = {"l2.ways", "l2.sets", "l2.set_bits", "l2.policy"};
 
 struct L2Run {
   Topology topology;
@@ -253,8 +254,8 @@ L2Run run_l2_geometry(const std::string& file) {
   L2Run run;
   run.topology.device = backend.facts();
   ProbeContext ctx{backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
-  std::vector<std::string> ids = {"l1.size", "l1.sector", "l1.line", "l2.sector", "l2.size",
-                                  "l2.line"};
+  std::vector<std::string> ids = {"l1.size",   "l1.sector", "l1.line",
+                                  "l2.sector", "l2.size",   "l2.line"};
   ids.insert(ids.end(), kL2GeometryIds.begin(), kL2GeometryIds.end());
   for (const auto& probe : all_probes()) {
     if (std::find(ids.begin(), ids.end(), probe->id()) == ids.end()) continue;
@@ -328,9 +329,9 @@ TEST(Geometry, L2WithRandomReplacementLeavesTheWaysInconclusive) {
 TEST(Geometry, ConstantL1RowFindsItsGeometryWithTheStaircaseThreshold) {
   const std::string file = "tests/probes/sims/geometry-constant-2way-fifo.json";
   const Truth truth = truth_of(file, "constant L1");
-  const ProbeRun run = run_on_sim(file, {"constant_l1.size", "constant_l1.line", "constant_l1.ways",
-                                         "constant_l1.sets", "constant_l1.set_bits",
-                                         "constant_l1.policy"});
+  const ProbeRun run =
+      run_on_sim(file, {"constant_l1.size", "constant_l1.line", "constant_l1.ways",
+                        "constant_l1.sets", "constant_l1.set_bits", "constant_l1.policy"});
   for (const auto& [id, reason] : run.skipped) ADD_FAILURE() << id << " skipped: " << reason;
   const Element* c = run.topology.find("constant_l1");
   ASSERT_NE(c, nullptr);
