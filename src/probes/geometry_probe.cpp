@@ -396,26 +396,31 @@ void Geometry::ways_and_sets_device_wide() {
     chased = std::max(chased, size->evidence.at("first_miss_bytes").get<std::uint64_t>() / line_);
   }
   const auto trace = run({sequential(chased * line_, line_, passes_)}, "overflow_runs");
-  const auto missing = overflow_lines(counts(trace.front(), line_), passes_);
+  const LineSlowCounts per_line = counts(trace.front(), line_);
+  const auto missing = overflow_lines(per_line, passes_);
+  const std::size_t slow_on_some_pass = overflow_lines(per_line, 1).lines.size();
   const auto runs = overflow_runs(missing.lines, chased);
   ev["chased_lines"] = chased;
   ev["missing_lines"] = missing.lines.size();
-  ev["missing_partially"] = missing.partial;
+  ev["lines_slow_on_some_pass"] = slow_on_some_pass;
   if (!runs) {
     const std::size_t shown = std::min<std::size_t>(missing.lines.size(), 64);
     ev["first_missing_lines"] =
         std::vector<std::uint64_t>(missing.lines.begin(), missing.lines.begin() + shown);
     ev.update(common_evidence());
-    write_inconclusive("ways", "",
-                       missing.lines.empty()
-                           ? "no line missed on every pass of a chase " +
-                                 std::to_string(chased - size_ / line_) +
-                                 " lines past the measured size"
-                           : "the lines that missed on every pass of a chase past the measured "
-                             "size do not form W + 1 evenly spaced runs of one length (not LRU "
-                             "or FIFO with modulo sets); the per-line method would need many "
-                             "passes over the whole cache",
-                       ev);
+    const std::string passes = std::to_string(passes_);
+    write_inconclusive(
+        "ways", "",
+        missing.lines.empty()
+            ? "no line missed on all " + passes + " passes of a chase " +
+                  std::to_string(chased - size_ / line_) + " lines past the measured size (" +
+                  std::to_string(slow_on_some_pass) + " of " + std::to_string(chased) +
+                  " lines missed on some pass): an overfull LRU or FIFO set would miss on "
+                  "every pass, so the replacement is neither, or the size is no hard edge"
+            : "the lines that missed on every pass of a chase past the measured size do not "
+              "form W + 1 evenly spaced runs of one length (not LRU or FIFO with modulo sets); "
+              "the per-line method would need many passes over the whole cache",
+        ev);
     return;
   }
   const std::uint64_t sets = runs->period;
