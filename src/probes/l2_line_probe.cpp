@@ -35,6 +35,8 @@ constexpr std::uint64_t kMinJudgedElements = 64;
 // Timed loads per line chase, after one warm pass: the oldest lines of the chain, the first to
 // go under any recency-based policy; a full timed pass would double every chase's loads.
 constexpr std::uint32_t kLineTimedLoads = 4096;
+// The contiguous check chases 5/4 of the size at the answer's own stride (see below).
+constexpr std::uint64_t kContiguousNumerator = 5, kContiguousDenominator = 4;
 // No sector or line is smaller (the size probes assume the same) when no sector was measured.
 constexpr std::uint64_t kFallbackSectorBytes = 32;
 
@@ -110,13 +112,12 @@ void measure_device_cache_sector(ProbeContext& ctx, const LineTarget& target,
   element_for(ctx.topology, target.element).set(std::move(p));
 }
 
-void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
-                               const std::string& id) {
+void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, const std::string& id) {
   const BackendLimits limits = ctx.backend.limits();
   const Element* element = ctx.topology.find(target.element);
   const Property* size_property = element ? element->find("size") : nullptr;
-  if (!size_property || size_property->source != Source::measured ||
-      size_property->inconclusive || !size_property->value.is_number()) {
+  if (!size_property || size_property->source != Source::measured || size_property->inconclusive ||
+      !size_property->value.is_number()) {
     throw ProbeSkipped("needs a measured " + target.element +
                        ".size (absent or inconclusive in this run): the capacity one SM fills "
                        "is what the strides are planned from");
@@ -131,8 +132,7 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
   rule.threshold_cycles = threshold->cycles;
   const Property* sector_property = element->find("sector");
   const bool sector_measured = sector_property && sector_property->source == Source::measured &&
-                               !sector_property->inconclusive &&
-                               sector_property->value.is_number();
+                               !sector_property->inconclusive && sector_property->value.is_number();
   const std::uint64_t sector =
       sector_measured ? sector_property->value.get<std::uint64_t>() : kFallbackSectorBytes;
 
@@ -164,8 +164,7 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
     spec.order = ChaseOrder::sequential;  // the capacity argument assumes address order
     loads += loads_of(spec);
     ++batches;
-    const Trace trace =
-        std::move(ctx.run(std::vector<ChaseSpec>{spec}, id + "/" + phase).front());
+    const Trace trace = std::move(ctx.run(std::vector<ChaseSpec>{spec}, id + "/" + phase).front());
     return std::pair{spec.footprint_bytes, judge_fit(corrected_cycles(trace), trace.indices, rule)};
   };
 
@@ -185,8 +184,8 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
   }
   std::optional<UnitFit> cross_check;
   nlohmann::json cross_check_evidence = nullptr;
-  const auto smallest_fit = std::find_if(fits.rbegin(), fits.rend(),
-                                         [](const UnitFit& f) { return f.fits; });
+  const auto smallest_fit =
+      std::find_if(fits.rbegin(), fits.rend(), [](const UnitFit& f) { return f.fits; });
   if (smallest_fit != fits.rend()) {
     const std::uint64_t unit = smallest_fit->unit_bytes;
     ctx.progress(id + ": cross-check at unit " + std::to_string(unit) + " B over " +
@@ -199,6 +198,41 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
                             {"verdict", verdict_evidence(verdict, footprint)}};
   }
   const FitLadderLine inference = infer_line_from_unit_fits(fits, sector, cross_check);
+
+  // Contiguous check of the answer u: a sequential chase at stride u itself over 5/4 of the
+  // size. With a line of u every element takes a line of its own, the chase needs 5/4 of the
+  // capacity and misses (a modulo cache reaches no more sets at stride u). If it fits, the
+  // cache holds more than size / u elements u apart: its line is smaller than u, and the odd
+  // strides' misses came from elsewhere (on Hopper: hashed L2 slices and TLB misses at
+  // footprints of hundreds of MiB, which make L2 hits slower than the threshold).
+  // It can only fit when u exceeds the stride the size was measured at (below that the size
+  // already counts a line per element), so it runs only then.
+  const std::uint64_t size_stride =
+      size_evidence.contains("staircase") && size_evidence.at("staircase").contains("stride_bytes")
+          ? size_evidence.at("staircase").at("stride_bytes").get<std::uint64_t>()
+          : 0;
+  nlohmann::json contiguous_evidence = nullptr;
+  bool contradicted = false;
+  if (inference.line_bytes && *inference.line_bytes > sector &&
+      *inference.line_bytes > size_stride) {
+    const std::uint64_t unit = *inference.line_bytes;
+    const std::uint64_t footprint_target = size * kContiguousNumerator / kContiguousDenominator;
+    ctx.progress(id + ": contiguous check at stride " + std::to_string(unit) + " B over " +
+                 format_bytes(footprint_target));
+    ChaseSpec spec = alone(target.path, round_down(footprint_target, unit),
+                           static_cast<std::uint32_t>(unit), 1, timed, false, ctx.seed);
+    spec.order = ChaseOrder::sequential;
+    loads += loads_of(spec);
+    ++batches;
+    const Trace trace =
+        std::move(ctx.run(std::vector<ChaseSpec>{spec}, id + "/contiguous_check").front());
+    const FitVerdict verdict = judge_fit(corrected_cycles(trace), trace.indices, rule);
+    contradicted = verdict.fits;
+    contiguous_evidence = {{"stride_bytes", unit},
+                           {"elements", spec.footprint_bytes / unit},
+                           {"verdict", verdict_evidence(verdict, spec.footprint_bytes)},
+                           {"contradicts", contradicted}};
+  }
 
   Property p;
   p.name = "line";
@@ -218,27 +252,38 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
                 static_cast<unsigned long long>(sector),
                 static_cast<unsigned long long>(kLinePrime), format_bytes(size).c_str());
   p.method = method;
-  p.evidence = {{"path", to_string(target.path)},
-                {"size_bytes", size},
-                {"sector_bytes", sector_measured ? nlohmann::json(sector) : nlohmann::json(nullptr)},
-                {"prime", kLinePrime},
-                {"threshold_cycles", rule.threshold_cycles},
-                {"threshold_rule", threshold->rule},
-                {"timed_loads", timed},
-                {"classify_footprint_bytes", classify_target},
-                {"cross_check_footprint_bytes", cross_check_target},
-                {"units", std::move(per_unit)},
-                {"cross_check", std::move(cross_check_evidence)},
-                {"smallest_fitting_unit_bytes", inference.smallest_fitting_unit},
-                {"largest_missing_unit_bytes", inference.largest_missing_unit},
-                {"contrast", inference.contrast},
-                {"cross_check_agrees", inference.cross_check_agrees},
-                {"size_over_capacity_bytes",
-                 {{"low_exclusive", inference.size_over_capacity_low_bytes},
-                  {"high", inference.size_over_capacity_high_bytes}}},
-                {"cost", {{"batches", batches}, {"loads", loads}}}};
+  p.evidence = {
+      {"path", to_string(target.path)},
+      {"size_bytes", size},
+      {"sector_bytes", sector_measured ? nlohmann::json(sector) : nlohmann::json(nullptr)},
+      {"prime", kLinePrime},
+      {"threshold_cycles", rule.threshold_cycles},
+      {"threshold_rule", threshold->rule},
+      {"timed_loads", timed},
+      {"classify_footprint_bytes", classify_target},
+      {"cross_check_footprint_bytes", cross_check_target},
+      {"units", std::move(per_unit)},
+      {"cross_check", std::move(cross_check_evidence)},
+      {"smallest_fitting_unit_bytes", inference.smallest_fitting_unit},
+      {"largest_missing_unit_bytes", inference.largest_missing_unit},
+      {"contrast", inference.contrast},
+      {"cross_check_agrees", inference.cross_check_agrees},
+      {"size_over_capacity_bytes",
+       {{"low_exclusive", inference.size_over_capacity_low_bytes},
+        {"high", inference.size_over_capacity_high_bytes}}},
+      {"cost", {{"batches", batches}, {"loads", loads}}}};
+  p.evidence["contiguous_check"] = std::move(contiguous_evidence);
   p.note = inference.note;
-  if (inference.line_bytes) {
+  if (contradicted) {
+    // Known: the line is below the odd strides' answer. Reported as that bound, inconclusive.
+    p.value = *inference.line_bytes;
+    p.bound = Bound::upper;
+    p.inconclusive = true;
+    p.confidence = 0;
+    p.note = "the odd strides say " + std::to_string(*inference.line_bytes) +
+             " B, but a sequential chase at that stride over 5/4 of the size fits: the cache "
+             "holds more elements that far apart than size / stride, so its line is smaller";
+  } else if (inference.line_bytes) {
     p.value = *inference.line_bytes;
     p.confidence = inference.confidence;
     p.evidence["sectored"] = *inference.line_bytes > sector;
