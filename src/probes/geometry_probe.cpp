@@ -252,9 +252,27 @@ void Geometry::prepare() {
     line_ = line->value.get<std::uint32_t>();
     line_source_ = target_.element + ".line";
   } else if (target_.device_wide) {
-    throw ProbeSkipped("needs a measured " + target_.element +
-                       ".line (absent or inconclusive in this run): a line search would chase "
-                       "the whole cache a dozen more times");
+    // A line search would chase the whole cache a dozen more times. When the line probe found
+    // only an upper bound (line < u) and the size staircase's stride is at least u / 2, that
+    // stride is at least the line: every element of a chase at it takes a line of its own, as
+    // the runs need, and "past the size" means what the size search meant.
+    const Element* element = ctx_.topology.find(target_.element);
+    const Property* bounded = element ? element->find("line") : nullptr;
+    const auto& ev = measured(ctx_.topology, target_.element, "size")->evidence;
+    const bool usable = bounded && bounded->bound == Bound::upper &&
+                        bounded->value.is_number_unsigned() && ev.contains("staircase") &&
+                        ev.at("staircase").contains("stride_bytes") &&
+                        2 * ev.at("staircase").at("stride_bytes").get<std::uint64_t>() >=
+                            bounded->value.get<std::uint64_t>();
+    if (!usable) {
+      throw ProbeSkipped("needs a measured " + target_.element +
+                         ".line, or an upper bound on it that the size staircase's stride "
+                         "reaches (a line search would chase the whole cache a dozen more "
+                         "times)");
+    }
+    line_ = ev.at("staircase").at("stride_bytes").get<std::uint32_t>();
+    line_source_ = target_.element + ".size staircase stride (" + target_.element +
+                   ".line is below " + std::to_string(bounded->value.get<std::uint64_t>()) + " B)";
   } else {
     search_line();
   }

@@ -12,6 +12,7 @@
 
 #include "backend/sim/sim_backend.hpp"
 #include "probe_harness.hpp"
+#include "probes/elements.hpp"
 #include "probes/probe.hpp"
 #include "probes/scan_resistance.hpp"
 
@@ -372,6 +373,54 @@ TEST(ScanResistance, AloneWithAGivenThresholdAnLruL2ClaimsNoClass) {
   EXPECT_EQ(backend.largest, 1u);
   EXPECT_TRUE(policy->inconclusive) << policy->evidence.dump();
   EXPECT_GT(policy->evidence.at("after_stream").at("missing").get<int>(), 0);
+}
+
+}  // namespace
+}  // namespace memtopo::testing
+
+namespace memtopo::testing {
+namespace {
+
+// Where l2.line is only an upper bound (the contiguous check contradicted the odd strides, as on
+// Hopper) that the size staircase's stride reaches, the L2 row chases at that stride: one line
+// per element, and "past the size" as the size search meant it. The ways come back right.
+TEST(Geometry, L2RowChasesAtTheSizeStrideUnderAnUpperBoundLine) {
+  const std::string file = "tests/probes/sims/geometry-l2-16way-lru.json";
+  const Truth truth = truth_of(file, "L2");
+  ProbeRun run = run_on_sim(file, {"l1.size", "l1.sector", "l1.line", "l2.size"});
+  const Element* l2 = run.topology.find("l2");
+  ASSERT_TRUE(l2 && l2->find("size"));
+  const auto stride =
+      l2->find("size")->evidence.at("staircase").at("stride_bytes").get<std::uint64_t>();
+  Property line;
+  line.name = "line";
+  line.unit = "bytes";
+  line.source = Source::measured;
+  line.value = 2 * stride;  // line < 2 x stride: the stride is at least the line
+  line.bound = Bound::upper;
+  line.inconclusive = true;
+  element_for(run.topology, "l2").set(line);
+  auto backend = make_sim_backend_from_file(source_path(file));
+  ProbeContext ctx{*backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
+  for (const auto& probe : all_probes()) {
+    if (probe->id() == "l2.ways" || probe->id() == "l2.sets") probe->run(ctx);
+  }
+  const Property* ways = run.topology.find("l2")->find("ways");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_EQ(ways->value, truth.ways) << ways->note << "\n" << ways->evidence.dump();
+  EXPECT_EQ(ways->evidence.at("line_bytes").get<std::uint64_t>(), stride);
+  EXPECT_NE(ways->evidence.at("line_source").get<std::string>().find("staircase stride"),
+            std::string::npos);
+  EXPECT_EQ(run.topology.find("l2")->find("sets")->value, truth.sets);
+
+  // A bound the stride does not reach (line < 4 x stride) leaves the row skipped.
+  line.value = 4 * stride;
+  element_for(run.topology, "l2").set(line);
+  for (const auto& probe : all_probes()) {
+    if (probe->id() == "l2.ways") {
+      EXPECT_THROW(probe->run(ctx), ProbeSkipped);
+    }
+  }
 }
 
 }  // namespace
