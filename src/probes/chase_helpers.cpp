@@ -107,4 +107,12 @@ std::optional<DeviceWideThreshold> device_wide_threshold(const nlohmann::json& s
   return DeviceWideThreshold{*midpoint, "midpoint"};
 }
 
+std::optional<std::uint64_t> staircase_stride_bytes(const nlohmann::json& size_evidence) {
+  if (!size_evidence.contains("staircase")) return std::nullopt;
+  const auto& staircase = size_evidence.at("staircase");
+  if (!staircase.contains("stride_bytes") || !staircase.at("stride_bytes").is_number_unsigned())
+    return std::nullopt;
+  return staircase.at("stride_bytes").get<std::uint64_t>();
+}
+
 }  // namespace memtopo

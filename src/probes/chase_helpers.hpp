@@ -72,4 +72,7 @@ struct DeviceWideThreshold {
 };
 std::optional<DeviceWideThreshold> device_wide_threshold(const nlohmann::json& size_evidence);
 
+// The stride a size staircase chased at (`staircase.stride_bytes` in its evidence), if any.
+std::optional<std::uint64_t> staircase_stride_bytes(const nlohmann::json& size_evidence);
+
 }  // namespace memtopo

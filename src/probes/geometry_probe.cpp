@@ -176,6 +176,13 @@ class Geometry {
       return std::nullopt;
     return DeviceWideThreshold{size->evidence.at("threshold_cycles").get<double>(), "midpoint"};
   }
+  // The size search's smallest missing footprint in lines, when its evidence has one.
+  std::optional<std::uint64_t> first_miss_lines() const {
+    const auto& ev = measured(ctx_.topology, target_.element, "size")->evidence;
+    if (!ev.contains("first_miss_bytes") || !ev.at("first_miss_bytes").is_number_unsigned())
+      return std::nullopt;
+    return ev.at("first_miss_bytes").get<std::uint64_t>() / line_;
+  }
   // Slow accesses (of passes_) a line needs before C counts as overflowing: more than outliers
   // at the size probe's measured rate give any of `lines` lines but with probability 10^-6. Two
   // would do for rare outliers, not for heavy noise (0.5 %: some line of a few hundred collects
@@ -258,19 +265,18 @@ void Geometry::prepare() {
     // the runs need, and "past the size" means what the size search meant.
     const Element* element = ctx_.topology.find(target_.element);
     const Property* bounded = element ? element->find("line") : nullptr;
-    const auto& ev = measured(ctx_.topology, target_.element, "size")->evidence;
+    const auto stride =
+        staircase_stride_bytes(measured(ctx_.topology, target_.element, "size")->evidence);
     const bool usable = bounded && bounded->bound == Bound::upper &&
-                        bounded->value.is_number_unsigned() && ev.contains("staircase") &&
-                        ev.at("staircase").contains("stride_bytes") &&
-                        2 * ev.at("staircase").at("stride_bytes").get<std::uint64_t>() >=
-                            bounded->value.get<std::uint64_t>();
+                        bounded->value.is_number_unsigned() && stride &&
+                        2 * *stride >= bounded->value.get<std::uint64_t>();
     if (!usable) {
       throw ProbeSkipped("needs a measured " + target_.element +
                          ".line, or an upper bound on it that the size staircase's stride "
                          "reaches (a line search would chase the whole cache a dozen more "
                          "times)");
     }
-    line_ = ev.at("staircase").at("stride_bytes").get<std::uint32_t>();
+    line_ = static_cast<std::uint32_t>(*stride);
     line_source_ = target_.element + ".size staircase stride (" + target_.element +
                    ".line is below " + std::to_string(bounded->value.get<std::uint64_t>()) + " B)";
   } else {
@@ -371,19 +377,13 @@ void Geometry::write_inconclusive(const std::string& name, const std::string& un
 // The size search brackets the capacity between its largest fitting footprint and its first
 // missing one, which for a cache of tens of MiB lie hundreds of lines apart: stepping one line
 // at a time from the size would not reach the edge. One chase over the first missing footprint
-// shows how many sets it overfills (the run length of its missing lines, see
-// overflow_runs) and so the capacity. Without such a bracket, or without even
-// runs (random replacement, hashed sets), the size stands and the edge steps by lines.
+// shows how many sets it overfills (the run length of its missing lines, see overflow_runs) and
+// so the capacity. Without such a bracket, or without even runs (random replacement, hashed
+// sets), the size stands and the edge steps by lines.
 std::uint64_t Geometry::capacity_lines_estimate(nlohmann::json& ev) {
   const std::uint64_t from_size = size_ / line_;
-  const Property* size = measured(ctx_.topology, target_.element, "size");
-  if (!size->evidence.contains("first_miss_bytes") ||
-      !size->evidence.at("first_miss_bytes").is_number_unsigned()) {
-    return from_size;
-  }
-  const std::uint64_t miss_lines =
-      size->evidence.at("first_miss_bytes").get<std::uint64_t>() / line_;
-  if (miss_lines <= from_size + 2) return from_size;  // the edge steps cover the bracket
+  const std::uint64_t miss_lines = first_miss_lines().value_or(0);
+  if (miss_lines <= from_size + 2) return from_size;  // no bracket, or the edge steps cover it
   const auto trace =
       run_set_targeted({sequential(miss_lines * line_, line_, passes_)}, "overflow_runs");
   const auto missing = overflow_lines(counts(trace.front(), line_), 2);
@@ -407,12 +407,8 @@ std::uint64_t Geometry::capacity_lines_estimate(nlohmann::json& ev) {
 void Geometry::ways_and_sets_device_wide() {
   prepare();
   auto ev = nlohmann::json::object();
-  const Property* size = measured(ctx_.topology, target_.element, "size");
-  std::uint64_t chased = size_ / line_ + kMinRunLines;
-  if (size->evidence.contains("first_miss_bytes") &&
-      size->evidence.at("first_miss_bytes").is_number_unsigned()) {
-    chased = std::max(chased, size->evidence.at("first_miss_bytes").get<std::uint64_t>() / line_);
-  }
+  const std::uint64_t chased =
+      std::max(size_ / line_ + kMinRunLines, first_miss_lines().value_or(0));
   const auto trace = run({sequential(chased * line_, line_, passes_)}, "overflow_runs");
   const LineSlowCounts per_line = counts(trace.front(), line_);
   const auto missing = overflow_lines(per_line, passes_);

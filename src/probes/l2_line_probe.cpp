@@ -156,9 +156,9 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, cons
   const std::uint32_t timed = std::min(kLineTimedLoads, limits.max_timed_loads);
 
   std::uint64_t loads = 0, batches = 0;
-  auto judge_alone = [&](std::uint64_t footprint_target, std::uint64_t unit,
-                         const std::string& phase) {
-    const std::uint64_t stride = kLinePrime * unit;
+  // One sequential chase alone at `stride` over `footprint_target` (rounded down to it), judged.
+  auto judge_at_stride = [&](std::uint64_t footprint_target, std::uint64_t stride,
+                             const std::string& phase) {
     ChaseSpec spec = alone(target.path, round_down(footprint_target, stride),
                            static_cast<std::uint32_t>(stride), 1, timed, false, ctx.seed);
     spec.order = ChaseOrder::sequential;  // the capacity argument assumes address order
@@ -166,6 +166,10 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, cons
     ++batches;
     const Trace trace = std::move(ctx.run(std::vector<ChaseSpec>{spec}, id + "/" + phase).front());
     return std::pair{spec.footprint_bytes, judge_fit(corrected_cycles(trace), trace.indices, rule)};
+  };
+  auto judge_alone = [&](std::uint64_t footprint_target, std::uint64_t unit,
+                         const std::string& phase) {
+    return judge_at_stride(footprint_target, kLinePrime * unit, phase);
   };
 
   nlohmann::json per_unit = nlohmann::json::array();
@@ -207,10 +211,7 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, cons
   // footprints of hundreds of MiB, which make L2 hits slower than the threshold).
   // It can only fit when u exceeds the stride the size was measured at (below that the size
   // already counts a line per element), so it runs only then.
-  const std::uint64_t size_stride =
-      size_evidence.contains("staircase") && size_evidence.at("staircase").contains("stride_bytes")
-          ? size_evidence.at("staircase").at("stride_bytes").get<std::uint64_t>()
-          : 0;
+  const std::uint64_t size_stride = staircase_stride_bytes(size_evidence).value_or(0);
   nlohmann::json contiguous_evidence = nullptr;
   bool contradicted = false;
   if (inference.line_bytes && *inference.line_bytes > sector &&
@@ -219,18 +220,11 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, cons
     const std::uint64_t footprint_target = size * kContiguousNumerator / kContiguousDenominator;
     ctx.progress(id + ": contiguous check at stride " + std::to_string(unit) + " B over " +
                  format_bytes(footprint_target));
-    ChaseSpec spec = alone(target.path, round_down(footprint_target, unit),
-                           static_cast<std::uint32_t>(unit), 1, timed, false, ctx.seed);
-    spec.order = ChaseOrder::sequential;
-    loads += loads_of(spec);
-    ++batches;
-    const Trace trace =
-        std::move(ctx.run(std::vector<ChaseSpec>{spec}, id + "/contiguous_check").front());
-    const FitVerdict verdict = judge_fit(corrected_cycles(trace), trace.indices, rule);
+    const auto [footprint, verdict] = judge_at_stride(footprint_target, unit, "contiguous_check");
     contradicted = verdict.fits;
     contiguous_evidence = {{"stride_bytes", unit},
-                           {"elements", spec.footprint_bytes / unit},
-                           {"verdict", verdict_evidence(verdict, spec.footprint_bytes)},
+                           {"elements", footprint / unit},
+                           {"verdict", verdict_evidence(verdict, footprint)},
                            {"contradicts", contradicted}};
   }
 
