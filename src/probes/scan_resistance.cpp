@@ -81,8 +81,8 @@ std::optional<Property> scan_test(ProbeContext& ctx, const std::string& element,
     };
     // The working set without the stream must hit, or the test says nothing.
     const Trace reused = run_alone(working_set);
-    const FitVerdict alone = judge_fit(corrected_cycles(reused), reused.indices, rule);
-    if (!alone.fits) {
+    const FitVerdict without_stream = judge_fit(corrected_cycles(reused), reused.indices, rule);
+    if (!without_stream.fits) {
       throw ProbeSkipped("the scan test's working set (" +
                          format_bytes(static_cast<double>(working_set.footprint_bytes)) +
                          ") misses without a stream: the threshold does not tell " + element +
