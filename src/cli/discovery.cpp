@@ -11,7 +11,7 @@
 #include "cli/outputs.hpp"
 #include "cli/run_info.hpp"
 #include "cli/trace_recorder.hpp"
-#include "probes/runner.hpp"
+#include "probes/core/runner.hpp"
 #include "report/console.hpp"
 #include "report/csv_traces.hpp"
 #include "report/output_error.hpp"
@@ -141,7 +141,7 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
 }
 
 bool failed_for_lack_of_memory(const ProbeOutcome& outcome) {
-  // The runner names these failures so (see probes/runner.cpp).
+  // The runner names these failures so (see probes/core/runner.cpp).
   return outcome.status == "failed" && outcome.reason.rfind("out of memory", 0) == 0;
 }
 

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <vector>
 
-#include "probes/probe.hpp"
+#include "probes/core/probe.hpp"
 
 namespace memtopo {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "probes/probe.hpp"
+#include "probes/core/probe.hpp"
 
 namespace memtopo::testing {
 

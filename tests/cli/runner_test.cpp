@@ -1,4 +1,4 @@
-#include "probes/runner.hpp"
+#include "probes/core/runner.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,50 @@
+// all_probes (declared in probe.hpp): every probe, in a valid run order.
+#include <memory>
+#include <vector>
+
+#include "probes/size/cache_size_probe.hpp"
+#include "probes/sharing/carveout_probe.hpp"
+#include "probes/line/constant_line_probe.hpp"
+#include "probes/sharing/count_per_sm_probe.hpp"
+#include "probes/geometry/geometry_probe.hpp"
+#include "probes/l2/l2_segments_probe.hpp"
+#include "probes/latency/latency_probe.hpp"
+#include "probes/line/line_probe.hpp"
+#include "probes/latency/miss_penalty_probe.hpp"
+#include "probes/core/probe.hpp"
+#include "probes/sharing/sharing_probe.hpp"
+#include "probes/staircase/staircase_probe.hpp"
+
+namespace memtopo {
+
+std::vector<std::unique_ptr<Probe>> all_probes() {
+  std::vector<std::unique_ptr<Probe>> probes;
+  // Sizes first: latency footprints are planned from them (l1.latency inside l1.size,
+  // l2.latency beyond it).
+  for (const auto& target : size_targets())
+    probes.push_back(std::make_unique<CacheSizeProbe>(target));
+  // Sector, then line, after the size they are planned from.
+  for (const auto& target : line_targets()) {
+    probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::sector));
+    // A device-wide line is planned from the staircase's size: it follows the staircases.
+    if (!target.device_wide) probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::line));
+  }
+  for (const auto& target : latency_targets())
+    probes.push_back(std::make_unique<LatencyProbe>(target));
+  for (const auto& t : miss_penalty_targets()) probes.push_back(std::make_unique<MissPenaltyProbe>(t));
+  for (auto& p : staircase_probes()) probes.push_back(std::move(p));
+  for (const auto& target : line_targets()) {  // needs l2.size (a staircase)
+    if (target.device_wide) probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::line));
+  }
+  probes.push_back(std::make_unique<ConstantLineProbe>());  // needs constant_l1.size
+  probes.push_back(std::make_unique<L2SegmentsProbe>());  // needs l2.size
+  // Geometry after the sizes it is planned from (and after the latencies, whose chases it
+  // would otherwise precede): ways, sets, set_bits, policy per element.
+  for (auto& probe : geometry_probes()) probes.push_back(std::move(probe));
+  for (auto& probe : sharing_probes()) probes.push_back(std::move(probe));  // after every size
+  for (auto& probe : count_per_sm_probes()) probes.push_back(std::move(probe));
+  probes.push_back(std::make_unique<CarveoutProbe>());  // after l1.size and l1.line
+  return probes;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,35 @@
+#pragma once
+// Runs a selection of probes in dependency order, timing each as a phase.
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "probes/core/probe.hpp"
+
+namespace memtopo {
+
+// An --only entry that names no probe and no element.
+class SelectionError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Resolves --only entries (probe ids like "l1.size" or element ids like "l1", which select
+// every probe of that element) against `probes`, adds the probes they need, and returns them
+// in run order. An empty `only` selects every probe. Throws SelectionError for an unknown id.
+std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& probes,
+                                  const std::vector<std::string>& only);
+
+// Adds the device facts that belong to memory elements (L2 size, shared memory per SM, DRAM
+// size ...) as `source: api` properties, so that reports show them beside measured values.
+void add_api_facts(Topology& topology);
+
+// Runs `selected` in order. Each probe is one phase in topology.run.phases (seconds, SM clock
+// before/after) and one outcome in topology.run.probes: ok, skipped (ProbeSkipped), failed
+// (any other exception; the message becomes the reason and a warning). On Interrupted the
+// remaining probes are marked not_run, topology.run.interrupted is set and Interrupted is
+// rethrown so the caller can still write what was measured.
+void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected);
+
+}  // namespace memtopo

@@ -1,0 +1,72 @@
+#pragma once
+// The SM-local caches that the sharing and per-SM probes compare, as one table: the element,
+// the load path it caches, and how a probe reads its measured size and line from the topology.
+// One row per cache; the probes iterate it, never a copy per cache.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/experiment.hpp"
+#include "model/topology.hpp"
+#include "probes/core/chase_helpers.hpp"
+
+namespace memtopo {
+
+struct SmCacheElement {
+  std::string element;  // element id, e.g. "tex"
+  LoadPath path;        // the loads it caches
+};
+
+// l1 (ca), tex (tex), ro (nc), constant_l1 (const).
+const std::vector<SmCacheElement>& sm_cache_elements();
+
+// The element's measured, conclusive size in bytes, when the topology has one.
+std::optional<std::uint64_t> measured_size(const Topology& topology, const std::string& element);
+
+// Whether the topology has the element's size at all, conclusive or not. A size probe that ran
+// without a conclusion leaves an inconclusive finding (the probes planned from it then report
+// theirs inconclusive too); one that did not apply (the element does not cache its path) was
+// skipped and left none (and so are they).
+bool has_size_finding(const Topology& topology, const std::string& element);
+
+// Writes `property` of `element` as measured without a conclusion: value null, `why` as note.
+void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
+                      const std::string& method, const std::string& why);
+
+// The element's measured line size when conclusive, else `fallback`.
+std::uint32_t measured_line_or(const Topology& topology, const std::string& element,
+                               std::uint32_t fallback);
+
+// Whether all_probes() has a probe with this id, for needs() that name probes another build
+// may not have yet (constant_l1.size): what is not registered cannot be needed.
+bool probe_registered(const std::string& id);
+
+// The "<element>.size" probe ids of the table that this build registers.
+std::vector<std::string> registered_size_probes();
+
+// No cache line or sector is smaller than this: the stride that touches every line of a cache
+// whose line is not measured (the size probe's stride).
+inline constexpr std::uint32_t kSmallestLineBytes = 32;
+
+// A chase on an element's own path over this many times its size misses it on nearly every
+// line (all of them under LRU or FIFO, most under random replacement), whatever answers the
+// misses: L2, or a constant L1.5 in front of it.
+inline constexpr std::uint64_t kMissReferenceCapacities = 4;
+
+// The fit rule of an element from a warm chase that fits it (`hit`) and one on the same path and
+// stride that overflows it (`miss`): the threshold midway between the hits' median and the
+// misses' p95. The p95, because at a stride below the line (the line not measured) the loads
+// after the first of each line still hit: only the upper part of the overflowing chase is
+// sure to be misses. Unlike a reference on cg, this holds for caches whose misses another
+// SM-local level answers (constant L1 misses by the constant L1.5). Throws ProbeSkipped with
+// `not_cached_reason` and both medians unless the hits are clearly faster.
+LevelBaselines judge_against_own_misses(const Trace& hit, const Trace& miss, LoadPath path,
+                                        const std::string& not_cached_reason);
+
+// The miss fraction (FitVerdict::miss_fraction) of the overflowing chase under `rule`: the most
+// that a chase at this stride can show when its lines are all evicted, the scale on which the
+// probes' contrasts are read (1 at a line stride, 1/2 at half a line ...).
+double overflow_miss_fraction(const Trace& miss, const FitRule& rule);
+
+}  // namespace memtopo

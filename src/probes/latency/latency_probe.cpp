@@ -1,0 +1,305 @@
+#include "probes/latency/latency_probe.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <span>
+
+#include "analysis/stats.hpp"
+#include "backend/chain.hpp"
+#include "probes/core/chase_helpers.hpp"
+#include "probes/core/elements.hpp"
+
+namespace memtopo {
+
+const std::vector<LatencyTarget>& latency_targets() {
+  static const std::vector<LatencyTarget> table = {
+      {"l1", LoadPath::ca, LatencyFootprint::inside_element, 32, 1, false,
+       LatencyOrder::random_permutation, false, LoadPath::cg,
+       "global loads are not cached in L1 (ca ≈ cg)",
+       "L1 data cache hit latency: warm pointer chase over ld.global.ca"},
+      {"tex", LoadPath::tex, LatencyFootprint::inside_element, 32, 1, false,
+       LatencyOrder::random_permutation, false, LoadPath::cg,
+       "texture fetches are not cached on the SM (tex ≈ cg)",
+       "texture cache hit latency: warm pointer chase over tex1Dfetch"},
+      {"ro", LoadPath::nc, LatencyFootprint::inside_element, 32, 1, false,
+       LatencyOrder::random_permutation, false, LoadPath::cg,
+       "read-only loads are not cached on the SM (nc ≈ cg)",
+       "read-only cache hit latency: warm pointer chase over ld.global.nc"},
+      {"shared", LoadPath::shared, LatencyFootprint::inside_element, 32, 1, false,
+       LatencyOrder::random_permutation, false, std::nullopt, "",
+       "shared memory latency: warm pointer chase over ld.shared"},
+      {"l2", LoadPath::cg, LatencyFootprint::beyond_l1_within_l2, 32, 1, false,
+       LatencyOrder::random_permutation, true, std::nullopt, "",
+       "L2 hit latency: warm pointer chase over ld.global.cg, footprint between L1 and L2"},
+      // DRAM: 1 KiB apart, so that no two loads share a line or a sector and nothing is ever
+      // warm; random inside 64 KiB regions taken one after the other, no larger than any page
+      // size GPUs map device memory with, so that the TLB misses at most on a page's first load
+      // and the latency is DRAM's, not the TLB's.
+      {"dram", LoadPath::cg, LatencyFootprint::beyond_l2, 1024, 0, true,
+       LatencyOrder::page_local_random, true, std::nullopt, "",
+       "DRAM latency: cold pointer chase over ld.global.cg after flushing L2"},
+  };
+  return table;
+}
+
+namespace {
+
+constexpr std::uint64_t kSmallFootprintBytes = 1024;
+constexpr std::uint64_t kRegionBytes = 64 * 1024;
+constexpr std::uint32_t kSamplesPerConcurrentChase = 2048;
+constexpr std::uint32_t kConcurrentChases = 4;
+constexpr std::uint32_t kSamplesAlone = 4096;
+// With no API L2 size to plan from: a footprint for L2 hits, and one far beyond any L2.
+constexpr std::uint64_t kFallbackL2FootprintBytes = 1ull << 20;
+constexpr std::uint64_t kFallbackDramFootprintBytes = 1ull << 30;
+constexpr double kDescribedBand = 0.1;       // "within 10 % of the p50"
+constexpr double kSeveralLevelsBelow = 0.8;  // confidence under which the note says so
+
+// A size measured earlier (not an API value, not a bound), or 0.
+std::uint64_t measured_size(const Topology& topology, const std::string& element) {
+  const Element* e = topology.find(element);
+  const Property* p = e ? e->find("size") : nullptr;
+  if (!p || p->source != Source::measured || p->inconclusive || !p->value.is_number()) return 0;
+  return p->value.get<std::uint64_t>();
+}
+
+class LatencyMeasurement {
+ public:
+  LatencyMeasurement(ProbeContext& ctx, const LatencyTarget& target)
+      : ctx_(ctx), target_(target), limits_(ctx.backend.limits()) {}
+  void run();
+
+ private:
+  std::string id() const { return target_.element + ".latency"; }
+  std::uint64_t plan_footprint(std::string& why) const;
+  ChaseSpec plan_chase(std::uint64_t footprint, std::uint32_t samples, std::uint64_t seed) const;
+  std::vector<std::uint32_t> page_local_indices(std::uint64_t footprint, std::uint32_t samples,
+                                                std::uint64_t seed) const;
+
+  ProbeContext& ctx_;
+  const LatencyTarget& target_;
+  BackendLimits limits_;
+};
+
+std::uint64_t LatencyMeasurement::plan_footprint(std::string& why) const {
+  const std::uint64_t l2_api = ctx_.backend.facts().l2_bytes;
+  const std::uint64_t stride = target_.stride_bytes;
+  std::uint64_t cap = target_.path == LoadPath::shared     ? limits_.max_shared_footprint_bytes
+                      : target_.path == LoadPath::constant ? limits_.max_constant_footprint_bytes
+                                                           : limits_.max_footprint_bytes;
+  std::uint64_t footprint = 0;
+  switch (target_.footprint) {
+    case LatencyFootprint::inside_element: {
+      const std::uint64_t size = measured_size(ctx_.topology, target_.element);
+      if (size > 0) {
+        footprint = size / 4;
+        why = "a quarter of the measured " + target_.element + ".size";
+      } else {
+        footprint = kSmallFootprintBytes;
+        why = "small (no measured " + target_.element + ".size)";
+      }
+      break;
+    }
+    case LatencyFootprint::beyond_l1_within_l2: {
+      const std::uint64_t l1 = measured_size(ctx_.topology, "l1");
+      if (l2_api > 0) {
+        // Much smaller than L2 (1/16 of the API size), but at least twice the measured L1.
+        footprint = std::max(floor_power_of_two(l2_api / 16), 2 * l1);
+        footprint = std::min(footprint, l2_api / 2);
+        why = "1/16 of the API L2 size, above twice the measured L1";
+      } else {
+        footprint = l1 > 0 ? 2 * l1 : kFallbackL2FootprintBytes;
+        why = "no API L2 size: twice the measured L1, or 1 MiB";
+      }
+      break;
+    }
+    case LatencyFootprint::beyond_l2:
+      // The chain itself needs one stride per sample; the footprint around it is kept far larger
+      // than L2, so that nothing of it can be an L2 hit even where a flush is imperfect.
+      footprint = std::max(l2_api > 0 ? 4 * l2_api : kFallbackDramFootprintBytes,
+                           std::uint64_t{kSamplesAlone} * stride);
+      why = l2_api > 0 ? "4x the API L2 size" : "no API L2 size: 1 GiB";
+      break;
+  }
+  if (footprint > cap) {
+    footprint = cap;
+    why += ", capped by the backend";
+  }
+  footprint = round_down(footprint, stride);
+  if (footprint < stride)
+    throw ProbeSkipped("the backend cannot chase one " + format_bytes(stride) + " element");
+  return footprint;
+}
+
+std::vector<std::uint32_t> LatencyMeasurement::page_local_indices(std::uint64_t footprint,
+                                                                  std::uint32_t samples,
+                                                                  std::uint64_t seed) const {
+  const std::uint64_t per_region = kRegionBytes / target_.stride_bytes;
+  const std::uint64_t regions_needed = (samples + per_region - 1) / per_region;
+  const std::uint64_t regions = std::min(regions_needed, footprint / kRegionBytes);
+  // Regions follow each other, so the chase stays in one page for as long as pages go; inside
+  // a region the order is random, so no access pattern is there to prefetch.
+  SplitMix64 rng(seed);
+  std::vector<std::uint32_t> indices;
+  for (std::uint64_t r = 0; r < regions; ++r) {
+    const std::uint64_t base_word = r * kRegionBytes / 4;
+    std::vector<std::uint32_t> region(per_region);
+    for (std::uint64_t e = 0; e < per_region; ++e) {
+      region[e] = static_cast<std::uint32_t>(base_word + e * target_.stride_bytes / 4);
+    }
+    for (std::uint64_t i = per_region - 1; i > 0; --i) {  // Fisher-Yates
+      std::swap(region[i], region[rng.below(i + 1)]);
+    }
+    indices.insert(indices.end(), region.begin(), region.end());
+  }
+  if (indices.size() > samples) indices.resize(samples);
+  return indices;
+}
+
+ChaseSpec LatencyMeasurement::plan_chase(std::uint64_t footprint, std::uint32_t samples,
+                                         std::uint64_t seed) const {
+  ChaseSpec spec;
+  spec.path = target_.path;
+  spec.footprint_bytes = footprint;
+  spec.stride_bytes = target_.stride_bytes;
+  spec.seed = seed;
+  spec.warm_passes = target_.warm_passes;
+  spec.flush_device_caches = target_.flush_device_caches;
+  if (target_.order == LatencyOrder::page_local_random && footprint >= kRegionBytes) {
+    spec.order = ChaseOrder::explicit_indices;
+    spec.indices = page_local_indices(footprint, samples, seed);
+    spec.start_index = spec.indices.front();
+    spec.timed_loads = static_cast<std::uint32_t>(spec.indices.size());  // each loaded once
+  } else {
+    spec.order = ChaseOrder::random_permutation;
+    spec.timed_loads = samples;
+  }
+  return spec;
+}
+
+// The timed loads of several chases as one sample, with what each chase measured alongside.
+struct PooledChases {
+  std::vector<double> corrected;
+  std::vector<double> raw;
+  nlohmann::json per_chase = nlohmann::json::array();
+  nlohmann::json sms = nlohmann::json::array();
+  double mean_overhead_cycles = 0;
+  std::optional<double> mean_clock_khz;  // unset when any chase could not measure its clock
+};
+
+PooledChases pool(std::span<const Trace> traces) {
+  PooledChases pooled;
+  double clock_sum = 0, overhead_sum = 0;
+  bool clock_known = true;
+  for (const Trace& t : traces) {
+    const auto corrected = corrected_cycles(t);
+    const auto raw = raw_cycles(t);
+    pooled.corrected.insert(pooled.corrected.end(), corrected.begin(), corrected.end());
+    pooled.raw.insert(pooled.raw.end(), raw.begin(), raw.end());
+    pooled.sms.push_back(t.sm_id);
+    pooled.per_chase.push_back({{"sm", t.sm_id},
+                                {"overhead_cycles", t.overhead_cycles},
+                                {"clock_khz", t.clock_khz},
+                                {"p50_cycles", median(corrected)}});
+    clock_sum += t.clock_khz;
+    overhead_sum += t.overhead_cycles;
+    clock_known = clock_known && t.clock_khz > 0;
+  }
+  const auto n = static_cast<double>(traces.size());
+  pooled.mean_overhead_cycles = overhead_sum / n;
+  if (clock_known) pooled.mean_clock_khz = clock_sum / n;
+  return pooled;
+}
+
+// Skips the probe unless the level answers clearly faster than the reference path; returns the
+// reference's evidence.
+nlohmann::json check_level_exists(const LatencyTarget& target, const Spread& level,
+                                  const Trace& reference_trace) {
+  const Spread reference = summarize(corrected_cycles(reference_trace));
+  require_clearly_faster(level, reference, target.path, *target.must_beat, target.skip_reason);
+  return {{"path", to_string(*target.must_beat)}, {"cycles", spread_evidence(reference)}};
+}
+
+void LatencyMeasurement::run() {
+  std::string footprint_why;
+  const std::uint64_t footprint = plan_footprint(footprint_why);
+  const std::uint32_t chases =
+      target_.run_alone ? 1
+                        : std::clamp<std::uint32_t>(limits_.concurrent_slots, 1, kConcurrentChases);
+  const std::uint32_t samples = std::min(
+      target_.run_alone ? kSamplesAlone : kSamplesPerConcurrentChase, limits_.max_timed_loads);
+
+  std::vector<ChaseSpec> batch;
+  for (std::uint32_t c = 0; c < chases; ++c) {
+    batch.push_back(plan_chase(footprint, samples, ctx_.seed + c));
+  }
+  // The reference chase only decides whether the level exists; it may share the batch.
+  if (target_.must_beat) {
+    ChaseSpec reference = batch.front();
+    reference.path = *target_.must_beat;
+    batch.push_back(reference);
+  }
+  ctx_.progress(id() + ": " + std::to_string(chases) + " chase(s) over " + format_bytes(footprint));
+  const std::vector<Trace> traces = ctx_.run(batch, id());
+
+  PooledChases pooled = pool(std::span(traces).first(chases));
+  const Spread spread = summarize(pooled.corrected);
+  nlohmann::json reference = nullptr;
+  if (target_.must_beat) reference = check_level_exists(target_, spread, traces.back());
+
+  Property p;
+  p.name = "latency";
+  p.unit = "cycles";
+  p.source = Source::measured;
+  p.value = spread.p50;
+  p.spread = spread;
+  p.raw = summarize(pooled.raw);
+  if (pooled.mean_clock_khz) p.seconds_value = spread.p50 / (*pooled.mean_clock_khz * 1e3);
+  // Confidence: the share of loads within 10 % of the p50, i.e. how well one number describes
+  // the level. Jitter keeps it near 1; a level answering at two latencies (near and far L2
+  // partitions) or frequent TLB misses pull it down.
+  p.confidence =
+      spread.p50 > 0 ? fraction_within(pooled.corrected, spread.p50, kDescribedBand) : 0.0;
+  if (spread.p50 <= 0) {
+    p.inconclusive = true;
+    p.note = "the timing overhead swallowed the latency";
+  } else if (*p.confidence < kSeveralLevelsBelow) {
+    p.note =
+        "loads answered at more than one latency (e.g. near and far L2 partitions); the p50 "
+        "describes only some of them";
+  }
+  const std::string order = target_.order == LatencyOrder::page_local_random
+                                ? "random within " + format_bytes(kRegionBytes) + " regions"
+                                : "random order";
+  p.method = "fine-grained pointer chase via " + std::string(to_string(target_.path)) + ", " +
+             format_bytes(footprint) + " footprint, " + format_bytes(target_.stride_bytes) +
+             " stride, " + order + ", " + std::to_string(target_.warm_passes) + " warm pass(es)" +
+             (target_.flush_device_caches ? ", L2 flushed" : "") + "; p50 of " +
+             std::to_string(pooled.corrected.size()) + " timed loads on " + std::to_string(chases) +
+             " SM(s), timing overhead subtracted";
+  p.evidence = {
+      {"path", to_string(target_.path)},
+      {"footprint_bytes", footprint},
+      {"footprint_rule", footprint_why},
+      {"stride_bytes", target_.stride_bytes},
+      {"order", order},
+      {"warm_passes", target_.warm_passes},
+      {"flushed", target_.flush_device_caches},
+      {"samples", pooled.corrected.size()},
+      {"sm", std::move(pooled.sms)},
+      {"overhead_cycles", pooled.mean_overhead_cycles},
+      {"clock_khz", pooled.mean_clock_khz ? nlohmann::json(*pooled.mean_clock_khz) : nullptr},
+      {"chases", std::move(pooled.per_chase)},
+      {"reference", std::move(reference)},
+  };
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
+
+}  // namespace
+
+void LatencyProbe::run(ProbeContext& ctx) {
+  LatencyMeasurement(ctx, target_).run();
+}
+
+}  // namespace memtopo

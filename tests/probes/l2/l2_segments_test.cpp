@@ -1,0 +1,105 @@
+// l2.segments and l2.segment_size end to end on simulated devices whose concurrent chases share
+// the device caches: an L2 in two segments (one SM fills half of it) and one without segments.
+// Every expectation comes from the description file.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/probe_harness.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+// The probe and what it is planned from: l2.size (its stride is the measured l1.line).
+const std::vector<std::string> kSegmentIds = {"l1.size", "l1.sector", "l1.line", "l2.size",
+                                              "l2.segments"};
+
+double number(const Property& p) {
+  return p.value.get<double>();
+}
+
+int segments_of(const SimTruth& truth) {
+  return truth.cache("L2").value("segments", 1);
+}
+
+// l2.size from one SM: one segment, within the refined bracket, which is a few lines at most.
+void expect_one_sm_size(const ProbeRun& run, const SimTruth& truth) {
+  const auto& l2 = truth.cache("L2");
+  const double segment = l2.at("size_bytes").get<double>() / segments_of(truth);
+  const double line = l2.at("line_bytes").get<double>();
+  const Property& size = property(run, "l2", "size");
+  ASSERT_TRUE(size.value.is_number()) << size.note;
+  const double bracket = size.evidence.at("first_miss_bytes").get<double>() -
+                         size.evidence.at("edge_bytes").get<double>();
+  EXPECT_LE(number(size), segment);
+  EXPECT_LT(segment, number(size) + bracket);
+  EXPECT_LE(bracket, 4 * line);
+  const Property& segment_size = property(run, "l2", "segment_size");
+  EXPECT_EQ(segment_size.source, Source::derived);
+  EXPECT_EQ(number(segment_size), number(size));
+  EXPECT_NEAR(number(segment_size), segment, 4 * line);
+}
+
+// Every group of SMs the probe found is one segment: SM s fills segment s mod segments.
+void expect_groups_follow_segments(const Property& segments, int truth_segments) {
+  std::set<int> residues;
+  for (const auto& group : segments.evidence.at("groups")) {
+    std::set<int> group_residues;
+    for (const auto& sm : group) group_residues.insert(sm.get<int>() % truth_segments);
+    EXPECT_EQ(group_residues.size(), 1u) << group.dump();
+    residues.insert(*group_residues.begin());
+  }
+  EXPECT_EQ(residues.size(), segments.evidence.at("groups").size());
+}
+
+TEST(L2Segments, TwoSegmentsOneSmFillsHalfTheL2) {
+  const std::string path = "tests/probes/sims/l2-segments-2.json";
+  const SimTruth truth = read_truth(path);
+  ASSERT_EQ(segments_of(truth), 2);
+  const ProbeRun run = run_on_sim(path, kSegmentIds);
+  expect_one_sm_size(run, truth);
+  const Property& segments = property(run, "l2", "segments");
+  ASSERT_TRUE(segments.value.is_number()) << segments.note;
+  EXPECT_EQ(segments.value.get<int>(), 2);
+  EXPECT_FALSE(segments.inconclusive) << segments.note;
+  EXPECT_GT(*segments.confidence, 0.9);
+  expect_groups_follow_segments(segments, 2);
+  // Two segments of the one-SM size make up the whole L2.
+  EXPECT_NEAR(segments.evidence.at("segments_x_size_over_api").get<double>(), 1.0, 0.01);
+  std::cout << "[ segments ] 2 segments: " << run.seconds << " s, " << run.loads << " loads\n";
+}
+
+TEST(L2Segments, NoSegmentsEverySmSharesTheWholeL2) {
+  const std::string path = "tests/probes/sims/l2-segments-none.json";
+  const SimTruth truth = read_truth(path);
+  ASSERT_EQ(segments_of(truth), 1);
+  const ProbeRun run = run_on_sim(path, kSegmentIds);
+  expect_one_sm_size(run, truth);
+  const Property& segments = property(run, "l2", "segments");
+  ASSERT_TRUE(segments.value.is_number()) << segments.note;
+  EXPECT_EQ(segments.value.get<int>(), 1);
+  EXPECT_FALSE(segments.inconclusive) << segments.note;
+  EXPECT_GT(*segments.confidence, 0.9);
+  EXPECT_NE(segments.note.find("one segment"), std::string::npos) << segments.note;
+  std::cout << "[ segments ] no segments: " << run.seconds << " s, " << run.loads << " loads\n";
+}
+
+// A description whose specs run alone (the default) cannot show two SMs sharing anything: the
+// probe says so instead of counting every SM as a segment.
+TEST(L2Segments, SpecsThatRunAloneGiveOnlyALowerBound) {
+  const std::string path = "tests/probes/sims/l2-segments-2-isolated.json";
+  const SimTruth truth = read_truth(path);
+  ASSERT_FALSE(truth.description.contains("batch_shares_device_caches"));
+  const ProbeRun run = run_on_sim(path, kSegmentIds);
+  const Property& segments = property(run, "l2", "segments");
+  EXPECT_TRUE(segments.inconclusive);
+  EXPECT_EQ(segments.bound, Bound::lower);
+  EXPECT_NE(segments.note.find("do not share a device cache"), std::string::npos) << segments.note;
+  EXPECT_TRUE(property(run, "l2", "segment_size").inconclusive);
+}
+
+}  // namespace
+}  // namespace memtopo::testing

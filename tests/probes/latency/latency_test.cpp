@@ -1,0 +1,115 @@
+// Latency probes end to end on simulated devices: the configured latencies, within the
+// description's jitter (uniform in +-jitter_cycles on every record and on the overhead samples).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "support/probe_harness.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+void expect_latency(const ProbeRun& run, const std::string& element, double configured,
+                    double jitter) {
+  SCOPED_TRACE(element + ".latency");
+  const Property& p = property(run, element, "latency");
+  ASSERT_TRUE(p.value.is_number());
+  EXPECT_NEAR(p.value.get<double>(), configured, jitter);
+  EXPECT_EQ(p.unit, "cycles");
+  ASSERT_TRUE(p.spread && p.raw && p.seconds_value && p.confidence);
+  EXPECT_DOUBLE_EQ(p.spread->p50, p.value.get<double>());
+  // Raw and corrected differ by the overhead the traces measured.
+  EXPECT_NEAR(p.raw->p50 - p.spread->p50, p.evidence.at("overhead_cycles").get<double>(), 1.0);
+  EXPECT_GE(p.spread->samples, 1024u);
+  const double clock_hz = p.evidence.at("clock_khz").get<double>() * 1e3;
+  EXPECT_DOUBLE_EQ(*p.seconds_value, p.spread->p50 / clock_hz);
+}
+
+// The least confidence (share of loads within 10 % of the p50) a latency of `configured` cycles
+// can honestly have under uniform integer jitter of +-jitter: the p50 may sit a cycle off the
+// centre, and then the band can leave out an edge value. Outliers may cost 2 % more.
+double confidence_floor(double configured, double jitter) {
+  const int j = static_cast<int>(jitter);
+  double worst = 1.0;
+  for (int offset = -1; offset <= 1; ++offset) {
+    const double p50 = configured + offset;
+    int inside = 0;
+    for (int k = -j; k <= j; ++k) inside += std::abs(configured + k - p50) <= 0.1 * p50;
+    worst = std::min(worst, static_cast<double>(inside) / (2 * j + 1));
+  }
+  return worst - 0.02;
+}
+
+class LatencyOnSim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LatencyOnSim, L1SharedAndDramAsConfigured) {
+  const SimTruth truth = read_truth(GetParam());
+  const ProbeRun run = run_on_sim(
+      GetParam(), {"l1.size", "l1.latency", "shared.latency", "l2.latency", "dram.latency"});
+  ASSERT_TRUE(run.skipped.empty()) << run.skipped.begin()->second;
+  expect_latency(run, "l1", truth.cache("L1").at("hit_latency"), truth.jitter());
+  expect_latency(run, "shared", truth.description.at("shared_memory").at("latency"),
+                 truth.jitter());
+  expect_latency(run, "dram", truth.number("dram_latency"), truth.jitter());
+  // One number describes an L1 hit and a DRAM access: only jitter spreads them.
+  EXPECT_GE(*property(run, "l1", "latency").confidence,
+            confidence_floor(truth.cache("L1").at("hit_latency"), truth.jitter()));
+  EXPECT_GE(*property(run, "dram", "latency").confidence,
+            confidence_floor(truth.number("dram_latency"), truth.jitter()));
+  // DRAM was measured cold: no warm pass, caches flushed, no two loads in one line.
+  const auto& dram = property(run, "dram", "latency").evidence;
+  EXPECT_EQ(dram.at("warm_passes"), 0);
+  EXPECT_EQ(dram.at("flushed"), true);
+  EXPECT_GE(dram.at("stride_bytes").get<int>(), 1024);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, LatencyOnSim,
+                         ::testing::Values("sims/hopper-like.json", "tests/sims/l1-227k.json",
+                                           "tests/sims/l1-96k.json", "tests/sims/l1-24k.json",
+                                           "tests/sims/tiny.json",
+                                           "tests/probes/sims/l1-176k-outliers.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
+
+TEST(L2Latency, OnePartitionGivesTheHitLatency) {
+  const std::string file = "tests/probes/sims/l1-176k-clean.json";
+  const SimTruth truth = read_truth(file);
+  const ProbeRun run = run_on_sim(file, {"l1.size", "l2.latency"});
+  expect_latency(run, "l2", truth.cache("L2").at("hit_latency"), truth.jitter());
+  // The footprint lies beyond the measured L1 and well inside the L2.
+  const auto footprint =
+      property(run, "l2", "latency").evidence.at("footprint_bytes").get<double>();
+  EXPECT_GT(footprint, property(run, "l1", "size").value.get<double>());
+  EXPECT_LE(footprint, truth.cache("L2").at("size_bytes").get<double>() / 4);
+  EXPECT_EQ(property(run, "l2", "latency").evidence.at("chases").size(), 1u);  // alone
+}
+
+TEST(L2Latency, NearAndFarPartitionsShowInTheSpreadAndLowerTheConfidence) {
+  const std::string file = "sims/hopper-like.json";
+  const SimTruth truth = read_truth(file);
+  const double near = truth.cache("L2").at("hit_latency");
+  const double far = near + truth.cache("L2").at("far_latency_extra").get<double>();
+  const ProbeRun run = run_on_sim(file, {"l2.latency"});
+  const Property& p = property(run, "l2", "latency");
+  // Overhead correction may be off by the jitter, and p5/p95 sit at the clusters' jitter edge.
+  EXPECT_NEAR(p.spread->p5, near, 2 * truth.jitter());
+  EXPECT_NEAR(p.spread->p95, far, 2 * truth.jitter());
+  EXPECT_LT(*p.confidence, 0.8);
+  EXPECT_FALSE(p.note.empty());
+}
+
+TEST(L1Latency, UsesTheMeasuredSizeAndSeveralSms) {
+  const ProbeRun run = run_on_sim("tests/sims/l1-96k.json", {"l1.size", "l1.latency"});
+  const Property& p = property(run, "l1", "latency");
+  EXPECT_EQ(p.evidence.at("footprint_bytes").get<double>(),
+            property(run, "l1", "size").value.get<double>() / 4);
+  std::set<int> sms;
+  for (const auto& chase : p.evidence.at("chases")) sms.insert(chase.at("sm").get<int>());
+  EXPECT_GT(sms.size(), 1u);
+  // The reference chase that proves L1 caches ca ran via cg and was clearly slower.
+  EXPECT_EQ(p.evidence.at("reference").at("path"), "cg");
+}
+
+}  // namespace
+}  // namespace memtopo::testing

@@ -1,0 +1,166 @@
+// Staircase probes end to end on simulated devices: constant L1 and L1.5, L2 size, L2 near/far
+// partitions, TLB reach and miss penalty, DRAM latency with TLB misses. Every expectation comes
+// from the description file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "support/probe_harness.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+// The probes of this file, with the L1 ones the L2 sweep is planned from (start beyond the
+// measured L1, stride of the measured line).
+const std::vector<std::string> kStaircaseIds = {"l1.size",          "l1.sector", "l1.line",
+                                                "constant_l1.size", "l2.size",   "l2.partitions",
+                                                "tlb_l1.reach"};
+
+double number(const Property& p) {
+  return p.value.get<double>();
+}
+
+// The constant caches of the description, in lookup order.
+const nlohmann::json& constant_cache(const SimTruth& truth, int level) {
+  return truth.cache(level == 0 ? "constant L1" : "constant L1.5");
+}
+
+void expect_l2_size(const ProbeRun& run, const SimTruth& truth) {
+  const Property& size = property(run, "l2", "size");
+  ASSERT_TRUE(size.value.is_number()) << size.note;
+  const double l2 = truth.cache("L2").at("size_bytes").get<double>();
+  // Tolerance: the refined bracket [largest fit, first miss], which holds the true size. With
+  // every element timed twice it is one stride (the L1 line); a footprint just past 8192 lines
+  // is timed once only (16384 timed loads at most), and then the section stops at what the
+  // outlier allowance can resolve, a few lines: at most 4.
+  const double bracket = size.evidence.at("first_miss_bytes").get<double>() -
+                         size.evidence.at("edge_bytes").get<double>();
+  EXPECT_LE(number(size), l2);
+  EXPECT_LT(l2, number(size) + bracket);
+  EXPECT_LE(bracket, 4 * truth.cache("L1").at("line_bytes").get<double>());
+  EXPECT_GT(*size.confidence, 0.9);
+  EXPECT_EQ(size.evidence.at("api_l2_bytes").get<double>(), l2);
+  EXPECT_EQ(run.topology.find("l2")->find("segment_size"), nullptr);  // no step inside L2
+}
+
+class StaircaseOnSim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StaircaseOnSim, L2SizeWithinALine) {
+  const SimTruth truth = read_truth(GetParam());
+  const ProbeRun run = run_on_sim(GetParam(), kStaircaseIds);
+  expect_l2_size(run, truth);
+}
+
+TEST_P(StaircaseOnSim, ConstantCachesSizeAndLatency) {
+  const SimTruth truth = read_truth(GetParam());
+  const ProbeRun run = run_on_sim(GetParam(), {"constant_l1.size"});
+  const char* elements[] = {"constant_l1", "constant_l15"};
+  for (int level = 0; level < 2; ++level) {
+    SCOPED_TRACE(elements[level]);
+    const auto& cache = constant_cache(truth, level);
+    const Property& latency = property(run, elements[level], "latency");
+    EXPECT_NEAR(number(latency), cache.at("hit_latency").get<double>(), truth.jitter());
+    const Property& size = property(run, elements[level], "size");
+    const double configured = cache.at("size_bytes").get<double>();
+    if (configured < 65536) {  // the constant bank of a simulated device
+      ASSERT_TRUE(size.value.is_number());
+      EXPECT_FALSE(size.inconclusive);
+      EXPECT_EQ(number(size), configured);
+      EXPECT_GT(*size.confidence, 0.9);
+    } else {
+      // Larger than the bank: a lower bound, never a size.
+      EXPECT_TRUE(size.inconclusive);
+      EXPECT_EQ(number(size), 65536);
+      EXPECT_NE(size.note.find("lower bound: the constant bank (64 KiB) caps the footprint"),
+                std::string::npos);
+      EXPECT_EQ(size.evidence.at("bound"), "lower");
+    }
+  }
+}
+
+TEST_P(StaircaseOnSim, L2NearAndFarLatencyAndPartitions) {
+  const SimTruth truth = read_truth(GetParam());
+  const ProbeRun run = run_on_sim(GetParam(), {"l2.partitions"});
+  const auto& l2 = truth.cache("L2");
+  const int partitions = l2.value("partitions", 1);
+  const double hit = l2.at("hit_latency").get<double>();
+  const Property& near = property(run, "l2", "near_latency");
+  EXPECT_NEAR(number(near), hit, truth.jitter());
+  const Property& count = property(run, "l2", "partitions");
+  EXPECT_EQ(count.value.get<int>(), partitions);
+  if (partitions == 1) {
+    EXPECT_TRUE(count.inconclusive);
+    EXPECT_EQ(run.topology.find("l2")->find("far_latency"), nullptr);
+    return;
+  }
+  const Property& far = property(run, "l2", "far_latency");
+  EXPECT_NEAR(number(far), hit + l2.at("far_latency_extra").get<double>(), truth.jitter());
+  EXPECT_GT(*count.confidence, 0.8);
+  ASSERT_TRUE(far.seconds_value.has_value());
+  EXPECT_DOUBLE_EQ(*far.seconds_value, number(far) / (truth.number("clock_khz") * 1e3));
+}
+
+TEST_P(StaircaseOnSim, TlbReachMissPenaltyAndDramWithTlbMisses) {
+  const SimTruth truth = read_truth(GetParam());
+  const ProbeRun run = run_on_sim(GetParam(), {"tlb_l1.reach"});
+  const auto& tlbs = truth.description.at("tlbs");
+  const char* elements[] = {"tlb_l1", "tlb_l2"};
+  double all_extras = 0;
+  for (std::size_t k = 0; k < tlbs.size(); ++k) {
+    SCOPED_TRACE(elements[k]);
+    const auto& tlb = tlbs[k];
+    const double reach = tlb.at("entries").get<double>() * tlb.at("page_bytes").get<double>();
+    const Property& measured = property(run, elements[k], "reach");
+    ASSERT_TRUE(measured.value.is_number()) << measured.note;
+    EXPECT_EQ(number(measured), reach);
+    EXPECT_GT(*measured.confidence, 0.9);
+    // The penalty is a difference of two plateau means: jitter cancels to well under a cycle;
+    // rare outliers (2e-4 at +300) add a little on either side.
+    const double extra = tlb.at("miss_latency_extra").get<double>();
+    EXPECT_NEAR(number(property(run, elements[k], "miss_penalty")), extra, 1.5);
+    all_extras += extra;
+  }
+  const Property& page = property(run, "tlb_l1", "page");
+  EXPECT_EQ(number(page), tlbs[0].at("page_bytes").get<double>());
+  EXPECT_FALSE(page.inconclusive);
+  // A cold chase with a new page and a new line at every load: DRAM plus every TLB level's miss.
+  const Property& dram = property(run, "dram", "latency_tlb_miss");
+  EXPECT_NEAR(number(dram), truth.number("dram_latency") + all_extras, truth.jitter());
+}
+
+INSTANTIATE_TEST_SUITE_P(Sims, StaircaseOnSim,
+                         ::testing::Values("tests/probes/sims/staircase-2part.json",
+                                           "tests/probes/sims/staircase-1part-l15-128k.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
+
+TEST(StaircaseOutliers, OnePerMilleAt400CyclesDoesNotMoveTheL2Size) {
+  const std::string path = "tests/probes/sims/staircase-outliers.json";
+  const SimTruth truth = read_truth(path);
+  ASSERT_DOUBLE_EQ(truth.description.at("noise").at("outlier_probability").get<double>(), 0.001);
+  const ProbeRun run = run_on_sim(path, kStaircaseIds);
+  expect_l2_size(run, truth);
+  // The same device without outliers (same caches) gives the same size.
+  const ProbeRun clean = run_on_sim("tests/probes/sims/staircase-2part.json", kStaircaseIds);
+  EXPECT_EQ(number(property(run, "l2", "size")), number(property(clean, "l2", "size")));
+}
+
+TEST(StaircaseOnHopperLike, TlbLevelsAndConstantCaches) {
+  const SimTruth truth = read_truth("sims/hopper-like.json");
+  const ProbeRun run = run_on_sim("sims/hopper-like.json", {"constant_l1.size", "tlb_l1.reach"});
+  EXPECT_EQ(number(property(run, "constant_l1", "size")),
+            truth.cache("constant L1").at("size_bytes").get<double>());
+  EXPECT_EQ(number(property(run, "constant_l15", "size")),
+            truth.cache("constant L1.5").at("size_bytes").get<double>());
+  const auto& tlbs = truth.description.at("tlbs");
+  EXPECT_EQ(number(property(run, "tlb_l1", "reach")),
+            tlbs[0].at("entries").get<double>() * tlbs[0].at("page_bytes").get<double>());
+  EXPECT_EQ(number(property(run, "tlb_l2", "reach")),
+            tlbs[1].at("entries").get<double>() * tlbs[1].at("page_bytes").get<double>());
+  std::cout << "[ staircase ] hopper-like constant + TLB: " << run.seconds << " s, " << run.loads
+            << " loads\n";
+}
+
+}  // namespace
+}  // namespace memtopo::testing

@@ -1,0 +1,94 @@
+#include "support/probe_harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+
+#include "backend/sim/sim_backend.hpp"
+#include "probes/core/chase_helpers.hpp"
+#include "probes/core/probe.hpp"
+
+namespace memtopo::testing {
+
+std::string source_path(const std::string& relative) {
+  return std::string(MEMTOPO_SOURCE_DIR) + "/" + relative;
+}
+
+const nlohmann::json& SimTruth::cache(const std::string& name) const {
+  for (const auto& c : description.at("caches")) {
+    if (c.at("name") == name) return c;
+  }
+  throw std::runtime_error("description has no cache named " + name);
+}
+
+double SimTruth::jitter() const {
+  return description.at("noise").value("jitter_cycles", 0.0);
+}
+
+SimTruth read_truth(const std::string& relative_path) {
+  std::ifstream in(source_path(relative_path));
+  if (!in) throw std::runtime_error("cannot read " + relative_path);
+  return {nlohmann::json::parse(in)};
+}
+
+std::vector<Trace> CountingBackend::run(std::span<const ChaseSpec> batch) {
+  ++batches;
+  chases += batch.size();
+  for (const ChaseSpec& spec : batch) loads += loads_of(spec);
+  const std::clock_t start = std::clock();
+  auto traces = inner_.run(batch);
+  backend_cpu_seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  return traces;
+}
+
+ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::string>& ids,
+                    std::uint64_t seed) {
+  const std::clock_t cpu_start = std::clock();
+  auto sim = make_sim_backend_from_file(source_path(relative_path));
+  CountingBackend backend(*sim);
+  ProbeRun run;
+  run.topology.device = backend.facts();
+  ProbeContext ctx{backend, run.topology, [](const std::string&) {}, [] { return false; },
+                   seed,    nullptr};
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& probe : all_probes()) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), probe->id()) == ids.end()) continue;
+    try {
+      probe->run(ctx);
+    } catch (const ProbeSkipped& skipped) {
+      run.skipped[probe->id()] = skipped.what();
+    }
+  }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.loads = backend.loads;
+  run.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  run.backend_cpu_seconds = backend.backend_cpu_seconds;
+  run.batches = backend.batches;
+  return run;
+}
+
+const Property& property(const ProbeRun& run, const std::string& element, const std::string& name) {
+  const Element* e = run.topology.find(element);
+  const Property* p = e ? e->find(name) : nullptr;
+  if (!p) {
+    ADD_FAILURE() << "no property " << element << "." << name;
+    throw std::runtime_error("missing property " + element + "." + name);
+  }
+  return *p;
+}
+
+std::string sim_file_test_name(const std::string& path) {
+  std::string name = path.substr(path.rfind('/') + 1);
+  name = name.substr(0, name.find('.'));
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+}  // namespace memtopo::testing
