@@ -10,6 +10,7 @@
 #include "backend/experiment.hpp"
 #include "model/topology.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
 
 namespace memtopo {
 
@@ -45,14 +46,6 @@ bool probe_registered(const std::string& id);
 // The "<element>.size" probe ids of the table that this build registers.
 std::vector<std::string> registered_size_probes();
 
-// No cache line or sector is smaller than this: the stride that touches every line of a cache
-// whose line is not measured (the size probe's stride).
-inline constexpr std::uint32_t kSmallestLineBytes = 32;
-
-// A chase on an element's own path over this many times its size misses it on nearly every
-// line (all of them under LRU or FIFO, most under random replacement), whatever answers the
-// misses: L2, or a constant L1.5 in front of it.
-inline constexpr std::uint64_t kMissReferenceCapacities = 4;
 
 // The fit rule of an element from a warm chase that fits it (`hit`) and one on the same path and
 // stride that overflows it (`miss`): the threshold midway between the hits' median and the
