@@ -35,4 +35,10 @@ std::optional<std::uint64_t> finding_count(const Topology& topology, std::string
   return static_cast<std::uint64_t>(*value);
 }
 
+void set_confidence(Property& property, const Confidence& confidence) {
+  property.confidence = confidence.value();
+  if (!property.evidence.is_object()) property.evidence = nlohmann::json::object();
+  property.evidence["confidence_factors"] = confidence.evidence();
+}
+
 }  // namespace memtopo

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "analysis/confidence.hpp"
 #include "model/topology.hpp"
 
 namespace memtopo {
@@ -26,5 +27,10 @@ std::optional<std::uint64_t> finding_count(const Topology& topology, std::string
 // ran without a conclusion leaves one, a probe that did not apply leaves none.
 const Property* any_finding(const Topology& topology, std::string_view element,
                             std::string_view property);
+
+// Writes a computed confidence into a finding: its value as `confidence`, its factors as
+// `evidence.confidence_factors` (rule, value, inputs), which reporters read to say why a value
+// is low. The only way probes set a confidence.
+void set_confidence(Property& property, const Confidence& confidence);
 
 }  // namespace memtopo

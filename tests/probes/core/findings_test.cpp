@@ -46,6 +46,17 @@ TEST(Findings, ApiFactsBoundsInconclusiveAndNonNumbersAreNot) {
   EXPECT_EQ(any_finding(with(unsure), "l1", "line"), nullptr);
 }
 
+TEST(Findings, SetConfidenceWritesTheValueAndItsFactors) {
+  Property p = size_of(1024);
+  p.evidence = {{"edge_bytes", 1024}};
+  set_confidence(p, Confidence{agreement(1, 1, "stride"), share(0.5, "")});
+  ASSERT_TRUE(p.confidence);
+  EXPECT_NEAR(*p.confidence, 1.0 / 3.0, 1e-12);
+  EXPECT_EQ(p.evidence["edge_bytes"], 1024);
+  ASSERT_EQ(p.evidence["confidence_factors"].size(), 2u);
+  EXPECT_EQ(p.evidence["confidence_factors"][1]["rule"], "share");
+}
+
 TEST(ChaseBuilder, SetsOnlyWhatItIsToldOnTopOfTheDefaults) {
   const ChaseSpec plain = make_chase(LoadPath::cg, 4096, 32);
   EXPECT_EQ(plain.path, LoadPath::cg);
