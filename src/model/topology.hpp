@@ -87,6 +87,9 @@ struct RunInfo {
   std::vector<PhaseTiming> phases;
   std::vector<ProbeOutcome> probes;
   bool interrupted = false;
+  // false in the checkpoints written after each probe while the run goes on; true in the last
+  // write of a run (finished or interrupted). A file left with false: the run was killed.
+  bool complete = true;
   bool simulated = false;
   std::string sim_file;  // description file when simulated
 };
