@@ -1,14 +1,13 @@
 #include "report/csv_traces.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <system_error>
 
+#include "model/printable_text.hpp"
 #include "report/output_error.hpp"
+#include "report/output_file.hpp"
 
 namespace memtopo {
 namespace {
@@ -72,20 +71,26 @@ CsvTraceWriter::CsvTraceWriter(std::filesystem::path directory) : directory_(std
   std::error_code error;
   std::filesystem::create_directories(directory_, error);
   if (error || !std::filesystem::is_directory(directory_)) {
-    throw OutputError("cannot create trace directory " + directory_.string() + ": " +
-                      (error ? error.message() : "a file of that name exists"));
+    throw OutputError("cannot create trace directory " + printable_text(directory_.string()) +
+                      ": " + (error ? error.message() : "a file of that name exists"));
   }
+  // Now rather than at the first trace, which may come after minutes of measuring.
+  check_directory_writable(directory_, "traces to " + printable_text(directory_.string()));
 }
 
 void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
   char number[32];
   std::snprintf(number, sizeof number, "%05zu_", files_written_);
-  std::filesystem::path path = directory_ / (number + file_safe(label) + ".csv");
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw OutputError("cannot write trace " + path.string() + ": " + std::strerror(errno));
-  write_trace_csv(file, label, spec, trace);
-  file.flush();
-  if (!file) throw OutputError("cannot write trace " + path.string() + ": " + std::strerror(errno));
+  const std::filesystem::path path = directory_ / (number + file_safe(label) + ".csv");
+  std::ostringstream text;
+  write_trace_csv(text, label, spec, trace);
+  // Through a temporary file and a rename, so that a full disk leaves no truncated trace; not
+  // flushed to disk one by one, which would cost seconds over thousands of files.
+  // The directory was checked once; each file is new, so no per-file check is needed.
+  OutputTarget target;
+  target.given = "trace " + printable_text(path.string());
+  target.path = path;
+  write_output(target, text.str(), /*flush_to_disk=*/false);
   ++files_written_;
 }
 
