@@ -10,10 +10,17 @@ inline constexpr int bad_input = 4;       // simulated device description missin
 inline constexpr int probe_failed = 5;    // a probe failed; the discovery was still written
 inline constexpr int out_of_memory = 6;   // the device had too little memory for a probe
 inline constexpr int cannot_write = 7;    // an output file or directory cannot be written
-inline constexpr int interrupted = 130;   // Ctrl-C; what was measured was still written
+// Stopped by a signal after writing what was measured: 128 + the signal, as a shell reports
+// a process that a signal ended.
+inline constexpr int hangup = 129;       // SIGHUP: the terminal or session went away
+inline constexpr int interrupted = 130;  // SIGINT: Ctrl-C
+inline constexpr int terminated = 143;   // SIGTERM: a batch scheduler's time limit, a shutdown
+constexpr int interrupted_by(int signal) {
+  return 128 + signal;
+}
 
 // The table --help prints (also in README.md). When several apply, the first of
-// 7, 130, 6, 5 in this list wins.
+// 7, 129/130/143, 6, 5 in this list wins.
 inline constexpr const char* kHelpText =
     "Exit codes:\n"
     "  0    discovery complete\n"
@@ -24,6 +31,9 @@ inline constexpr const char* kHelpText =
     "  5    a probe failed (the discovery is still written)\n"
     "  6    out of device memory\n"
     "  7    cannot write an output (--json, --traces)\n"
-    "  130  interrupted (Ctrl-C); partial results are still written\n";
+    "  129  stopped by SIGHUP; what was measured is still written\n"
+    "  130  interrupted (Ctrl-C, SIGINT); what was measured is still written\n"
+    "  143  stopped by SIGTERM (e.g. a scheduler's time limit); what was measured is still "
+    "written\n";
 
 }  // namespace memtopo::exit_code
