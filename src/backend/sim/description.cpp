@@ -42,4 +42,26 @@ std::uint64_t simulator_state_bytes(const SimDescription& description) {
   return per_sm * description.sm_count + device;
 }
 
+std::string too_large_to_simulate(const SimDescription& description) {
+  const std::uint64_t bytes = simulator_state_bytes(description);
+  if (bytes <= limits::kMaxStateBytes) return "";
+  const auto footprint = [](const CacheDescription& cache) {
+    return cache.size_bytes * cache.instances_per_sm;
+  };
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  std::string what = "too large to simulate: its caches and TLBs need about " +
+                     std::to_string(bytes / kMiB) + " MiB of simulator state (at most " +
+                     std::to_string(limits::kMaxStateBytes / kMiB) +
+                     " MiB; every SM holds its own copy of each sm-scope cache and TLB)";
+  const auto largest = std::max_element(description.caches.begin(), description.caches.end(),
+                                        [&](const CacheDescription& a, const CacheDescription& b) {
+                                          return footprint(a) < footprint(b);
+                                        });
+  if (largest != description.caches.end()) {
+    what += "; the largest cache is caches[" +
+            std::to_string(largest - description.caches.begin()) + "] \"" + largest->name + "\"";
+  }
+  return what;
+}
+
 }  // namespace memtopo::sim

@@ -153,4 +153,8 @@ struct SimDescription {
 // description above limits::kMaxStateBytes.
 std::uint64_t simulator_state_bytes(const SimDescription& description);
 
+// Why `description` is too large to simulate (its state above limits::kMaxStateBytes, naming
+// the largest cache), or "" when it is not.
+std::string too_large_to_simulate(const SimDescription& description);
+
 }  // namespace memtopo::sim

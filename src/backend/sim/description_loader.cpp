@@ -17,61 +17,6 @@ using nlohmann::json;
 
 using limits::kMaxEntries;
 
-std::uint32_t read_u32(const StrictObject& object, std::string_view key,
-                       std::uint64_t max = UINT32_MAX) {
-  return static_cast<std::uint32_t>(object.uint(key, std::min<std::uint64_t>(max, UINT32_MAX)));
-}
-
-std::uint32_t read_positive_u32(const StrictObject& object, std::string_view key,
-                                std::uint64_t max = UINT32_MAX) {
-  const std::uint32_t value = read_u32(object, key, max);
-  if (value == 0) object.fail(key, "must be at least 1");
-  return value;
-}
-
-// A latency, an extra or a noise amplitude, in cycles (limits::kMaxCycles).
-std::uint32_t read_cycles(const StrictObject& object, std::string_view key) {
-  return read_u32(object, key, limits::kMaxCycles);
-}
-
-std::uint32_t read_cycles_or(const StrictObject& object, std::string_view key) {
-  return object.has(key) ? read_cycles(object, key) : 0;
-}
-
-// A list (`place` names it) of at most `max` entries.
-const json& read_bounded_array(const json& value, const JsonPlace& place, std::size_t max) {
-  const json& list = read_array(value, place);
-  if (list.size() > max) {
-    place.fail("has " + std::to_string(list.size()) + " entries; at most " + std::to_string(max) +
-               " are accepted");
-  }
-  return list;
-}
-
-std::uint64_t read_power_of_two(const StrictObject& object, std::string_view key,
-                                std::uint64_t value) {
-  if (!std::has_single_bit(value)) {
-    object.fail(key, "must be a power of two, got " + std::to_string(value));
-  }
-  return value;
-}
-
-// A name as reports print it: control characters escaped (printable_text), so that a name
-// cannot recolour or clear the terminal a report is printed on.
-std::string read_printable_name(const StrictObject& object, std::string_view key) {
-  const std::string name = object.string(key);
-  if (name.empty()) object.fail(key, "must not be empty");
-  if (name.size() > limits::kMaxNameBytes) {
-    object.fail(key, "is " + std::to_string(name.size()) + " bytes long; at most " +
-                         std::to_string(limits::kMaxNameBytes) + " are accepted");
-  }
-  return printable_text(name);
-}
-
-std::string read_name(const StrictObject& object) {
-  return read_printable_name(object, "name");
-}
-
 // An integer (every set alike, 0 = fully associative) or a list of per-set ways.
 Associativity read_associativity(const StrictObject& object) {
   const json& value = object.required("ways");
@@ -300,7 +245,7 @@ CacheDescription read_cache(const json& value, const JsonPlace& place) {
                              "sector_bytes", "ways", "set_index", "policy", "hit_latency", "paths",
                              "partitions", "far_latency_extra", "segments"});
   CacheDescription cache;
-  cache.name = read_name(object);
+  cache.name = read_printable_name(object, "name");
   cache.scope = read_scope(object);
   if (object.has("instances_per_sm")) {
     cache.instances_per_sm =
@@ -326,7 +271,7 @@ TlbDescription read_tlb(const json& value, const JsonPlace& place) {
   const StrictObject object(value, place,
                             {"name", "entries", "ways", "page_bytes", "miss_latency_extra"});
   TlbDescription tlb;
-  tlb.name = read_name(object);
+  tlb.name = read_printable_name(object, "name");
   tlb.entries = read_positive_u32(object, "entries");
   if (tlb.entries > kMaxEntries) {
     object.fail("entries", "the simulator models at most " + std::to_string(kMaxEntries));
@@ -470,38 +415,13 @@ void require_unique_names(const std::vector<Entry>& list, const JsonPlace& place
   }
 }
 
-// A description whose every value is plausible may still describe more state than the simulator
-// should hold (132 SMs of 32 instances of a 16-million-line cache): a resource error naming the
-// largest cache, before anything is allocated.
-void check_simulator_state(const SimDescription& description, const JsonPlace& place) {
-  const std::uint64_t bytes = simulator_state_bytes(description);
-  if (bytes <= limits::kMaxStateBytes) return;
-  std::size_t largest = 0;
-  for (std::size_t i = 1; i < description.caches.size(); ++i) {
-    if (description.caches[i].size_bytes * description.caches[i].instances_per_sm >
-        description.caches[largest].size_bytes * description.caches[largest].instances_per_sm) {
-      largest = i;
-    }
-  }
-  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-  std::string what = "too large to simulate: its caches and TLBs need about " +
-                     std::to_string(bytes / kMiB) + " MiB of simulator state (at most " +
-                     std::to_string(limits::kMaxStateBytes / kMiB) +
-                     " MiB; every SM holds its own copy of each sm-scope cache and TLB)";
-  if (!description.caches.empty()) {
-    what += "; the largest cache is caches[" + std::to_string(largest) + "] " +
-            in_quotes(description.caches[largest].name);
-  }
-  place.fail(what);
-}
-
 SimDescription read_description(const json& document, const JsonPlace& place) {
   const StrictObject object(document, place,
                             {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency",
                              "compute_capability", "timing_overhead", "caches", "tlbs",
                              "shared_memory", "noise", "batch_shares_device_caches"});
   SimDescription description;
-  description.name = read_name(object);
+  description.name = read_printable_name(object, "name");
   description.sm_count = read_positive_u32(object, "sm_count", limits::kMaxSmCount);
   description.clock_khz = object.uint("clock_khz", limits::kMaxClockKhz);
   if (description.clock_khz == 0) object.fail("clock_khz", "must be at least 1");
@@ -553,7 +473,11 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
     }
     description.batch_shares_device_caches = shares.get<bool>();
   }
-  check_simulator_state(description, place);
+  // Every value plausible, yet too much state (132 SMs with a 2 GiB L1 each): a resource
+  // error, before anything is allocated.
+  if (const std::string problem = too_large_to_simulate(description); !problem.empty()) {
+    place.fail(problem);
+  }
   return description;
 }
 

@@ -1,6 +1,7 @@
 #include "backend/sim/strict_json.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <set>
 #include <vector>
 
@@ -147,6 +148,52 @@ std::uint64_t StrictObject::uint_or(std::string_view key, std::uint64_t fallback
 
 std::string StrictObject::string(std::string_view key) const {
   return read_string(required(key), place(key));
+}
+
+std::uint32_t read_u32(const StrictObject& object, std::string_view key, std::uint64_t max) {
+  return static_cast<std::uint32_t>(object.uint(key, std::min<std::uint64_t>(max, UINT32_MAX)));
+}
+
+std::uint32_t read_positive_u32(const StrictObject& object, std::string_view key,
+                                std::uint64_t max) {
+  const std::uint32_t value = read_u32(object, key, max);
+  if (value == 0) object.fail(key, "must be at least 1");
+  return value;
+}
+
+std::uint32_t read_cycles(const StrictObject& object, std::string_view key) {
+  return read_u32(object, key, limits::kMaxCycles);
+}
+
+std::uint32_t read_cycles_or(const StrictObject& object, std::string_view key) {
+  return object.has(key) ? read_cycles(object, key) : 0;
+}
+
+const json& read_bounded_array(const json& value, const JsonPlace& place, std::size_t max) {
+  const json& list = read_array(value, place);
+  if (list.size() > max) {
+    place.fail("has " + std::to_string(list.size()) + " entries; at most " + std::to_string(max) +
+               " are accepted");
+  }
+  return list;
+}
+
+std::uint64_t read_power_of_two(const StrictObject& object, std::string_view key,
+                                std::uint64_t value) {
+  if (!std::has_single_bit(value)) {
+    object.fail(key, "must be a power of two, got " + std::to_string(value));
+  }
+  return value;
+}
+
+std::string read_printable_name(const StrictObject& object, std::string_view key) {
+  const std::string name = object.string(key);
+  if (name.empty()) object.fail(key, "must not be empty");
+  if (name.size() > limits::kMaxNameBytes) {
+    object.fail(key, "is " + std::to_string(name.size()) + " bytes long; at most " +
+                         std::to_string(limits::kMaxNameBytes) + " are accepted");
+  }
+  return printable_text(name);
 }
 
 }  // namespace memtopo::sim
