@@ -97,6 +97,16 @@ TEST(CliOutputs, AFullDeviceIsAWriteErrorAndStaysADevice) {
   EXPECT_NE(r.out.find("Memory elements"), std::string::npos) << "the results are still shown";
 }
 
+TEST(CliOutputs, AFullStdoutIsAWriteErrorAndTheJsonFileIsStillWritten) {
+  fs::path json = fresh_directory("stdout_full") / "out.json";
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" > /dev/full", "sh", kBinary};
+  for (const std::string& arg : quick_run({"--json", json.string()})) argv.push_back(arg);
+  ProcessResult r = run_process(argv);
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_NE(r.err.find("cannot write the report to standard output"), std::string::npos) << r.err;
+  EXPECT_NO_THROW(topology_from_json_text(read(json), "out")) << "the results are kept";
+}
+
 TEST(CliOutputs, AReadOnlyFileIsRefusedBeforeMeasuring) {
   fs::path file = fresh_directory("read_only") / "kept.json";
   write(file, "kept");
