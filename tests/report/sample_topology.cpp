@@ -59,10 +59,7 @@ Property api(const std::string& name, nlohmann::json value, const std::string& u
   return p;
 }
 
-}  // namespace
-
-Topology make_sample_topology() {
-  Topology t;
+void add_run(Topology& t) {
   RunInfo& run = t.run;
   run.tool_version = "0.1.0";
   run.git_describe = "v0.1.0-7-gabcdef0";
@@ -83,7 +80,9 @@ Topology make_sample_topology() {
                 {"constant_l1.size", "skipped", "the simulated device has no constant cache"},
                 {"l2.partitions", "failed", "no stable near/far split across 4 SMs"},
                 {"dram.bandwidth", "ok", ""}};
+}
 
+void add_device(Topology& t) {
   DeviceFacts& d = t.device;
   d.name = "tiny";
   d.backend = "sim";
@@ -102,7 +101,9 @@ Topology make_sample_topology() {
   d.sm_clock_khz = 1500000;
   d.global_l1_cache_supported = true;
   d.local_l1_cache_supported = true;
+}
 
+void add_l1(Topology& t) {
   Element& l1 = t.element("l1", "cache", "sm");
   l1.load_paths = {"ca", "nc", "tex"};
   Property l1_size =
@@ -138,7 +139,9 @@ Topology make_sample_topology() {
             {"confidence", 0.25},
             {"confidence_factors", Confidence{edge(0.25, "edge of the size search")}.evidence()}}}),
       "", "size search at each reservation", 0.25));
+}
 
+void add_tex(Topology& t) {
   Element& tex = t.element("tex", "cache", "sm");
   tex.load_paths = {"tex"};
   Property tex_size =
@@ -154,7 +157,9 @@ Topology make_sample_topology() {
   // Low without factors, as older JSON has it.
   tex.set(measured("shared_with", nlohmann::json::array({"l1"}), "", "eviction by the other path",
                    0.31));
+}
 
+void add_l2_and_dram(Topology& t) {
   Element& l2 = t.element("l2", "cache", "device");
   l2.load_paths = {"ca", "cg", "nc", "tex", "const"};
   l2.set(api("size", 4194304, "bytes", "cudaDevAttrL2CacheSize"));
@@ -168,6 +173,17 @@ Topology make_sample_topology() {
       measured("bandwidth", 1.6e12, "bytes/second", "streaming read, all SMs", 0.95);
   bandwidth.spread = spread(1.6e12, 2.5e9, 20);
   dram.set(bandwidth);
+}
+
+}  // namespace
+
+Topology make_sample_topology() {
+  Topology t;
+  add_run(t);
+  add_device(t);
+  add_l1(t);
+  add_tex(t);
+  add_l2_and_dram(t);
 
   t.warnings = {"SM clock moved from 1500 MHz to 1200 MHz (-20%) during l1.latency",
                 "probe l2.partitions failed: no stable near/far split across 4 SMs"};
