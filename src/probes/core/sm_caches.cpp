@@ -45,18 +45,6 @@ bool has_size_finding(const Topology& topology, const std::string& element) {
   return e && e->find("size");
 }
 
-void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
-                      const std::string& method, const std::string& why) {
-  Property p;
-  p.name = property;
-  p.source = Source::measured;
-  p.method = method;
-  p.value = nullptr;
-  p.inconclusive = true;
-  p.note = why;
-  element_for(topology, element).set(std::move(p));
-}
-
 std::uint32_t measured_line_or(const Topology& topology, const std::string& element,
                                std::uint32_t fallback) {
   const Property* p = conclusive(topology, element, "line");

@@ -11,6 +11,7 @@
 #include "model/topology.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/constants.hpp"
+#include "probes/core/findings.hpp"  // set_inconclusive, for the probes of this table
 
 namespace memtopo {
 
@@ -30,10 +31,6 @@ std::optional<std::uint64_t> measured_size(const Topology& topology, const std::
 // theirs inconclusive too); one that did not apply (the element does not cache its path) was
 // skipped and left none (and so are they).
 bool has_size_finding(const Topology& topology, const std::string& element);
-
-// Writes `property` of `element` as measured without a conclusion: value null, `why` as note.
-void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
-                      const std::string& method, const std::string& why);
 
 // The element's measured line size when conclusive, else `fallback`.
 std::uint32_t measured_line_or(const Topology& topology, const std::string& element,
