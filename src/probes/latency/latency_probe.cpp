@@ -57,11 +57,6 @@ constexpr std::uint32_t kSamplesAlone = 4096;
 constexpr std::uint64_t kFallbackL2FootprintBytes = 1ull << 20;
 constexpr std::uint64_t kFallbackDramFootprintBytes = 1ull << 30;
 
-// A size measured earlier (not an API value, not a bound), or 0.
-std::uint64_t measured_size_or_zero(const Topology& topology, const std::string& element) {
-  return finding_count(topology, element, "size").value_or(0);
-}
-
 class LatencyMeasurement {
  public:
   LatencyMeasurement(ProbeContext& ctx, const LatencyTarget& target)
@@ -94,9 +89,8 @@ std::uint64_t LatencyMeasurement::plan_footprint(std::string& why) const {
   std::uint64_t footprint = 0;
   switch (target_.footprint) {
     case LatencyFootprint::inside_element: {
-      const std::uint64_t size = measured_size_or_zero(ctx_.topology, target_.element);
-      if (size > 0) {
-        footprint = size / 4;
+      if (const auto size = finding_count(ctx_.topology, target_.element, "size")) {
+        footprint = *size / 4;
         why = "a quarter of the measured " + target_.element + ".size";
       } else {
         footprint = kFitsAnyCacheBytes;
@@ -105,7 +99,8 @@ std::uint64_t LatencyMeasurement::plan_footprint(std::string& why) const {
       break;
     }
     case LatencyFootprint::beyond_l1_within_l2: {
-      const std::uint64_t l1 = measured_size_or_zero(ctx_.topology, "l1");
+      // Sizes of this run only (never an API value or a bound); 0 when not measured.
+      const std::uint64_t l1 = finding_count(ctx_.topology, "l1", "size").value_or(0);
       if (l2_api > 0) {
         // Much smaller than L2 (1/16 of the API size), but at least twice the measured L1.
         footprint = std::max(floor_power_of_two(l2_api / 16), 2 * l1);
