@@ -22,8 +22,7 @@ std::optional<Property> scan_resistance_policy(ProbeContext& ctx, const std::str
 // The same test for a device-wide cache (L2): every chase runs alone (a batch of one), since
 // concurrent chases would share the cache, and accesses slower than `threshold_cycles` (the
 // size probe's, between the cache and DRAM) miss: no load path skips only this cache.
-std::optional<Property> scan_resistance_policy_alone(ProbeContext& ctx,
-                                                     const std::string& element, LoadPath path,
-                                                     double threshold_cycles);
+std::optional<Property> scan_resistance_policy_alone(ProbeContext& ctx, const std::string& element,
+                                                     LoadPath path, double threshold_cycles);
 
 }  // namespace memtopo
