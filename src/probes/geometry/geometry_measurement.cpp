@@ -287,7 +287,12 @@ nlohmann::json GeometryMeasurement::common_evidence() const {
           {"each_chase_alone", target_.device_wide}};
 }
 
-void GeometryMeasurement::write(Property property) {
+void GeometryMeasurement::write(Property property, const Confidence& confidence) {
+  set_confidence(property, confidence);
+  store(std::move(property));
+}
+
+void GeometryMeasurement::store(Property property) {
   element_for(ctx_.topology, target_.element).set(std::move(property));
 }
 
@@ -304,10 +309,9 @@ void GeometryMeasurement::write_inconclusive(const std::string& name, const std:
   p.method = overfull_set_method();
   p.value = nullptr;
   p.inconclusive = true;
-  p.confidence = 0;
   p.note = note;
   p.evidence = std::move(evidence);
-  write(std::move(p));
+  store(std::move(p));
 }
 
 }  // namespace memtopo

@@ -85,9 +85,12 @@ class GeometryMeasurement {
   // ---- Findings ----
   // What every ways finding's evidence carries: the plan and the cost so far.
   nlohmann::json common_evidence() const;
-  // Writes a finding of this element.
-  void write(Property property);
-  // Value null, inconclusive, `note` as the reason.
+  // Writes a conclusive finding of this element with its computed confidence (set_confidence).
+  void write(Property property, const Confidence& confidence);
+  // Writes a finding complete as it is (the scan test's, an inconclusive one).
+  void store(Property property);
+  // Value null, inconclusive, `note` as the reason; no confidence (there is no value to be sure
+  // of).
   void write_inconclusive(const std::string& name, const std::string& note,
                           nlohmann::json evidence);
   // The method of the ways' overfull-set chases, for inconclusive findings.
@@ -123,7 +126,7 @@ void measure_sm_ways(GeometryMeasurement& g);
 void measure_device_wide_ways(GeometryMeasurement& g);
 // size_refinement.cpp: the size written again as the sum of unequal sets' ways.
 void refine_size_from_unequal_sets(GeometryMeasurement& g, std::uint64_t capacity_bytes,
-                                   double ways_confidence);
+                                   const Confidence& ways_confidence);
 // set_bits.cpp: sets from the ways' evidence; set-index bits by single-bit flips.
 void write_sets_from_ways(GeometryMeasurement& g);
 void measure_set_bits(GeometryMeasurement& g);

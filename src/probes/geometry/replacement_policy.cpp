@@ -2,6 +2,7 @@
 // cyclically from cold, several times; periodic misses are LRU or FIFO, told apart by
 // re-touching the first line; otherwise the victim ways from the recorded indices, chi-square
 // against uniform (analysis/policy). Without conclusive ways, the scan test (scan_resistance).
+#include <algorithm>
 #include <bit>
 #include <map>
 
@@ -38,13 +39,14 @@ void policy_by_scan_test(GeometryMeasurement& g) {
     scan = scan_resistance_policy(g.ctx(), g.element(), target.path, *target.next_level_path);
   }
   if (!scan) throw ProbeSkipped("needs a conclusive " + g.element() + ".ways or size");
-  g.write(std::move(*scan));
+  g.store(std::move(*scan));
 }
 
 // What the victim chases showed.
 struct VictimEvidence {
-  double periodic = 0;   // mean periodic fraction of the chases
-  VictimCounts victims;  // pooled over the chases that did not drift
+  RepeatedPasses periodic;  // over all chases
+  VictimCounts victims;     // pooled over the chases that did not drift
+  std::vector<VictimCounts> pooled_chases;
   std::vector<std::size_t> drifted;
   std::uint32_t stopped = 0;  // chases whose tracking stopped at an outlier
 };
@@ -64,13 +66,17 @@ VictimEvidence read_victim_chases(const GeometryMeasurement& g, const std::vecto
       slow.push_back(c[i] > g.threshold());
       ids.push_back(id_of.at(traces[t].indices[i]));
     }
-    out.periodic += periodic_fraction(slow, members) / kPolicyChases;
+    out.periodic += repeated_passes(slow, members);
     const auto kinds = classify_accesses(c, ids, g.threshold());
     const auto v = victim_ways(ids, kinds, ways);
     per_chase.push_back(v);
     if (v.stopped_at != SIZE_MAX) ++out.stopped;
   }
   out.victims = pool_homogeneous_victims(per_chase, kDriftAlpha, out.drifted);
+  for (std::size_t i = 0; i < per_chase.size(); ++i) {
+    if (std::find(out.drifted.begin(), out.drifted.end(), i) == out.drifted.end())
+      out.pooled_chases.push_back(per_chase[i]);
+  }
   return out;
 }
 
@@ -86,8 +92,8 @@ std::pair<double, LruFifo> read_retouch_chase(const GeometryMeasurement& g, cons
     if (rc[i] > g.threshold()) ++slow_touches;
   }
   if (!touches) return {-1, LruFifo{}};
-  const double first_touch_slow = static_cast<double>(slow_touches) / static_cast<double>(touches);
-  return {first_touch_slow, lru_or_fifo(first_touch_slow)};
+  return {static_cast<double>(slow_touches) / static_cast<double>(touches),
+          lru_or_fifo(slow_touches, touches)};
 }
 
 }  // namespace
@@ -123,7 +129,8 @@ void measure_policy(GeometryMeasurement& g) {
   const auto [first_touch_slow, lf] =
       retouch ? read_retouch_chase(g, traces[kPolicyChases], words.front())
               : std::pair<double, LruFifo>{-1, LruFifo{}};
-  const auto verdict = classify_policy(victims.periodic, lf, victims.victims);
+  const auto verdict =
+      classify_policy(victims.periodic, lf, victims.victims, victims.pooled_chases);
   Property p;
   p.name = "policy";
   p.unit = "";
@@ -135,7 +142,7 @@ void measure_policy(GeometryMeasurement& g) {
   p.evidence = {{"from", g.element() + ".ways"},
                 {"set_lines", group},
                 {"ways", ways},
-                {"periodic_fraction", victims.periodic},
+                {"periodic_fraction", victims.periodic.fraction()},
                 {"retouch_first_touch_slow_fraction", first_touch_slow},
                 {"victims_per_way", victims.victims.per_way},
                 {"victims", victims.victims.victims},
@@ -153,15 +160,15 @@ void measure_policy(GeometryMeasurement& g) {
                                 {"p_value", verdict.chi_square.p_value},
                                 {"alpha", kPolicyAlpha}};
   }
-  p.confidence = verdict.confidence;
   if (verdict.policy.empty()) {
     p.value = nullptr;
     p.inconclusive = true;
     p.note = verdict.why;
-  } else {
-    p.value = verdict.policy;
+    g.store(std::move(p));
+    return;
   }
-  g.write(std::move(p));
+  p.value = verdict.policy;
+  g.write(std::move(p), verdict.confidence);
 }
 
 }  // namespace memtopo

@@ -145,7 +145,8 @@ Property scan_finding(const ScanPlan& plan, const ScanObservation& seen,
   p.evidence.update(seen.baseline_evidence);
   if (verdict.missing <= verdict.allowed) {
     p.value = "scan_resistant";
-    p.confidence = 1.0 - verdict.miss_fraction;
+    set_confidence(p, {share(1.0 - verdict.miss_fraction,
+                             "of the working set's lines survived the stream")});
     p.note = "not LRU, FIFO or random: reused lines survived a stream of " +
              std::to_string(plan.capacities) + "x the cache";
   } else {

@@ -15,6 +15,14 @@ namespace {
 // line count.
 constexpr unsigned kBitsAboveCapacity = 1;
 
+// Sets and set bits come from the ways' chases (the bit tests chase the ways' set): as sure as
+// the ways.
+Confidence from_the_ways(const GeometryMeasurement& g, const Property& ways) {
+  Confidence confidence;
+  if (ways.confidence) confidence *= inherited(*ways.confidence, g.element() + ".ways");
+  return confidence;
+}
+
 struct BitTests {
   std::vector<std::uint32_t> bits;  // the bit each chase flips
   std::vector<ChaseSpec> specs;
@@ -58,7 +66,6 @@ bool write_bits_known_from_the_sets(GeometryMeasurement& g, const Property& ways
   p.unit = "";
   p.source = Source::measured;
   p.evidence = ev;
-  p.confidence = ways.confidence;
   if (sets == 1) {
     p.value = nlohmann::json::array();
     p.method = "one set (fully associative): no address bit selects a set";
@@ -68,7 +75,7 @@ bool write_bits_known_from_the_sets(GeometryMeasurement& g, const Property& ways
   } else {
     return false;
   }
-  g.write(std::move(p));
+  g.write(std::move(p), from_the_ways(g, ways));
   return true;
 }
 
@@ -84,12 +91,11 @@ void write_sets_from_ways(GeometryMeasurement& g) {
              ".ways chases: the spacing of the lines of one "
              "overfull set (modulo), else cache lines / ways";
   p.value = w.evidence.at("sets");
-  p.confidence = w.confidence;
   p.evidence = {{"from", g.element() + ".ways"},
                 {"set_mapping", w.evidence.at("set_mapping")},
                 {"cache_lines", w.evidence.at("cache_lines")},
                 {"ways", w.value}};
-  g.write(std::move(p));
+  g.write(std::move(p), from_the_ways(g, w));
 }
 
 void measure_set_bits(GeometryMeasurement& g) {
@@ -124,7 +130,6 @@ void measure_set_bits(GeometryMeasurement& g) {
       "overflows unless the bit selects the set (paper 000, 4.3)";
   if (power_of_two && index_bits.size() == static_cast<std::size_t>(std::countr_zero(sets))) {
     p.value = index_bits;
-    p.confidence = w.confidence;
     const auto line_shift = static_cast<std::uint32_t>(std::countr_zero(g.line()));
     bool contiguous = index_bits.front() == line_shift;
     for (std::size_t i = 1; i < index_bits.size(); ++i)
@@ -132,21 +137,23 @@ void measure_set_bits(GeometryMeasurement& g) {
     ev["equivalent_to_modulo"] = contiguous;
   } else if (!power_of_two && w.evidence.at("set_mapping") == "modulo") {
     p.value = {{"modulo", sets}};
-    p.confidence = w.confidence;
     p.method +=
         "; the set count is not a power of two and every bit moves lines: line number "
         "mod sets";
   } else {
     p.value = nullptr;
     p.inconclusive = true;
-    p.confidence = 0;
     p.note = std::to_string(index_bits.size()) + " bits move lines to another set, but " +
              std::to_string(sets) + " sets need " +
              (power_of_two ? std::to_string(std::countr_zero(sets)) : std::string("a non-bit")) +
              " selection";
   }
   p.evidence = std::move(ev);
-  g.write(std::move(p));
+  if (p.inconclusive) {
+    g.store(std::move(p));
+  } else {
+    g.write(std::move(p), from_the_ways(g, w));
+  }
 }
 
 }  // namespace memtopo

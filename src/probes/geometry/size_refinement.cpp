@@ -5,12 +5,13 @@
 #include <algorithm>
 
 #include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
 #include "probes/geometry/geometry_measurement.hpp"
 
 namespace memtopo {
 
 void refine_size_from_unequal_sets(GeometryMeasurement& g, std::uint64_t capacity_bytes,
-                                   double ways_confidence) {
+                                   const Confidence& ways_confidence) {
   Element& element = element_for(g.ctx().topology, g.element());
   const Property* old = element.find("size");
   if (!old || old->value == nlohmann::json(capacity_bytes)) return;
@@ -24,7 +25,11 @@ void refine_size_from_unequal_sets(GeometryMeasurement& g, std::uint64_t capacit
              "); a contiguous footprint overflows the smallest set first, at the " + g.element() +
              ".size search's edge (first_overflow_bytes)";
   p.value = capacity_bytes;
-  p.confidence = std::min(ways_confidence, old->confidence.value_or(1.0));
+  // As sure as the less sure of the two findings it rests on (an API size has no confidence).
+  std::vector<double> sources = {ways_confidence.value()};
+  if (old->confidence) sources.push_back(*old->confidence);
+  const Confidence confidence = {
+      weakest_of(sources, g.element() + ".ways and the first overflow (" + g.element() + ".size)")};
   p.evidence = {{"from", g.element() + ".ways"},
                 {"first_overflow_bytes", old->value},
                 {"first_overflow_method", old->method},
@@ -38,6 +43,7 @@ void refine_size_from_unequal_sets(GeometryMeasurement& g, std::uint64_t capacit
        {"threshold_cycles", "outlier_rate", "hit_cycles", "next_level_cycles", "path"}) {
     if (old->evidence.contains(key)) p.evidence[key] = old->evidence.at(key);
   }
+  set_confidence(p, confidence);
   element.set(std::move(p));
 }
 

@@ -43,6 +43,7 @@ struct CapacityEdge {
   std::uint64_t lines = 0;
   OverflowLines over;
   std::uint32_t passes = 0;  // timed passes of the chase that found `over`
+  Trace over_trace;          // that chase
   nlohmann::json cross;      // how many lines missed at C + 1 and C + 2
 };
 
@@ -69,7 +70,7 @@ std::optional<CapacityEdge> find_capacity_edge(GeometryMeasurement& g, std::uint
     } else {
       nlohmann::json cross = {{"missing_at_C_plus_1", over.lines.size()},
                               {"missing_at_C_plus_2", at2.lines.size()}};
-      return CapacityEdge{lines, std::move(over), g.passes(), std::move(cross)};
+      return CapacityEdge{lines, std::move(over), g.passes(), traces[1], std::move(cross)};
     }
     ev["edge_adjustments"] = attempt + 1;
   }
@@ -84,6 +85,16 @@ void identify_set_lines_under_random_replacement(GeometryMeasurement& g, Capacit
   const auto t = g.run_set_targeted(
       {g.sequential((edge.lines + 1) * g.line(), g.line(), kRandomPasses)}, "overflow_many");
   edge.over = overflow_lines(g.counts(t[0]), kRandomMinSlow);
+  edge.over_trace = t[0];
+}
+
+// Every pass of the chase that found the set lines is a check: the set overflowed again.
+ConfidenceFactor overflow_repeated(const GeometryMeasurement& g, const CapacityEdge& edge) {
+  const auto repeated =
+      passes_overflowing(corrected_cycles(edge.over_trace), edge.over_trace.indices, g.line(),
+                         g.threshold(), edge.over.lines, edge.lines + 1);
+  return agreement(repeated.agreeing, repeated.passes,
+                   "passes of the C + 1 line chase on which the overfull set overflowed again");
 }
 
 enum class PerSetOutcome { verified, retry_isolated, incomplete };
@@ -91,6 +102,7 @@ enum class PerSetOutcome { verified, retry_isolated, incomplete };
 struct PerSetVerdict {
   PerSetOutcome outcome = PerSetOutcome::incomplete;
   std::vector<std::uint64_t> ways;  // per set (0 where not bracketed)
+  std::size_t verified_sets = 0;    // sets whose ways the chases bracketed
 };
 
 // Verifies every set with m lines in each (m = ways fits, ways + 1 overflows everywhere) and
@@ -133,6 +145,7 @@ PerSetVerdict verify_per_set(GeometryMeasurement& g, const OverflowGeometry& geo
   bool complete = search.contradictions() == 0;
   for (const auto& x : per_set) {
     if (!x) complete = false;
+    if (x) ++verdict.verified_sets;
     verdict.ways.push_back(x.value_or(0));
   }
   verdict.outcome = complete ? PerSetOutcome::verified : PerSetOutcome::incomplete;
@@ -171,7 +184,7 @@ void measure_sm_ways(GeometryMeasurement& g) {
   }
   nlohmann::json ways_value = geo.ways;
   std::optional<std::uint64_t> unequal_capacity;  // sum of the per-set ways x line
-  double confidence = edge->over.deterministic() ? 0.95 : 0.85;
+  Confidence confidence = {overflow_repeated(g, *edge)};
   std::string mapping = geo.arithmetic ? "modulo" : "not modulo (other address bits or a hash)";
   if (geo.arithmetic) {
     const PerSetVerdict per_set = verify_per_set(g, geo, edge->lines, edge->passes, ev);
@@ -181,6 +194,8 @@ void measure_sm_ways(GeometryMeasurement& g) {
       return;
     }
     const auto& w = per_set.ways;
+    confidence *= agreement(per_set.verified_sets, geo.sets,
+                            "sets verified with m lines in each (ways fit, ways + 1 overflow)");
     if (per_set.outcome == PerSetOutcome::incomplete) {
       ev["ways_per_set_partial"] = w;
       ev.update(g.common_evidence());
@@ -198,7 +213,8 @@ void measure_sm_ways(GeometryMeasurement& g) {
       unequal_capacity = total * g.line();
     }
   } else {
-    confidence *= 0.9;  // not verified per set: the mapping is unknown here (see set_bits)
+    // The mapping is unknown here (see set_bits): no chase puts m lines into every set.
+    confidence *= agreement(0, 0, "sets verified (the mapping is not modulo: none can be)");
   }
   ev["sets"] = geo.sets;
   ev["set_mapping"] = mapping;
@@ -212,9 +228,8 @@ void measure_sm_ways(GeometryMeasurement& g) {
       "miss are one set's ways + 1; their spacing gives the sets; m lines per set "
       "verify every set (paper 000, 3.2 step 3)";
   p.value = ways_value;
-  p.confidence = confidence;
   p.evidence = std::move(ev);
-  g.write(std::move(p));
+  g.write(std::move(p), confidence);
   if (unequal_capacity) refine_size_from_unequal_sets(g, *unequal_capacity, confidence);
 }
 

@@ -7,14 +7,16 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "analysis/confidence.hpp"
 #include "backend/sim/sim_backend.hpp"
-#include "support/probe_harness.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/probe.hpp"
 #include "probes/geometry/scan_resistance.hpp"
+#include "support/probe_harness.hpp"
 
 namespace memtopo::testing {
 namespace {
@@ -62,6 +64,21 @@ Truth truth_of(const std::string& file, const std::string& cache = "L1") {
   return t;
 }
 
+// Every agreement factor of a finding's confidence counted agreeing checks only ("k of k ..."):
+// on these devices no pass, set or chase contradicts the value. "0 of 0" (nothing could be
+// checked) passes too.
+void expect_every_check_agreed(const Property& p) {
+  ASSERT_TRUE(p.evidence.contains("confidence_factors")) << p.evidence.dump();
+  for (const auto& factor : p.evidence.at("confidence_factors")) {
+    if (factor.at("rule") != "agreement") continue;
+    std::istringstream inputs(factor.at("inputs").get<std::string>());
+    std::size_t agreeing = 0, checks = 0;
+    std::string of;
+    inputs >> agreeing >> of >> checks;
+    EXPECT_EQ(agreeing, checks) << factor.dump();
+  }
+}
+
 class GeometryOnSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GeometryOnSim, SetsWaysBitsAndPolicyAsConfigured) {
@@ -74,7 +91,13 @@ TEST_P(GeometryOnSim, SetsWaysBitsAndPolicyAsConfigured) {
   EXPECT_EQ(ways.value, truth.ways) << ways.evidence.dump();
   EXPECT_EQ(ways.source, Source::measured);
   ASSERT_TRUE(ways.confidence.has_value());
-  EXPECT_GE(*ways.confidence, 0.75);
+  expect_every_check_agreed(ways);
+  if (ways.evidence.at("set_mapping").get<std::string>().starts_with("modulo")) {
+    EXPECT_GE(*ways.confidence, kLowConfidence) << ways.evidence.at("confidence_factors").dump();
+  } else {  // no set can be verified: agreement(0, 0) says so
+    EXPECT_NEAR(*ways.confidence,
+                0.5 * ways.evidence.at("confidence_factors")[0].at("value").get<double>(), 1e-12);
+  }
 
   const Property& sets = property(run, "l1", "sets");
   EXPECT_EQ(sets.value, truth.sets);
