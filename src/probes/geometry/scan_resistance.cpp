@@ -29,6 +29,17 @@ constexpr std::uint32_t kAloneStreamPasses = 1;
 // that no line of the stream is used twice (the sectors of one line would make the stream look
 // reused to a policy that promotes on any hit).
 constexpr std::uint32_t kLargestLineBytes = 256;
+// The stream's own check (run when the working set survived): the stream's array chased alone,
+// its first pass untimed, then the first lines of its second pass timed, this many capacities
+// of them. A cache of C lines holds at most C of them when the second pass begins, so at least
+// the rest must miss if the stream overfilled the cache and went through it (under LRU all of
+// them miss; a scan-resistant cache keeps the first lines a cold stream brought in, and misses
+// the rest). A stream that did not fill the cache (a size measured too small, a footprint limit)
+// hits on all of them.
+constexpr std::uint64_t kStreamCheckCapacities = 2;
+// The stream went through the cache when at least this share of the misses its length forces
+// showed; below it the survival of the working set says nothing about the policy.
+constexpr double kStreamFilledShare = 0.5;
 
 // How misses are told from hits: by baselines on a path that skips the element (SM caches,
 // the three chases in one batch), or by a given threshold with every chase alone (device-wide).
@@ -46,7 +57,9 @@ struct ScanPlan {
   std::uint64_t stream_bytes = 0;
   ChaseSpec working_set;
   ChaseSpec streamed;
-  ChaseSpec next_level;  // the working set on the next level's path (SM caches)
+  ChaseSpec next_level;              // the working set on the next level's path (SM caches)
+  std::uint64_t capacity_lines = 0;  // of the measured size, at the stride
+  ChaseSpec stream_check;            // the stream alone, the start of its second pass timed
 };
 
 std::optional<ScanPlan> plan_scan(ProbeContext& ctx, const std::string& element, LoadPath path,
@@ -73,6 +86,12 @@ std::optional<ScanPlan> plan_scan(ProbeContext& ctx, const std::string& element,
   plan.streamed = working_set(path).evicting(
       EvictionSweep{path, plan.stream_bytes, plan.line, plan.stream_passes});
   if (next_level_path) plan.next_level = working_set(*next_level_path);
+  plan.capacity_lines = *size / plan.line;
+  const std::uint64_t stream_lines = plan.stream_bytes / plan.line;
+  plan.stream_check = make_chase(path, plan.stream_bytes, plan.line)
+                          .timed_loads(static_cast<std::uint32_t>(
+                              std::min({stream_lines, kStreamCheckCapacities * plan.capacity_lines,
+                                        std::uint64_t{limits.max_timed_loads}})));
   return plan;
 }
 
@@ -122,10 +141,39 @@ ScanObservation observe_alone(ProbeContext& ctx, const ScanPlan& plan, const std
           run_alone(plan.streamed)};
 }
 
-Property scan_finding(const ScanPlan& plan, const ScanObservation& seen,
-                      const std::string& threshold_source) {
-  const FitVerdict verdict =
-      judge_fit(corrected_cycles(seen.after_stream), seen.after_stream.indices, seen.rule);
+// What the stream's own second pass showed.
+struct StreamCheck {
+  std::uint64_t timed_lines = 0;
+  std::uint64_t forced_misses = 0;  // what a cache of the measured size cannot avoid
+  std::uint64_t misses = 0;
+  double share = 0;  // misses / forced misses, at most 1; 0 when none are forced
+  bool filled() const { return share >= kStreamFilledShare; }
+  nlohmann::json evidence(std::uint64_t capacity_lines) const {
+    return {{"timed_lines", timed_lines},
+            {"capacity_lines", capacity_lines},
+            {"forced_misses", forced_misses},
+            {"misses", misses},
+            {"share_of_forced_misses", share}};
+  }
+};
+
+StreamCheck check_stream(ProbeContext& ctx, const ScanPlan& plan, const FitRule& rule,
+                         const std::string& phase) {
+  const Trace trace = std::move(ctx.run(std::vector<ChaseSpec>{plan.stream_check}, phase).front());
+  StreamCheck check;
+  check.timed_lines = trace.indices.size();
+  check.forced_misses =
+      check.timed_lines > plan.capacity_lines ? check.timed_lines - plan.capacity_lines : 0;
+  check.misses = count_above(corrected_cycles(trace), rule.threshold_cycles);
+  if (check.forced_misses > 0) {
+    check.share =
+        std::min(1.0, static_cast<double>(check.misses) / static_cast<double>(check.forced_misses));
+  }
+  return check;
+}
+
+Property scan_property(const ScanPlan& plan, const ScanObservation& seen, const FitVerdict& verdict,
+                       const std::string& threshold_source) {
   Property p;
   p.name = "policy";
   p.unit = "";
@@ -134,7 +182,8 @@ Property scan_finding(const ScanPlan& plan, const ScanObservation& seen,
              std::to_string(plan.capacities) + "x the size (" + std::to_string(plan.stream_passes) +
              (plan.stream_passes == 1 ? " pass" : " passes") +
              ") through the same path, then the working set timed again: LRU, FIFO and "
-             "random replacement evict it, a scan-resistant policy keeps it (used when the ways "
+             "random replacement evict it, a scan-resistant policy keeps it, provided the "
+             "stream went through the cache (its own second pass misses; used when the ways "
              "are not known)";
   p.evidence = {{"working_set_bytes", plan.working_set.footprint_bytes},
                 {"stream_bytes", plan.stream_bytes},
@@ -143,20 +192,49 @@ Property scan_finding(const ScanPlan& plan, const ScanObservation& seen,
                 {"threshold_cycles", seen.rule.threshold_cycles},
                 {"threshold_source", threshold_source}};
   p.evidence.update(seen.baseline_evidence);
-  if (verdict.missing <= verdict.allowed) {
-    p.value = "scan_resistant";
-    set_confidence(p, {share(1.0 - verdict.miss_fraction,
-                             "of the working set's lines survived the stream")});
-    p.note = "not LRU, FIFO or random: reused lines survived a stream of " +
-             std::to_string(plan.capacities) + "x the cache";
-  } else {
+  return p;
+}
+
+// The verdict: evicted (no class), survived a stream that went through the cache
+// (scan-resistant), or survived a stream that did not (no class: the test says nothing).
+Property scan_verdict(ProbeContext& ctx, const ScanPlan& plan, const ScanObservation& seen,
+                      const std::string& threshold_source, const std::string& phase) {
+  const FitVerdict verdict =
+      judge_fit(corrected_cycles(seen.after_stream), seen.after_stream.indices, seen.rule);
+  Property p = scan_property(plan, seen, verdict, threshold_source);
+  if (verdict.missing > verdict.allowed) {
     p.value = nullptr;
     p.inconclusive = true;
+    p.evidence["stream_check"] =
+        "not run: the stream evicted the working set, so it went through the cache";
     p.note = "the stream evicted " + std::to_string(verdict.missing) + " of " +
              std::to_string(verdict.elements) +
              " reused lines, as LRU, FIFO and random replacement do; telling them apart needs "
              "the ways";
+    return p;
   }
+  const StreamCheck stream = check_stream(ctx, plan, seen.rule, phase);
+  p.evidence["stream_check"] = stream.evidence(plan.capacity_lines);
+  if (!stream.filled()) {
+    p.value = nullptr;
+    p.inconclusive = true;
+    p.note =
+        "the reused lines survived, but the stream did not go through the cache: its own "
+        "second pass missed on " +
+        std::to_string(stream.misses) + " of " + std::to_string(stream.timed_lines) +
+        " lines, where a cache of the measured size (" + std::to_string(plan.capacity_lines) +
+        " lines) forces " + std::to_string(stream.forced_misses) +
+        " misses (the cache is larger than the stream, or the stream skipped it)";
+    return p;
+  }
+  p.value = "scan_resistant";
+  set_confidence(
+      p, {share(1.0 - verdict.miss_fraction, "of the working set's lines survived the stream"),
+          share(stream.share,
+                "of the misses the stream's length forces on its own "
+                "second pass showed")});
+  p.note = "not LRU, FIFO or random: reused lines survived a stream of " +
+           std::to_string(plan.capacities) + "x the cache";
   return p;
 }
 
@@ -169,7 +247,12 @@ std::optional<Property> scan_test(ProbeContext& ctx, const std::string& element,
   const ScanObservation seen =
       alone ? observe_alone(ctx, *plan, element, miss_rule.threshold_cycles.value(), phase)
             : observe_with_baselines(ctx, *plan, element, path, *miss_rule.next_level_path, phase);
-  return scan_finding(*plan, seen, alone ? element + ".size" : "own baselines");
+  Property p = scan_verdict(ctx, *plan, seen, alone ? element + ".size" : "own baselines", phase);
+  std::uint64_t loads = loads_of(plan->working_set) + loads_of(plan->streamed) +
+                        (alone ? 0 : loads_of(plan->next_level));
+  if (p.evidence.at("stream_check").is_object()) loads += loads_of(plan->stream_check);
+  p.evidence["loads"] = loads;
+  return p;
 }
 
 }  // namespace
