@@ -12,10 +12,6 @@
 namespace memtopo {
 namespace {
 
-// A device-wide cache is tens of MiB: one pass of a C + b chase at the line is C / b loads
-// (400 k on a 50 MiB L2, about 12 ms of simulation each). An overfull LRU or FIFO set misses on
-// every pass, so two timed passes (two slow accesses per missing line) already tell its lines.
-constexpr std::uint32_t kDeviceWidePasses = 2;
 // The own baseline (no threshold in the size's evidence): a footprint every cache holds.
 constexpr std::uint64_t kBaselineFootprintBytes = 1024;
 // Line-size hypotheses: power-of-two strides up to this, and passes of their chases.
@@ -25,9 +21,6 @@ constexpr std::uint32_t kLinePasses = 4;
 constexpr std::uint64_t kMinLinesPerCandidate = 4;
 // The accepted probability that outliers alone make C look overflowing (fit_min_slow).
 constexpr double kFalseOverflowProbability = 1e-6;
-// A line counts as missing in the overflow chases with this many slow accesses at least: an
-// isolated outlier cannot make it miss.
-constexpr std::uint32_t kMinSlowToMiss = 2;
 
 }  // namespace
 
@@ -37,7 +30,7 @@ GeometryMeasurement::GeometryMeasurement(ProbeContext& ctx, const GeometryTarget
       target_(target),
       id_(std::move(probe_id)),
       limits_(ctx.backend.limits()),
-      passes_(target.device_wide ? kDeviceWidePasses : kGeometryPasses) {}
+      passes_(target.device_wide ? kTimedPasses : kGeometryPasses) {}
 
 std::vector<Trace> GeometryMeasurement::run(const std::vector<ChaseSpec>& specs,
                                             const std::string& phase) {

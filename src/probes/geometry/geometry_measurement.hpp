@@ -14,6 +14,7 @@
 #include "analysis/confidence.hpp"
 #include "backend/backend.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
 #include "probes/core/probe.hpp"
 #include "probes/geometry/geometry_probe.hpp"
 
@@ -21,8 +22,14 @@ namespace memtopo {
 
 // A chain element is one 32-bit word: word index w lies in line w * 4 / line bytes.
 inline constexpr std::uint32_t kWordBytes = 4;
-// Timed passes of the overflow and per-set chases of an SM cache.
+// Timed passes of the overflow and per-set chases of an SM cache. A device-wide cache takes
+// kTimedPasses (core/constants) instead: it is tens of MiB, one pass of a C + b chase at the line
+// is C / b loads (400 k on a 50 MiB L2, about 12 ms of simulation each), and an overfull LRU or
+// FIFO set misses on every pass, so two already tell its lines.
 inline constexpr std::uint32_t kGeometryPasses = 8;
+// A line counts as missing in the overflow chases with this many slow accesses at least: an
+// isolated outlier cannot make it miss.
+inline constexpr std::uint32_t kMinSlowToMiss = 2;
 // When the misses are not periodic (random-like replacement): passes, and the slow accesses a
 // line needs then.
 inline constexpr std::uint32_t kRandomPasses = 128;

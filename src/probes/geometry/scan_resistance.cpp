@@ -8,6 +8,7 @@
 #include "analysis/stats.hpp"
 #include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
 #include "probes/core/findings.hpp"
 
 namespace memtopo {
@@ -21,9 +22,9 @@ constexpr std::uint32_t kWarmPasses = 2;
 constexpr std::uint64_t kStreamCapacities = 8;
 constexpr std::uint32_t kStreamPasses = 2;
 // A device-wide cache (every chase alone) is tens of MiB and its stream goes to DRAM: 8 x 2
-// capacities of an L2 took 0.6 s on an H100. One pass over 4 capacities leaves a line of the
-// working set about e^-4 (2 %) to survive random replacement, none under LRU or FIFO.
-constexpr std::uint64_t kAloneStreamCapacities = 4;
+// capacities of an L2 took 0.6 s on an H100. One pass over kMissReferenceCapacities (4) leaves
+// a line of the working set about e^-4 (2 %) to survive random replacement, none under LRU or
+// FIFO.
 constexpr std::uint32_t kAloneStreamPasses = 1;
 // Without a measured line: one load per this many bytes, no smaller than any cache line, so
 // that no line of the stream is used twice (the sectors of one line would make the stream look
@@ -71,7 +72,7 @@ std::optional<ScanPlan> plan_scan(ProbeContext& ctx, const std::string& element,
   plan.line = static_cast<std::uint32_t>(
       finding_count(ctx.topology, element, "line").value_or(kLargestLineBytes));
   const BackendLimits limits = ctx.backend.limits();
-  plan.capacities = alone ? kAloneStreamCapacities : kStreamCapacities;
+  plan.capacities = alone ? kMissReferenceCapacities : kStreamCapacities;
   plan.stream_passes = alone ? kAloneStreamPasses : kStreamPasses;
   plan.stream_bytes =
       round_down(std::min(*size * plan.capacities, limits.max_footprint_bytes), plan.line);

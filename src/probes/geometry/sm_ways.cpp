@@ -12,8 +12,6 @@ namespace {
 
 constexpr int kEdgeAdjustments = 4;   // moves of C by a line before the edge is given up
 constexpr int kMaxSearchRounds = 16;  // rounds of the per-set search (doubling, bisection)
-// A line counts as missing at C + 1 and C + 2 lines with this many slow accesses.
-constexpr std::uint32_t kMinSlowAtOverflow = 2;
 // The per-set chases put up to this many times a set's share of the cache into every set.
 constexpr std::uint64_t kMaxLinesPerSetFactor = 4;
 
@@ -29,7 +27,7 @@ std::uint64_t capacity_lines_estimate(GeometryMeasurement& g, nlohmann::json& ev
   if (miss_lines <= from_size + 2) return from_size;  // no bracket, or the edge steps cover it
   const auto trace = g.run_set_targeted({g.sequential(miss_lines * g.line(), g.line(), g.passes())},
                                         "overflow_runs");
-  const auto missing = overflow_lines(g.counts(trace.front()), kMinSlowAtOverflow);
+  const auto missing = overflow_lines(g.counts(trace.front()), kMinSlowToMiss);
   const auto runs = overflow_runs(missing.lines, miss_lines);
   ev["capacity_from_runs"] = {
       {"chased_lines", miss_lines},
@@ -58,8 +56,8 @@ std::optional<CapacityEdge> find_capacity_edge(GeometryMeasurement& g, std::uint
          g.sequential((lines + 2) * b, b, g.passes())},
         "overflow");
     const auto at0 = overflow_lines(g.counts(traces[0]), g.fit_min_slow(lines));
-    auto over = overflow_lines(g.counts(traces[1]), kMinSlowAtOverflow);
-    const auto at2 = overflow_lines(g.counts(traces[2]), kMinSlowAtOverflow);
+    auto over = overflow_lines(g.counts(traces[1]), kMinSlowToMiss);
+    const auto at2 = overflow_lines(g.counts(traces[2]), kMinSlowToMiss);
     if (!at0.lines.empty()) {
       // The cache holds fewer lines than the size said: by the run length when the misses
       // show one (several sets overfull), else by one.
@@ -194,14 +192,14 @@ void measure_sm_ways(GeometryMeasurement& g) {
       return;
     }
     const auto& w = per_set.ways;
-    confidence *= agreement(per_set.verified_sets, geo.sets,
-                            "sets verified with m lines in each (ways fit, ways + 1 overflow)");
     if (per_set.outcome == PerSetOutcome::incomplete) {
       ev["ways_per_set_partial"] = w;
       ev.update(g.common_evidence());
       g.write_inconclusive("ways", "the per-set chases did not bracket every set's ways", ev);
       return;
     }
+    confidence *= agreement(per_set.verified_sets, geo.sets,
+                            "sets verified with m lines in each (ways fit, ways + 1 overflow)");
     if (std::all_of(w.begin(), w.end(), [&](auto x) { return x == w.front(); })) {
       ways_value = w.front();
     } else {
