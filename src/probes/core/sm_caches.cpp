@@ -20,16 +20,6 @@ const std::vector<SmCacheElement>& sm_cache_elements() {
   return table;
 }
 
-std::optional<std::uint64_t> measured_size(const Topology& topology, const std::string& element) {
-  return finding_count(topology, element, "size");
-}
-
-std::uint32_t measured_line_or(const Topology& topology, const std::string& element,
-                               std::uint32_t fallback) {
-  const auto line = finding_count(topology, element, "line");
-  return line ? static_cast<std::uint32_t>(*line) : fallback;
-}
-
 bool probe_registered(const std::string& id) {
   // Built once: all_probes() constructs the probes (cheap; nothing runs), and the ids of one
   // build never change.

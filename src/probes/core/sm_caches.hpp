@@ -22,13 +22,6 @@ struct SmCacheElement {
 // l1 (ca), tex (tex), ro (nc), constant_l1 (const).
 const std::vector<SmCacheElement>& sm_cache_elements();
 
-// Deprecated: read findings through core/findings.hpp (finding_count). Thin wrappers kept for
-// callers outside the size, latency and sharing families (geometry/scan_resistance.cpp) until
-// they move; new code must not use them.
-std::optional<std::uint64_t> measured_size(const Topology& topology, const std::string& element);
-std::uint32_t measured_line_or(const Topology& topology, const std::string& element,
-                               std::uint32_t fallback);
-
 // Whether all_probes() has a probe with this id, for needs() that name probes another build
 // may not have yet (constant_l1.size): what is not registered cannot be needed.
 bool probe_registered(const std::string& id);
