@@ -279,7 +279,7 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, cons
              "holds more elements that far apart than size / stride, so its line is smaller";
   } else if (inference.line_bytes) {
     p.value = *inference.line_bytes;
-    p.confidence = inference.confidence;
+    p.confidence = inference.confidence.value();
     p.evidence["sectored"] = *inference.line_bytes > sector;
   } else {
     p.value = nullptr;

@@ -483,12 +483,12 @@ void LineMeasurement::run_line() {
       {"line_bytes", pow2.line_bytes ? nlohmann::json(*pow2.line_bytes) : nlohmann::json(nullptr)},
       {"first_beyond_stride_bytes", pow2.first_beyond_stride},
       {"raw_ratio_bytes", pow2.raw_ratio},
-      {"confidence", pow2.confidence * pow2_edge_confidence},
+      {"confidence", pow2.confidence.value() * pow2_edge_confidence},
       {"note", pow2.note}};
   p.note = inference.note;
   if (inference.line_bytes) {
     p.value = *inference.line_bytes;
-    p.confidence = inference.confidence * edge_confidence_min;
+    p.confidence = inference.confidence.value() * edge_confidence_min;
     if (pow2.line_bytes && *pow2.line_bytes != *inference.line_bytes) {
       *p.confidence *= 0.5;  // two paths that disagree: the prime path's value, less sure
       p.note += std::string(p.note.empty() ? "" : "; ") + "the power-of-two path says " +
@@ -501,7 +501,7 @@ void LineMeasurement::run_line() {
     p.value = *pow2.line_bytes;
     // One method answers while the other saw a mapping it cannot explain: at most even odds
     // (on an H100 the same unified cache gave 128 B via ca and 512 B via tex this way).
-    p.confidence = std::min(0.5, pow2.confidence * pow2_edge_confidence);
+    p.confidence = std::min(0.5, pow2.confidence.value() * pow2_edge_confidence);
     p.note = "from the power-of-two strides (" + pow2.note + "); the prime strides: " +
              inference.note;
     p.evidence["path"] = "power_of_two";
