@@ -179,22 +179,6 @@ TEST(LineRows, TextureAndReadOnlyRowsFindTheirOwnCaches) {
   EXPECT_EQ(property(run, "tex", "line").evidence.at("path"), "prime");
 }
 
-// L2 on the Hopper-like device: the sector from a cold chase. The line is measured from the
-// capacity per stride (l2_line_test.cpp), planned from l2.size: without it, skipped and says so.
-TEST(LineRows, L2SectorFromAColdChaseAndTheLineNeedsTheMeasuredSize) {
-  const std::string file = "sims/hopper-like.json";
-  const auto l2 = read_truth(file).cache("L2");
-  const ProbeRun run = run_on_sim(file, {"l2.sector", "l2.line"});
-  const Property& sector = property(run, "l2", "sector");
-  EXPECT_EQ(sector.value, l2.at("sector_bytes")) << sector.note << sector.evidence.dump(1);
-  ASSERT_TRUE(sector.confidence.has_value());
-  EXPECT_GT(*sector.confidence, 0.9);
-  ASSERT_TRUE(run.skipped.count("l2.line"));
-  EXPECT_NE(run.skipped.at("l2.line").find("l2.size"), std::string::npos);
-  // Every L2 chase ran alone.
-  EXPECT_EQ(run.batches, sector.evidence.at("cost").at("batches").get<std::uint64_t>());
-}
-
 // The power-of-two path on a cache whose set index is a bit selection that skips address bit 7
 // (the bit above the 128 B line offset): every other line spreads over all sets, so twice the
 // line holds twice the size, and size / capacity there gives the line.
