@@ -179,6 +179,7 @@ ojson run_to_json(const RunInfo& run) {
   out["shared_gpu"] = run.shared_gpu;
   out["other_gpu_processes"] = processes_to_json(run.other_gpu_processes);
   out["gpu_lock"] = run.gpu_lock;
+  out["conditions_seconds"] = finite_or_null(run.conditions_seconds);
   out["phases"] = std::move(phases);
   out["probes"] = std::move(probes);
   return out;
@@ -488,6 +489,7 @@ void run_from_json(const ObjectReader& reader, RunInfo& run) {
   run.shared_gpu = reader.boolean("shared_gpu");
   run.other_gpu_processes = processes_from_json(reader, "other_gpu_processes");
   run.gpu_lock = reader.string("gpu_lock");
+  if (auto seconds = reader.number("conditions_seconds")) run.conditions_seconds = *seconds;
   if (const ojson* phases = reader.array("phases", false)) {
     for (std::size_t i = 0; i < phases->size(); ++i) {
       ObjectReader phase_reader = reader.child((*phases)[i], "phases[" + std::to_string(i) + "]");

@@ -116,6 +116,7 @@ struct RunInfo {
   bool shared_gpu = false;
   std::vector<GpuProcess> other_gpu_processes;  // on the GPU when the first probe started
   std::string gpu_lock;  // the lock file that kept other memtopo runs off the GPU, or why none
+  double conditions_seconds = 0;  // spent asking the device for its conditions (NVML)
 };
 
 struct Topology {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "model/units.hpp"
+#include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -149,6 +150,7 @@ void render_device_header(std::ostringstream& out, const Topology& topology) {
   } else if (!d.nvml_status.empty()) {
     out << "  NVML: " << d.nvml_status << "\n";
   }
+  out << gpu_sharing_header(topology);
 }
 
 void render_elements(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
@@ -267,7 +269,7 @@ void render_phases(std::ostringstream& out, const RunInfo& run) {
     table.add_row({phase.name, format_seconds(phase.seconds), clocks});
   }
   table.add_row({"total", format_seconds(total)});
-  out << "\nPhases\n" << table.render(2);
+  out << "\nPhases\n" << table.render(2) << conditions_summary(run);
 }
 
 void render_warnings(std::ostringstream& out, const Topology& topology) {
@@ -289,6 +291,7 @@ std::string render_console(const Topology& topology) {
   if (run.interrupted) {
     out << "INTERRUPTED: the run was stopped early; the results below are partial\n\n";
   }
+  out << shared_gpu_banner(run);
   render_device_header(out, topology);
 
   Footnotes notes;
