@@ -17,6 +17,9 @@ constexpr double kClockMoveLimit = 0.05;
 constexpr std::chrono::milliseconds kSampleReuse{50};
 // %clock counts whole cycles, so the median overhead of a phase may move by one on rounding.
 constexpr double kOverheadResolutionCycles = 1;
+// The first phase with at least this many traces sets the timing overhead's range: fewer say
+// too little about how far a trace's overhead strays by chance.
+constexpr std::size_t kMinBaselineTraces = 8;
 // Appended to the note of a finding measured while the device was disturbed.
 constexpr const char* kDisturbedNote = "measured while the GPU was disturbed: ";
 
@@ -90,16 +93,22 @@ std::optional<std::string> overhead_drift(const PhaseTiming& baseline, const Pha
   if (!baseline.timing_overhead || !phase.timing_overhead) return std::nullopt;
   const Spread& base = *baseline.timing_overhead;
   const Spread& now = *phase.timing_overhead;
-  const double allowed = (base.p95 - base.p5) / 2 + kOverheadResolutionCycles;
-  if (std::fabs(now.p50 - base.p50) <= allowed) return std::nullopt;
+  if (base.samples < kMinBaselineTraces) return std::nullopt;
+  // The baseline's traces show how far one trace's overhead strays by chance: a phase whose
+  // median overhead lies outside all of them (give or take a cycle) has drifted.
+  if (now.p50 >= base.min - kOverheadResolutionCycles &&
+      now.p50 <= base.max + kOverheadResolutionCycles) {
+    return std::nullopt;
+  }
   char text[400];
   std::snprintf(text, sizeof text,
-                "the timing overhead drifted in %s: p50 %.1f cycles against %.1f (p5-p95 "
-                "%.1f-%.1f) in %s; latencies subtract each trace's own overhead, but a timer "
+                "the timing overhead drifted in %s: p50 %.1f cycles, outside the %.1f-%.1f of "
+                "the %zu traces of %s; latencies subtract each trace's own overhead, but a timer "
                 "that changes its cost may mean that the device changed state (clocks, another "
                 "process). Later drifts are not warned again; run.phases[].timing_overhead_cycles "
                 "has every phase's",
-                phase.name.c_str(), now.p50, base.p50, base.p5, base.p95, baseline.name.c_str());
+                phase.name.c_str(), now.p50, base.min, base.max, base.samples,
+                baseline.name.c_str());
   return std::string(text);
 }
 
@@ -179,7 +188,7 @@ void PhaseMonitor::finish(PhaseTiming& phase) {
   elements_before_.reset();
   if (!phase.timing_overhead) return;
   if (!overhead_baseline_) {
-    overhead_baseline_ = phase;
+    if (phase.timing_overhead->samples >= kMinBaselineTraces) overhead_baseline_ = phase;
   } else if (!overhead_drift_warned_) {
     if (auto drift = overhead_drift(*overhead_baseline_, phase)) {
       ctx_.topology.warnings.push_back(*drift);

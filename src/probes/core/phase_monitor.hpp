@@ -22,9 +22,9 @@ namespace memtopo {
 std::vector<std::string> phase_disturbances(const DeviceConditions& before,
                                             const DeviceConditions& after, bool others_expected);
 
-// A warning when `phase`'s timing overhead moved away from the overhead of `baseline` (an
-// earlier phase) by more than the baseline's spread; nullopt when it did not or either is
-// unknown.
+// A warning when the median timing overhead of `phase`'s traces lies outside the range of
+// `baseline`'s (an earlier phase with enough traces), give or take one cycle; nullopt when it
+// does not, or either is unknown.
 std::optional<std::string> overhead_drift(const PhaseTiming& baseline, const PhaseTiming& phase);
 
 class PhaseMonitor {
@@ -61,7 +61,7 @@ class PhaseMonitor {
   Clock::time_point last_sample_time_;
   std::optional<std::vector<Element>> elements_before_;  // findings before the attempt
   std::size_t warnings_before_ = 0;
-  std::optional<PhaseTiming> overhead_baseline_;  // the first phase with a timing overhead
+  std::optional<PhaseTiming> overhead_baseline_;  // the first phase with enough traces
   bool overhead_drift_warned_ = false;
 };
 
