@@ -1,12 +1,14 @@
 #include "report/console.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <sstream>
 
 #include "analysis/confidence.hpp"
 #include "model/units.hpp"
 #include "report/footnotes.hpp"
+#include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -102,7 +104,9 @@ std::string latency_cell(const Element& element, Footnotes& notes) {
   if (!latency) return "-";
   std::string text = format_value(latency->value, latency->unit);
   if (latency->spread && latency->spread->samples > 1) {
-    text += " ±" + format_number(latency->spread->stdev, 1);
+    // Three significant figures are plenty for a spread: ±141.7 reads as ±142.
+    const double stdev = latency->spread->stdev;
+    text += " ±" + format_number(stdev, std::fabs(stdev) >= 100 ? 0 : 1);
   }
   if (latency->seconds_value) text += " (" + format_seconds(*latency->seconds_value) + ")";
   return decorate(text, element.id, *latency, notes);
@@ -171,6 +175,7 @@ void render_device_header(std::ostringstream& out, const Topology& topology) {
   } else if (!d.nvml_status.empty()) {
     out << "  NVML: " << d.nvml_status << "\n";
   }
+  out << gpu_sharing_header(topology);
 }
 
 // What the marks in the tables mean; the threshold is analysis/confidence.hpp's.
@@ -317,7 +322,7 @@ void render_phases(std::ostringstream& out, const RunInfo& run) {
     table.add_row({phase.name, format_seconds(phase.seconds), clocks});
   }
   table.add_row({"total", format_seconds(total)});
-  out << "\nPhases\n" << table.render(2, kConsoleWidth);
+  out << "\nPhases\n" << table.render(2, kConsoleWidth) << conditions_summary(run);
 }
 
 void render_warnings(std::ostringstream& out, const Topology& topology) {
@@ -341,6 +346,7 @@ std::string render_console(const Topology& topology) {
   if (run.interrupted) {
     out << "INTERRUPTED: the run was stopped early; the results below are partial\n\n";
   }
+  out << shared_gpu_banner(run);
   render_device_header(out, topology);
 
   Footnotes notes;

@@ -20,6 +20,8 @@ constexpr std::uint32_t kMaxChasers = 32;  // one per warp of a 1024-thread bloc
 // Chase arrays are aligned to at least this (the large-page size GPU drivers use) and to the
 // largest TLB page, so that no two arrays of a batch share a page.
 constexpr std::uint64_t kMinArrayAlignment = std::uint64_t{2} << 20;
+// Device memory a timed load's records take, as on a GPU: its cycles and its index.
+constexpr std::uint64_t kRecordBytesPerLoad = 2 * sizeof(std::uint32_t);
 
 DeviceFacts facts_of(const SimDescription& description) {
   DeviceFacts facts;
@@ -135,6 +137,7 @@ class SimBackend final : public Backend {
       check_footprint("eviction footprint_bytes", spec.eviction->path,
                       spec.eviction->footprint_bytes);
     }
+    check_device_memory(spec);
     // Throws when the block's shared memory exceeds the largest carveout.
     sim::carveout_step_for(description_.shared_memory, block_shared_bytes(spec));
   }
@@ -143,11 +146,33 @@ class SimBackend final : public Backend {
     std::uint64_t max_footprint = limits_.max_footprint_bytes;
     if (path == LoadPath::constant) max_footprint = limits_.max_constant_footprint_bytes;
     if (path == LoadPath::shared) max_footprint = limits_.max_shared_footprint_bytes;
-    if (bytes > max_footprint) {
-      throw ExperimentError("chase spec: " + what + " " + std::to_string(bytes) + " exceeds the " +
-                            std::string(to_string(path)) + " path's limit of " +
-                            std::to_string(max_footprint) + " bytes");
+    if (bytes <= max_footprint) return;
+    const std::string message = "chase spec: " + what + " " + std::to_string(bytes) +
+                                " exceeds the " + std::string(to_string(path)) +
+                                " path's limit of " + std::to_string(max_footprint) + " bytes";
+    // The constant bank and shared memory are fixed sizes; global memory is what runs out.
+    if (path != LoadPath::constant && path != LoadPath::shared) {
+      throw MemoryUnavailableError(message + " (half the simulated device's global memory)");
     }
+    throw ExperimentError(message);
+  }
+
+  // The simulated device's memory holds a chase's arrays and its records at once, as a GPU's
+  // does: more than global_memory_bytes cannot be had.
+  void check_device_memory(const ChaseSpec& spec) const {
+    const auto in_global = [](LoadPath path, std::uint64_t bytes) {
+      return path == LoadPath::constant || path == LoadPath::shared ? 0 : bytes;
+    };
+    std::uint64_t arrays = in_global(spec.path, spec.footprint_bytes);
+    if (spec.eviction) arrays += in_global(spec.eviction->path, spec.eviction->footprint_bytes);
+    const std::uint64_t records =
+        kRecordBytesPerLoad * std::uint64_t{spec.timed_loads} * spec.chasers;
+    if (arrays + records <= description_.global_memory_bytes) return;
+    throw MemoryUnavailableError("chase spec needs " + std::to_string(arrays + records) +
+                                 " bytes of device memory (" + std::to_string(arrays) +
+                                 " for its arrays, " + std::to_string(records) +
+                                 " for its records); the simulated device has " +
+                                 std::to_string(description_.global_memory_bytes));
   }
 
   // Shared memory the chase's block uses: its reservation, plus its array on the shared path.
