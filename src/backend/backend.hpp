@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "backend/stream.hpp"
 #include "model/device_facts.hpp"
 
 namespace memtopo {
@@ -70,6 +71,15 @@ class Backend {
 
   // Measures the SM clock now, in kHz (0 when the backend cannot tell).
   virtual double current_sm_clock_khz() { return 0; }
+
+  // Runs one stream (backend/stream.hpp): its warm-up launches, then its timed launches, each
+  // timed alone. Throws ExperimentError for a spec this device cannot run (a configuration that
+  // does not fit on an SM, a footprint beyond its memory) and StreamsUnsupported where no
+  // stream can run.
+  virtual StreamResult run_stream(const StreamSpec& spec) {
+    (void)spec;
+    throw StreamsUnsupported("streams are not supported by this backend");
+  }
 };
 
 }  // namespace memtopo

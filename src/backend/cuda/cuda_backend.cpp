@@ -15,6 +15,7 @@
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/device_query.hpp"
 #include "backend/cuda/nvml_session.hpp"
+#include "backend/cuda/stream_runner.hpp"
 #include "backend/cuda/support_kernels.hpp"
 
 namespace memtopo {
@@ -67,6 +68,10 @@ class CudaBackend final : public Backend {
     runner_ = std::make_unique<ChaseRunner>(
         ChaseRunnerConfig{facts_.sm_count, sm_ids_, facts_.l2_bytes, max_dynamic_shared_,
                           facts_.shared_per_sm_bytes, planning_.reserved_shared_per_block_bytes});
+    streams_ = std::make_unique<StreamRunner>(
+        StreamRunnerConfig{facts_.sm_count, facts_.shared_per_block_optin_bytes,
+                           planning_.max_texture_1d_linear_elements},
+        nvml_);
   }
 
   std::string_view kind() const override { return "cuda"; }
@@ -109,6 +114,14 @@ class CudaBackend final : public Backend {
   double current_sm_clock_khz() override {
     const auto mhz = nvml_.sm_clock_mhz();
     return mhz ? *mhz * 1000.0 : 0.0;
+  }
+
+  StreamResult run_stream(const StreamSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    const std::uint64_t usable = usable_device_bytes();
+    const std::uint64_t free =
+        usable > kFootprintReserveBytes ? usable - kFootprintReserveBytes : 0;
+    return streams_->run(spec, free);
   }
 
  private:
@@ -236,6 +249,7 @@ class CudaBackend final : public Backend {
   std::size_t max_dynamic_shared_ = 0;
   std::vector<std::uint32_t> sm_ids_;
   std::unique_ptr<ChaseRunner> runner_;
+  std::unique_ptr<StreamRunner> streams_;
 };
 
 }  // namespace
