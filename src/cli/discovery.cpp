@@ -124,11 +124,16 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
       .interrupted = interrupt_requested,
       .seed = options.seed,
       .record_trace = nullptr,
+      .record_stream = nullptr,
   };
   if (recorder) {
     context.record_trace = [&recorder](const std::string& label, const ChaseSpec& spec,
                                        const Trace& trace) {
       recorder->record(label, spec, trace);
+    };
+    context.record_stream = [&recorder](const std::string& label, const StreamSpec& spec,
+                                        const StreamResult& result) {
+      recorder->record_stream(label, spec, result);
     };
   }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "model/units.hpp"
+#include "report/console_bandwidth.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -20,8 +21,9 @@ constexpr const char* kTableProperties[] = {"size",         "line",         "sec
                                             "reach"};
 
 bool has_own_column(const std::string& property) {
-  return std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
-         std::end(kTableProperties);
+  return is_bandwidth_property(property) ||
+         std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
+             std::end(kTableProperties);
 }
 
 // Numbers the notes of inconclusive cells; the table shows "[n]", the notes follow it.
@@ -177,24 +179,6 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
   out << table.render(2);
 }
 
-void render_bandwidths(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
-  TextTable table({{"Element"}, {"Bandwidth", Align::right}, {"Source"}, {"Method"}});
-  bool any = false;
-  for (const Element* row : in_row_order(topology.elements)) {
-    const Element& e = *row;
-    const Property* bandwidth = e.find("bandwidth");
-    if (!bandwidth) continue;
-    any = true;
-    std::string text = format_value(bandwidth->value, bandwidth->unit);
-    if (bandwidth->spread && bandwidth->spread->samples > 1) {
-      text += " ±" + format_value(bandwidth->spread->stdev, bandwidth->unit);
-    }
-    table.add_row({e.id, decorate(text, e.id, *bandwidth, notes, ApiMark::none),
-                   source_text(*bandwidth), bandwidth->method});
-  }
-  if (any) out << "\nBandwidth (p50 ± standard deviation)\n" << table.render(2);
-}
-
 // The L1 at each shared-memory reservation (l1.carveout: a list of rows), as its own table.
 void render_carveout(std::ostringstream& out, const Topology& topology) {
   const Element* l1 = topology.find("l1");
@@ -293,7 +277,7 @@ std::string render_console(const Topology& topology) {
 
   Footnotes notes;
   render_elements(out, topology, notes);
-  render_bandwidths(out, topology, notes);
+  out << render_bandwidth_section(topology);
   render_carveout(out, topology);
   render_other_findings(out, topology, notes);
   std::string note_text = notes.render();
