@@ -124,7 +124,6 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
       .interrupted = interrupt_requested,
       .seed = options.seed,
       .record_trace = nullptr,
-      .record_stream = nullptr,
   };
   if (recorder) {
     context.record_trace = [&recorder](const std::string& label, const ChaseSpec& spec,

@@ -40,7 +40,7 @@ struct ProbeContext {
   std::function<void(const std::string& label, const ChaseSpec&, const Trace&)> record_trace;
   // Receives every stream a probe runs (--traces DIR writes them as CSV rows), labelled alike.
   std::function<void(const std::string& label, const StreamSpec&, const StreamResult&)>
-      record_stream;
+      record_stream = nullptr;
 
   void check_interrupted() const {
     if (interrupted()) throw Interrupted();
