@@ -58,8 +58,11 @@ void check_knees(ProbeContext& ctx, const BandwidthTarget& target, const Footpri
   evidence["agrees"] = agrees;
   if (agrees) return;
   const std::string who = target.element + ".bandwidth: ";
-  const std::string resolved =
+  std::string resolved =
       " beyond the sweep's resolution (x" + format_number(resolution, 2) + " between points)";
+  if (plan.api_level_size && *plan.api_level_size != *plan.level_size) {
+    resolved += "; the API's size is " + bytes(static_cast<double>(*plan.api_level_size));
+  }
   if (knee) {
     ctx.topology.warnings.push_back(
         who + "the bandwidth sweep's knee at " + bytes(knee->footprint_bytes) + " (between " +
@@ -87,8 +90,11 @@ nlohmann::json sweep_bandwidth(ProbeContext& ctx, const BandwidthTarget& target,
   const std::uint64_t first = target.sweep == BandwidthSweep::per_sm
                                   ? kPerSmSweepFirstBytes
                                   : size / kDeviceSweepFirstDivisor;
+  // Past the larger of the measured and the API's size, so that the knee of all SMs together
+  // lies inside the sweep too.
   const std::uint64_t last =
-      std::min(size * kSweepEndFactor, ctx.backend.limits().max_footprint_bytes);
+      std::min(std::max(size, plan.api_level_size.value_or(0)) * kSweepEndFactor,
+               ctx.backend.limits().max_footprint_bytes);
   const std::uint64_t granule = std::uint64_t{kStreamWarpThreads} * best.vector_bytes * best.unroll;
   ctx.progress(target.element + ".bandwidth: sweep " + bytes(first) + " .. " + bytes(last));
 

@@ -139,8 +139,9 @@ FootprintPlan shared_window(const ProbeContext& ctx) {
 FootprintPlan l2_sized(const ProbeContext& ctx) {
   FootprintPlan plan;
   plan_from_finding(ctx, "l2", plan);
+  const std::uint64_t api = ctx.backend.facts().l2_bytes;
+  if (api > 0) plan.api_level_size = api;
   if (!plan.level_size) {
-    const std::uint64_t api = ctx.backend.facts().l2_bytes;
     if (api == 0) throw ProbeSkipped("no conclusive l2.size and no L2 size from the API");
     plan.level_size = api;
     plan.level_size_source = "the API's L2 size (l2.size is not conclusive)";
@@ -155,8 +156,13 @@ FootprintPlan device_footprint(const ProbeContext& ctx, const BandwidthTarget& t
     plan.bytes = l2 / kInsideL2Divisor;
     plan.rule = with_size("a quarter of " + plan.level_size_source, l2);
   } else {
-    plan.bytes = l2 * kBeyondL2Factor;
-    plan.rule = with_size("16 times " + plan.level_size_source, l2);
+    // Beyond the larger of the two: one SM's chase may find only part of what all SMs fill.
+    const std::uint64_t largest = std::max(l2, plan.api_level_size.value_or(0));
+    plan.bytes = largest * kBeyondL2Factor;
+    plan.rule = largest == l2
+                    ? with_size("16 times " + plan.level_size_source, l2)
+                    : with_size("16 times the API's L2 size, larger than " + plan.level_size_source,
+                                largest);
     plan.from_finding.clear();  // far beyond any L2: the L2's exact size does not matter
     plan.from_confidence.reset();
   }
@@ -165,7 +171,8 @@ FootprintPlan device_footprint(const ProbeContext& ctx, const BandwidthTarget& t
     plan.bytes = limit;
     plan.rule += ", capped at half the memory the backend lets a stream use";
   }
-  if (target.footprint == BandwidthFootprint::beyond_l2 && plan.bytes < kLeastBeyondL2Factor * l2) {
+  if (target.footprint == BandwidthFootprint::beyond_l2 &&
+      plan.bytes < kLeastBeyondL2Factor * std::max(l2, plan.api_level_size.value_or(0))) {
     throw ProbeSkipped("the device memory a stream may use (" +
                        format_bytes(static_cast<double>(limit)) +
                        " per array) is less than 4 times the L2");

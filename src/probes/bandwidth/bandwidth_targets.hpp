@@ -51,6 +51,9 @@ struct FootprintPlan {
   // The level's size the sweep's knee is compared with, and where it came from.
   std::optional<std::uint64_t> level_size;
   std::string level_size_source;  // "l2.size (measured)", "the API's L2 size"
+  // The API's size of the level where it has one (the L2): what all SMs together may fill,
+  // which can exceed what one SM's chase finds (an L2 in two halves, each near half the SMs).
+  std::optional<std::uint64_t> api_level_size;
 };
 
 // Plans `target`'s footprint from earlier findings, device facts and the backend's limits.
