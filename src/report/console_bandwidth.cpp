@@ -30,7 +30,12 @@ std::string cell(const Element& element, const char* name, std::string& notes) {
     return "?";
   }
   const double value = p->value.get<double>();
-  if (p->unit == "bytes/second") return format_rate(value);
+  if (p->unit == "bytes/second") {
+    // The spread as the standard deviation relative to the value: "1600 GB/s ±0.2 %".
+    const bool spread = p->spread && p->spread->samples > 1 && value > 0;
+    return format_rate(value) +
+           (spread ? " ±" + format_number(p->spread->stdev / value * kPercent, 1) + " %" : "");
+  }
   if (p->name == "peak_fraction") return format_number(value * kPercent, 1) + " %";
   return format_number(value, 1);
 }
