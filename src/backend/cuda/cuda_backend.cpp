@@ -70,7 +70,7 @@ class CudaBackend final : public Backend {
                           facts_.shared_per_sm_bytes, planning_.reserved_shared_per_block_bytes});
     streams_ = std::make_unique<StreamRunner>(
         StreamRunnerConfig{facts_.sm_count, facts_.shared_per_block_optin_bytes,
-                           planning_.max_texture_1d_linear_elements},
+                           planning_.max_texture_1d_linear_elements, facts_.global_memory_bytes},
         nvml_);
   }
 
@@ -118,10 +118,12 @@ class CudaBackend final : public Backend {
 
   StreamResult run_stream(const StreamSpec& spec) override {
     CUDA_CALL(cudaSetDevice(device_));
-    const std::uint64_t usable = usable_device_bytes();
-    const std::uint64_t free =
-        usable > kFootprintReserveBytes ? usable - kFootprintReserveBytes : 0;
-    return streams_->run(spec, free);
+    // Free memory only: the chase runner keeps its arrays and frees them only for its own.
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return streams_->run(
+        spec, free_bytes > kFootprintReserveBytes ? free_bytes - kFootprintReserveBytes : 0);
   }
 
  private:

@@ -25,9 +25,10 @@ const void* stream_kernel(StreamOp op, LoadPath path, std::uint32_t vector_bytes
 
 namespace {
 
-// Arrays larger than this are freed after every stream, so that a DRAM stream's arrays (many
-// times the L2) do not stay and shrink what later chases may allocate.
-constexpr std::uint64_t kKeepArrayBytes = std::uint64_t{256} << 20;
+// The arrays stay for the next stream (a DRAM probe runs dozens over the same footprint, and
+// reallocating a GiB costs milliseconds) while they hold at most this share of the device
+// memory; larger ones are freed after every stream, so that they never crowd out the chases.
+constexpr std::uint64_t kKeptShareOfDeviceMemory = 16;  // 1/16
 // What the source array holds; any value does, but it must be written once.
 constexpr unsigned char kFillByte = 0x5A;
 // The value that would make a kernel store its fold: never the fold of kFillByte words.
@@ -217,8 +218,12 @@ StreamResult StreamRunner::run(const StreamSpec& spec, std::uint64_t device_byte
 }
 
 void StreamRunner::release_large_arrays() noexcept {
-  if (source_.bytes() > kKeepArrayBytes) source_ = DeviceBuffer<unsigned char>();
-  if (destination_.bytes() > kKeepArrayBytes) destination_ = DeviceBuffer<unsigned char>();
+  if (source_.bytes() + destination_.bytes() <=
+      config_.global_memory_bytes / kKeptShareOfDeviceMemory) {
+    return;
+  }
+  source_ = DeviceBuffer<unsigned char>();
+  destination_ = DeviceBuffer<unsigned char>();
 }
 
 }  // namespace memtopo

@@ -13,6 +13,7 @@ struct StreamRunnerConfig {
   std::uint32_t sm_count = 0;                // the grid is blocks_per_sm x this
   std::size_t max_dynamic_shared_bytes = 0;  // opt-in shared memory per block
   std::uint64_t max_texture_1d_linear_elements = 0;
+  std::uint64_t global_memory_bytes = 0;  // sizes what the runner keeps between streams
 };
 
 class StreamRunner {
@@ -30,6 +31,7 @@ class StreamRunner {
   void check_fits(const StreamSpec& spec, const void* kernel, std::size_t shared_bytes) const;
   void provide_arrays(const StreamSpec& spec, std::uint64_t device_bytes_free);
   double measured_sm_clock_khz(std::uint32_t first_timed, std::uint32_t timed) const;
+  // Frees the arrays when they hold more than a small share of the device memory.
   void release_large_arrays() noexcept;
 
   StreamRunnerConfig config_;

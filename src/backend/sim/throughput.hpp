@@ -6,6 +6,10 @@
 
 namespace memtopo::sim {
 
+// Threads an SM holds unless the model says otherwise (every NVIDIA architecture since Maxwell
+// but Turing and the consumer Ampere/Ada parts).
+inline constexpr std::uint32_t kDefaultMaxThreadsPerSm = 2048;
+
 struct ThroughputDescription {
   // Bytes per SM cycle each cache delivers, by its index in SimDescription::caches: per SM for
   // scope sm, for the whole device for scope device. 0: not modelled (a stream it would serve
@@ -19,7 +23,7 @@ struct ThroughputDescription {
   // Load (or store) instructions an SM issues per cycle, each moving 32 x vector bytes; 0: no
   // limit. What makes narrow vectors slower than wide ones.
   double load_instructions_per_cycle = 0;
-  std::uint32_t max_threads_per_sm = 2048;  // more resident threads do not fit on an SM
+  std::uint32_t max_threads_per_sm = kDefaultMaxThreadsPerSm;  // more do not fit on an SM
   double launch_jitter =
       0;  // every timed launch lasts (1 + u x launch_jitter) x its time, u in [-1, 1]
   // Device facts for the API's DRAM peak (memory clock x bus width x 2); 0: not reported.

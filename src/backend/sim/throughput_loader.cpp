@@ -53,8 +53,8 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
   throughput.write_factor = positive_or("write_factor", 1);
   throughput.copy_factor = positive_or("copy_factor", 1);
   throughput.load_instructions_per_cycle = positive_or("load_instructions_per_cycle", 0);
-  throughput.max_threads_per_sm =
-      static_cast<std::uint32_t>(object.uint_or("max_threads_per_sm", 2048, UINT32_MAX));
+  throughput.max_threads_per_sm = static_cast<std::uint32_t>(
+      object.uint_or("max_threads_per_sm", kDefaultMaxThreadsPerSm, UINT32_MAX));
   if (throughput.max_threads_per_sm < kMinThreadsPerSm) {
     object.fail("max_threads_per_sm", "must hold at least one warp (32 threads)");
   }
