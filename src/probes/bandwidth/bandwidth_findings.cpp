@@ -50,7 +50,7 @@ std::string instructions(const StreamSpec& spec) {
 std::string method_of(const StreamMeasurement& m) {
   const StreamSpec& spec = m.spec;
   const std::string where = spec.placement == StreamPlacement::per_block
-                                ? "every block re-reading one window of "
+                                ? "every block going over one window of "
                                 : "all SMs sharing one array of ";
   return std::string(to_string(spec.op)) + " stream of " + instructions(spec) + ", " + where +
          format_bytes(static_cast<double>(m.result.footprint_bytes)) +
