@@ -4,6 +4,7 @@
 #include <iterator>
 #include <optional>
 
+#include "analysis/confidence.hpp"
 #include "model/units.hpp"
 #include "report/text_table.hpp"
 
@@ -40,14 +41,16 @@ std::string cell(const Element& element, const char* name, std::string& notes) {
   return format_number(value, 1);
 }
 
-// The weakest confidence among the level's rates: the row is as sure as its least sure figure.
+// The weakest confidence among the level's rates: the row is as sure as its least sure figure;
+// a low one is marked `~`, as everywhere in the console.
 std::string confidence_cell(const Element& element) {
   std::optional<double> weakest;
   for (const char* name : kRateProperties) {
     const Property* p = element.find(name);
     if (p && p->confidence) weakest = std::min(weakest.value_or(1.0), *p->confidence);
   }
-  return weakest ? format_number(*weakest, 2) : "-";
+  if (!weakest) return "-";
+  return format_number(*weakest, 2) + (*weakest < kLowConfidence ? " ~" : "");
 }
 
 // "4x256, 16 B x2": blocks per SM x threads, vector bytes x unroll of the read's best launch.

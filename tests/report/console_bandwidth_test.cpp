@@ -87,10 +87,17 @@ TEST(ConsoleBandwidth, OneRowPerLevelFromTheSmOutwards) {
   EXPECT_NE(dram.find("4200 GB/s"), std::string::npos) << dram;
   EXPECT_NE(dram.find("95.8 %"), std::string::npos) << dram;
   EXPECT_NE(dram.find("0.8"), std::string::npos) << dram;  // the weakest of its confidences
+  EXPECT_EQ(dram.find("~"), std::string::npos) << dram;
   EXPECT_NE(section.find("dram peak: 4800 GB/s (api, memory clock x bus width x 2)"),
             std::string::npos);
   EXPECT_NE(section.find("dram.copy_bandwidth: no launch configuration could run"),
             std::string::npos);
+}
+
+TEST(ConsoleBandwidth, ALowConfidenceIsMarked) {
+  Topology topology = bandwidth_topology();
+  topology.element("dram", "memory", "device").find("write_bandwidth")->confidence = 0.3;
+  EXPECT_NE(row(render_bandwidth_section(topology), "dram").find("0.3 ~"), std::string::npos);
 }
 
 TEST(ConsoleBandwidth, NothingWithoutBandwidthsAndItsPropertiesAreItsOwn) {
