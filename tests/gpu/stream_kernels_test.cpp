@@ -15,7 +15,9 @@ namespace {
 using StreamKernelsOnGpu = GpuTest;
 
 constexpr std::uint64_t kWindowBytes = 16 * 1024;  // inside any L1
-constexpr std::uint64_t kSmokeBytesPerLaunch = 64ull << 20;
+// Long enough (tens of microseconds even from L1) for block 0 to time its loop with
+// %globaltimer, which some GPUs advance in microsecond steps.
+constexpr std::uint64_t kSmokeBytesPerLaunch = 1ull << 30;
 constexpr std::uint64_t kTimedBytesPerLaunch = 2ull << 30;
 
 StreamSpec stream(LoadPath path, StreamOp op, StreamPlacement placement, std::uint64_t footprint,
