@@ -10,6 +10,7 @@
 
 #include "backend/experiment.hpp"
 #include "model/device_conditions.hpp"
+#include "backend/stream.hpp"
 #include "model/device_facts.hpp"
 
 namespace memtopo {
@@ -85,6 +86,14 @@ class Backend {
   // and the other processes on it (memtopo's own excluded); nullopt when the backend cannot
   // tell (a simulated device).
   virtual std::optional<DeviceConditions> conditions() { return std::nullopt; }
+  // Runs one stream (backend/stream.hpp): its warm-up launches, then its timed launches, each
+  // timed alone. Throws ExperimentError for a spec this device cannot run (a configuration that
+  // does not fit on an SM, a footprint beyond its memory) and StreamsUnsupported where no
+  // stream can run.
+  virtual StreamResult run_stream(const StreamSpec& spec) {
+    (void)spec;
+    throw StreamsUnsupported("streams are not supported by this backend");
+  }
 };
 
 }  // namespace memtopo

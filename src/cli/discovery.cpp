@@ -144,6 +144,10 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
                                        const Trace& trace) {
       recorder->record(label, spec, trace);
     };
+    context.record_stream = [&recorder](const std::string& label, const StreamSpec& spec,
+                                        const StreamResult& result) {
+      recorder->record_stream(label, spec, result);
+    };
   }
 
   try {

@@ -7,6 +7,7 @@
 
 #include "analysis/confidence.hpp"
 #include "model/units.hpp"
+#include "report/console_bandwidth.hpp"
 #include "report/footnotes.hpp"
 #include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
@@ -27,8 +28,9 @@ constexpr const char* kTableProperties[] = {
     "shared_with", "count_per_sm", "bandwidth", "carveout", "reach"};
 
 bool has_own_column(const std::string& property) {
-  return std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
-         std::end(kTableProperties);
+  return is_bandwidth_property(property) ||
+         std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
+             std::end(kTableProperties);
 }
 
 // Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
@@ -211,30 +213,6 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
   out << table.render(2, kConsoleWidth);
 }
 
-void render_bandwidths(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
-  TextTable table({{"Element"},
-                   {"Bandwidth", Align::right},
-                   {"Source"},
-                   {"Method", Align::left, Overflow::shorten}});
-  bool any = false;
-  for (const Element* row : in_row_order(topology.elements)) {
-    const Element& e = *row;
-    const Property* bandwidth = e.find("bandwidth");
-    if (!bandwidth) continue;
-    any = true;
-    std::string text = format_value(bandwidth->value, bandwidth->unit);
-    if (bandwidth->spread && bandwidth->spread->samples > 1) {
-      text += " ±" + format_value(bandwidth->spread->stdev, bandwidth->unit);
-    }
-    std::string value = decorate(text, e.id, *bandwidth, notes, Marks::in_source_column);
-    table.add_row(
-        {e.id, value, source_cell(e.id, *bandwidth, notes), method_summary(bandwidth->method)});
-  }
-  if (any) {
-    out << "\nBandwidth (p50 ± standard deviation)\n" << table.render(2, kConsoleWidth);
-  }
-}
-
 // One row of l1.carveout: its sizes, and its confidence marked (and explained by the row's own
 // confidence_factors) where low.
 std::vector<std::string> carveout_row(const nlohmann::json& row, Footnotes& notes) {
@@ -351,7 +329,7 @@ std::string render_console(const Topology& topology) {
 
   Footnotes notes;
   render_elements(out, topology, notes);
-  render_bandwidths(out, topology, notes);
+  out << render_bandwidth_section(topology, notes, kConsoleWidth);
   render_carveout(out, topology, notes);
   render_other_findings(out, topology, notes);
   if (!notes.empty()) out << "\nNotes\n" << notes.render(kConsoleWidth);

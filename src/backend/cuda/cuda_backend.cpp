@@ -20,6 +20,7 @@
 #include "backend/cuda/device_query.hpp"
 #include "backend/cuda/gpu_sharing.hpp"
 #include "backend/cuda/nvml_session.hpp"
+#include "backend/cuda/stream_runner.hpp"
 #include "backend/cuda/support_kernels.hpp"
 
 namespace memtopo {
@@ -91,6 +92,10 @@ class CudaBackend final : public Backend {
     runner_ = std::make_unique<ChaseRunner>(
         ChaseRunnerConfig{facts_.sm_count, sm_ids_, facts_.l2_bytes, max_dynamic_shared_,
                           facts_.shared_per_sm_bytes, planning_.reserved_shared_per_block_bytes});
+    streams_ = std::make_unique<StreamRunner>(
+        StreamRunnerConfig{facts_.sm_count, facts_.shared_per_block_optin_bytes,
+                           planning_.max_texture_1d_linear_elements, facts_.global_memory_bytes},
+        *nvml_);
   }
 
   std::string_view kind() const override { return "cuda"; }
@@ -149,6 +154,16 @@ class CudaBackend final : public Backend {
       c.other_processes = other_gpu_processes(named(*listed), own_pids_);
     }
     return c;
+  }
+
+  StreamResult run_stream(const StreamSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    // Free memory only: the chase runner keeps its arrays and frees them only for its own.
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return streams_->run(
+        spec, free_bytes > kFootprintReserveBytes ? free_bytes - kFootprintReserveBytes : 0);
   }
 
  private:
@@ -329,6 +344,7 @@ class CudaBackend final : public Backend {
   std::size_t max_dynamic_shared_ = 0;
   std::vector<std::uint32_t> sm_ids_;
   std::unique_ptr<ChaseRunner> runner_;
+  std::unique_ptr<StreamRunner> streams_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "backend/sim/description_loader.hpp"
 #include "backend/sim/memory_system.hpp"
 #include "backend/sim/random_streams.hpp"
+#include "backend/sim/stream_model.hpp"
 
 namespace memtopo {
 namespace {
@@ -22,6 +23,8 @@ constexpr std::uint32_t kMaxChasers = 32;  // one per warp of a 1024-thread bloc
 constexpr std::uint64_t kMinArrayAlignment = std::uint64_t{2} << 20;
 // Device memory a timed load's records take, as on a GPU: its cycles and its index.
 constexpr std::uint64_t kRecordBytesPerLoad = 2 * sizeof(std::uint32_t);
+// Separates the noise of streams from that of chases under one seed.
+constexpr std::uint64_t kStreamNoiseSalt = 0x53545245414D53ull;  // "STREAMS"
 
 DeviceFacts facts_of(const SimDescription& description) {
   DeviceFacts facts;
@@ -47,6 +50,10 @@ DeviceFacts facts_of(const SimDescription& description) {
   facts.constant_bytes = kConstantBankBytes;
   facts.sm_clock_khz = description.clock_khz;
   facts.nvml_status = "simulated device: no NVML";
+  if (description.throughput) {
+    facts.memory_clock_khz = description.throughput->memory_clock_khz;
+    facts.memory_bus_width_bits = description.throughput->memory_bus_width_bits;
+  }
   return facts;
 }
 
@@ -83,6 +90,12 @@ class SimBackend final : public Backend {
   const DeviceFacts& facts() const override { return facts_; }
   BackendLimits limits() const override { return limits_; }
   double current_sm_clock_khz() override { return static_cast<double>(description_.clock_khz); }
+
+  StreamResult run_stream(const StreamSpec& spec) override {
+    // Streams draw from noise streams of their own, apart from every chase's.
+    const std::uint64_t seed = description_.noise.seed ^ kStreamNoiseSalt;
+    return sim::simulate_stream(spec, description_, sim::derive_seed(seed, streams_run_++));
+  }
 
   std::vector<Trace> run(std::span<const ChaseSpec> batch) override {
     // Every spec is checked before any runs: a bad batch runs nothing.
@@ -212,6 +225,7 @@ class SimBackend final : public Backend {
   sim::MemorySystem memory_;
   std::uint64_t array_alignment_;
   std::uint64_t chases_run_ = 0;  // numbers every chase, so that each gets its own noise
+  std::uint64_t streams_run_ = 0;  // the same for streams
 };
 
 }  // namespace
