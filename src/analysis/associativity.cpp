@@ -1,6 +1,7 @@
 #include "analysis/associativity.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace memtopo {
@@ -49,6 +50,31 @@ OverflowLines overflow_lines(const LineSlowCounts& counts, std::uint32_t min_slo
     if (slow < counts.visits.at(line)) ++out.partial;
   }
   return out;  // std::map iterates in ascending line order
+}
+
+PassAgreement passes_overflowing(std::span<const double> corrected_cycles,
+                                 std::span<const std::uint32_t> indices, std::uint32_t line_bytes,
+                                 double threshold_cycles, std::span<const std::uint64_t> set_lines,
+                                 std::uint64_t chain_lines) {
+  if (corrected_cycles.size() != indices.size()) {
+    throw std::invalid_argument("passes_overflowing: cycles and indices differ in length");
+  }
+  if (line_bytes == 0 || chain_lines == 0) {
+    throw std::invalid_argument("passes_overflowing: line_bytes and chain_lines must be positive");
+  }
+  const std::set<std::uint64_t> members(set_lines.begin(), set_lines.end());
+  PassAgreement out;
+  out.passes = indices.size() / chain_lines;
+  for (std::size_t pass = 0; pass < out.passes; ++pass) {
+    for (std::size_t i = pass * chain_lines; i < (pass + 1) * chain_lines; ++i) {
+      if (corrected_cycles[i] > threshold_cycles &&
+          members.count(std::uint64_t{indices[i]} * 4 / line_bytes)) {
+        ++out.agreeing;
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 OverflowGeometry geometry_from_overflow(std::span<const std::uint64_t> missing_lines,

@@ -41,6 +41,21 @@ struct OverflowLines {
 // isolated outlier cannot make a line miss).
 OverflowLines overflow_lines(const LineSlowCounts& counts, std::uint32_t min_slow);
 
+// Timed passes of a chase over `chain_lines` lines (one access per line and pass, in chain
+// order, the first timed access on the chain's first element) on which the overfull set whose
+// lines are `set_lines` overflowed again: at least one of them was slow. W + 1 lines cycling
+// through W ways miss at least once per pass under any replacement policy, so a pass without a
+// slow access on them contradicts the overfull set (or the threshold). An incomplete last pass
+// is not counted. Throws std::invalid_argument like slow_counts_per_line, or for chain_lines 0.
+struct PassAgreement {
+  std::size_t agreeing = 0;  // passes on which the set overflowed
+  std::size_t passes = 0;    // complete timed passes
+};
+PassAgreement passes_overflowing(std::span<const double> corrected_cycles,
+                                 std::span<const std::uint32_t> indices, std::uint32_t line_bytes,
+                                 double threshold_cycles, std::span<const std::uint64_t> set_lines,
+                                 std::uint64_t chain_lines);
+
 // A chase over n lines that overfills k sets by one line each (n = L + k, 1 <= k < sets, LRU or
 // FIFO, modulo indexing) misses on every line of those sets: lines whose number mod sets is
 // below k, i.e. W + 1 runs of k consecutive lines, spaced by the set count. So one such chase

@@ -6,11 +6,8 @@
 namespace memtopo {
 namespace {
 
-// Confidence factors (see the header): a cross-check that contradicts, one that is missing, and
-// a value that only the smallest possible line bounds from below.
-constexpr double kCrossCheckFittedFactor = 0.5;
-constexpr double kCrossCheckMissingFactor = 0.75;
-constexpr double kNoMissBelowFactor = 0.75;
+// A miss score runs from 0 (a clean fit) to this (every access missed).
+constexpr double kFullMissScore = 1.0;
 
 void add_remark(std::string& note, const std::string& remark) {
   note += (note.empty() ? "" : "; ") + remark;
@@ -18,15 +15,14 @@ void add_remark(std::string& note, const std::string& remark) {
 
 }  // namespace
 
-FitLadderLine infer_line_from_unit_fits(std::span<const UnitFit> fits,
-                                        std::uint64_t min_line_bytes,
+FitLadderLine infer_line_from_unit_fits(std::span<const UnitFit> fits, std::uint64_t min_line_bytes,
                                         std::optional<UnitFit> cross_check) {
   std::vector<UnitFit> sorted(fits.begin(), fits.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const UnitFit& a, const UnitFit& b) { return a.unit_bytes < b.unit_bytes; });
   FitLadderLine out;
-  const auto first_fit = std::find_if(sorted.begin(), sorted.end(),
-                                      [](const UnitFit& f) { return f.fits; });
+  const auto first_fit =
+      std::find_if(sorted.begin(), sorted.end(), [](const UnitFit& f) { return f.fits; });
   if (first_fit == sorted.end()) {
     out.note = sorted.empty() ? "no unit was tried"
                               : "no unit held 3/4 of the prime times the size: the line exceeds "
@@ -44,7 +40,8 @@ FitLadderLine infer_line_from_unit_fits(std::span<const UnitFit> fits,
     return out;
   }
   double worst_fit = 0;
-  for (auto it = first_fit; it != sorted.end(); ++it) worst_fit = std::max(worst_fit, it->miss_score);
+  for (auto it = first_fit; it != sorted.end(); ++it)
+    worst_fit = std::max(worst_fit, it->miss_score);
   double best_miss = std::numeric_limits<double>::infinity();
   for (auto it = sorted.begin(); it != first_fit; ++it) {
     best_miss = std::min(best_miss, it->miss_score);
@@ -58,22 +55,24 @@ FitLadderLine infer_line_from_unit_fits(std::span<const UnitFit> fits,
     return out;
   }
   out.line_bytes = out.smallest_fitting_unit;
-  // Without a miss, the fits alone say how clean the verdicts are.
-  out.contrast = miss_below && best_miss > 0 ? std::clamp(1.0 - worst_fit / best_miss, 0.0, 1.0)
-                                             : std::clamp(1.0 - worst_fit, 0.0, 1.0);
-  out.confidence = out.contrast;
+  // The gap between the worst fit's miss score and the best miss's; without a miss, the fits
+  // alone say how clean the verdicts are (against a full miss score).
+  const ConfidenceFactor verdict_contrast =
+      miss_below && best_miss > 0
+          ? contrast(best_miss - worst_fit, best_miss,
+                     "miss-score margin of the worst fit below the best miss:")
+          : contrast(kFullMissScore - worst_fit, kFullMissScore,
+                     "miss-score margin of the worst fit below a full miss:");
+  out.contrast = verdict_contrast.value;
   const double line = static_cast<double>(*out.line_bytes);
   out.size_over_capacity_high_bytes =
       line * static_cast<double>(kClassifyDenominator) / static_cast<double>(kClassifyNumerator);
   if (!miss_below) {
-    out.confidence *= kNoMissBelowFactor;
     add_remark(out.note, "the smallest possible line (the sector) fitted: no miss below backs it");
   }
   if (!cross_check) {
-    out.confidence *= kCrossCheckMissingFactor;
     add_remark(out.note, "no cross-check of the capacity at the line");
   } else if (cross_check->fits) {
-    out.confidence *= kCrossCheckFittedFactor;
     out.size_over_capacity_high_bytes = line * static_cast<double>(kCrossCheckDenominator) /
                                         static_cast<double>(kCrossCheckNumerator);
     add_remark(out.note,
@@ -84,6 +83,12 @@ FitLadderLine infer_line_from_unit_fits(std::span<const UnitFit> fits,
     out.size_over_capacity_low_bytes = line * static_cast<double>(kCrossCheckDenominator) /
                                        static_cast<double>(kCrossCheckNumerator);
   }
+  // Every unit's verdict agrees with the line (or the result would be inconclusive above).
+  const std::size_t units = sorted.size();
+  const std::size_t checks = units + (cross_check ? 1 : 0);
+  const std::size_t agreeing = units + (out.cross_check_agrees ? 1 : 0);
+  out.confidence = {verdict_contrast,
+                    agreement(agreeing, checks, "checks (unit verdicts and the cross-check)")};
   return out;
 }
 

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/confidence.hpp"
+
 namespace memtopo {
 
 // The classifying footprint is kClassifyNumerator / kClassifyDenominator x p x size: between
@@ -37,7 +39,7 @@ struct UnitFit {
 
 struct FitLadderLine {
   std::optional<std::uint64_t> line_bytes;
-  double confidence = 0;
+  Confidence confidence;                    // with line_bytes only
   std::uint64_t smallest_fitting_unit = 0;  // 0 when none fitted
   std::uint64_t largest_missing_unit = 0;   // 0 when none missed
   // Contrast of the verdicts: 1 - (largest miss score of a fit) / (smallest of a miss).
@@ -54,11 +56,12 @@ struct FitLadderLine {
 // smaller than this (the measured sector); a fit at that unit needs no miss below it.
 // `cross_check`: the verdict at the cross-check footprint at the smallest fitting unit, when run.
 // Inconclusive when no unit fits, when the verdicts flip more than once (a miss above a fit), or
-// when the smallest fitting unit has no miss below it and is not min_line_bytes. Confidence = contrast, x 0.5 when the cross-check fitted (the capacity
-// exceeds what one line per element allows: disagreement), x 0.75 when it was not run, x 0.75
-// when no miss below backs the value (line = min_line_bytes).
-FitLadderLine infer_line_from_unit_fits(std::span<const UnitFit> fits,
-                                        std::uint64_t min_line_bytes,
+// when the smallest fitting unit has no miss below it and is not min_line_bytes. Confidence
+// (analysis/confidence): contrast of the verdicts (above) x agreement of the checks: every unit's
+// verdict (each agrees, or the result is inconclusive) and the cross-check when it ran (agrees
+// when it missed; one that fitted holds more elements than one line each allows). Fewer units,
+// as when the line is min_line_bytes with no miss below it, or no cross-check, are fewer checks.
+FitLadderLine infer_line_from_unit_fits(std::span<const UnitFit> fits, std::uint64_t min_line_bytes,
                                         std::optional<UnitFit> cross_check);
 
 }  // namespace memtopo

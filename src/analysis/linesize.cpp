@@ -44,9 +44,9 @@ GapEstimate estimate_fetch_granularity(std::span<const double> cycles,
     out.consistency = static_cast<double>(mode_count) / static_cast<double>(gaps.size());
   }
 
-  const double slow_fraction =
-      out.accesses == 0 ? 0.0
-                        : static_cast<double>(out.slow_accesses) / static_cast<double>(out.accesses);
+  const double slow_fraction = out.accesses == 0 ? 0.0
+                                                 : static_cast<double>(out.slow_accesses) /
+                                                       static_cast<double>(out.accesses);
   if (out.slow_accesses == 0) {
     out.note = "no access was slow: the footprint did not miss";
   } else if (slow_fraction > rule.max_slow_fraction) {
@@ -61,6 +61,12 @@ GapEstimate estimate_fetch_granularity(std::span<const double> cycles,
     out.granularity_bytes = out.mode_gap_bytes;
   }
   return out;
+}
+
+Confidence gap_confidence(const GapEstimate& gaps) {
+  return {share(gaps.consistency, "of the gaps between slow accesses (" +
+                                      std::to_string(gaps.gaps) + ") equal the mode, " +
+                                      std::to_string(gaps.mode_gap_bytes) + " B")};
 }
 
 namespace {
@@ -113,20 +119,19 @@ const char* to_string(StrideClass c) {
   return "?";
 }
 
-LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes,
-                         std::uint64_t prime, std::span<const StrideCapacity> strides,
-                         double beyond_margin) {
-  if (size_bytes == 0 || prime < 3) {
-    throw std::invalid_argument("line inference needs a cache size and an odd prime");
-  }
+namespace {
+
+// The strides sorted by size, each classified by its capacity; `beyond` receives the indices of
+// those beyond the line.
+std::vector<StrideVerdict> classify_strides(double size, std::uint64_t prime,
+                                            std::span<const StrideCapacity> strides,
+                                            double beyond_margin,
+                                            std::vector<std::size_t>& beyond) {
   std::vector<StrideCapacity> sorted(strides.begin(), strides.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.stride_bytes < b.stride_bytes; });
-
-  LineInference out;
-  const double size = static_cast<double>(size_bytes);
   const double beyond_bytes = size * static_cast<double>(prime) * (1.0 - beyond_margin);
-  std::vector<std::size_t> beyond;  // indices into out.strides
+  std::vector<StrideVerdict> out;
   for (const auto& s : sorted) {
     if (s.stride_bytes == 0) throw std::invalid_argument("line inference: zero stride");
     StrideVerdict v;
@@ -141,22 +146,90 @@ LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes,
     } else {
       v.cls = s.fits_at_probe ? StrideClass::unsearched : StrideClass::below_line;
     }
-    if (v.cls == StrideClass::beyond_line) beyond.push_back(out.strides.size());
-    out.strides.push_back(v);
+    if (v.cls == StrideClass::beyond_line) beyond.push_back(out.size());
+    out.push_back(v);
   }
+  return out;
+}
 
-  if (beyond.empty()) {
-    std::uint64_t largest_below = 0;
-    for (const auto& v : out.strides) {
-      if (v.cls == StrideClass::below_line) {
-        largest_below = std::max(largest_below, v.stride_bytes / prime * 2);
-      }
+// No stride beyond the line: the line is at least twice the largest unit below it.
+void conclude_without_beyond(LineInference& out, std::uint64_t prime) {
+  std::uint64_t largest_below = 0;
+  for (const auto& v : out.strides) {
+    if (v.cls == StrideClass::below_line) {
+      largest_below = std::max(largest_below, v.stride_bytes / prime * 2);
     }
-    if (largest_below > 0) out.lower_bound = largest_below;
-    out.note = out.strides.empty()
-                   ? "no stride was measured"
-                   : "no stride held the prime times the size: the line is larger than the "
-                     "largest unit tried, or the prime divides the number of sets";
+  }
+  if (largest_below > 0) out.lower_bound = largest_below;
+  out.note = out.strides.empty()
+                 ? "no stride was measured"
+                 : "no stride held the prime times the size: the line is larger than the "
+                   "largest unit tried, or the prime divides the number of sets";
+}
+
+// Whether a stride behaved as a unit of stride / prime predicts for `line`: below the line it
+// holds less than the prime times the size; at or beyond it, that much or more (searched), or at
+// least its probe footprint (unsearched).
+bool agrees_with_line(const StrideVerdict& v, std::uint64_t line, std::uint64_t prime) {
+  const bool at_or_beyond = v.stride_bytes >= prime * line;
+  switch (v.cls) {
+    case StrideClass::below_line:
+      return !at_or_beyond;
+    case StrideClass::beyond_line:
+    case StrideClass::unsearched:
+      return at_or_beyond;
+    case StrideClass::aliased:
+      return false;
+  }
+  return false;
+}
+
+// Names the strides that contradict the line (aliased above the first beyond one, a smaller one
+// that fitted but was not searched) and returns the remarks for the note.
+std::vector<std::string> name_contradictions(LineInference& out, std::uint64_t prime,
+                                             std::uint64_t line) {
+  std::vector<std::string> remarks;
+  const std::uint64_t first = out.first_beyond_stride;
+  if (first != prime * line) {
+    remarks.push_back("the first stride holding the prime times the size is " +
+                      std::to_string(first) + " B, not the prime times the line");
+  }
+  std::size_t beyond = 0;
+  for (const auto& v : out.strides) beyond += v.cls == StrideClass::beyond_line ? 1 : 0;
+  if (beyond == 1) remarks.push_back("a single stride beyond the line backs the value");
+  for (auto& v : out.strides) {
+    if (v.stride_bytes < first && v.cls == StrideClass::unsearched) {
+      remarks.push_back("stride " + std::to_string(v.stride_bytes) +
+                        " B fitted above the size but was not searched");
+    } else if (v.stride_bytes > first && v.cls == StrideClass::below_line) {
+      v.cls = StrideClass::aliased;
+      remarks.push_back("stride " + std::to_string(v.stride_bytes) +
+                        " B held less than the prime times the size although it exceeds the "
+                        "line (set-index aliasing)");
+    }
+  }
+  return remarks;
+}
+
+std::string joined(const std::vector<std::string>& remarks) {
+  std::string text;
+  for (const auto& r : remarks) text += (text.empty() ? "" : "; ") + r;
+  return text;
+}
+
+}  // namespace
+
+LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes, std::uint64_t prime,
+                         std::span<const StrideCapacity> strides, double beyond_margin) {
+  if (size_bytes == 0 || prime < 3) {
+    throw std::invalid_argument("line inference needs a cache size and an odd prime");
+  }
+  LineInference out;
+  const double size = static_cast<double>(size_bytes);
+  std::vector<std::size_t> beyond;  // indices into out.strides
+  out.strides = classify_strides(size, prime, strides, beyond_margin, beyond);
+  if (beyond.empty()) {
+    conclude_without_beyond(out, prime);
     return out;
   }
 
@@ -164,52 +237,47 @@ LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes,
   out.first_beyond_stride = first.stride_bytes;
   out.raw_ratio = *first.line_estimate_bytes;
   const std::uint64_t line = nearest_power_of_two(out.raw_ratio);
-  const double octaves_off = log2_distance(out.raw_ratio, static_cast<double>(line));
-  if (octaves_off > kMaxOctavesOffPowerOfTwo) {
+  if (log2_distance(out.raw_ratio, static_cast<double>(line)) > kMaxOctavesOffPowerOfTwo) {
     // A ratio between powers of two means the capacity did not level off the way a modulo set
     // mapping makes it (a hashed mapping fills sets unevenly at any stride): no line follows.
-    out.note = "size / capacity in elements at the first stride holding the prime times the "
-               "size is " + std::to_string(static_cast<long long>(out.raw_ratio)) +
-               " B, not near a power of two: the set mapping does not behave as the strides "
-               "assume (hashed set index?)";
+    out.note =
+        "size / capacity in elements at the first stride holding the prime times the "
+        "size is " +
+        std::to_string(static_cast<long long>(out.raw_ratio)) +
+        " B, not near a power of two: the set mapping does not behave as the strides "
+        "assume (hashed set index?)";
     return out;
   }
   out.line_bytes = line;
-  out.confidence = std::clamp(1.0 - 2.0 * octaves_off, 0.0, 1.0);
-
-  std::vector<std::string> remarks;
-  if (first.stride_bytes != prime * line) {
-    out.confidence *= 0.5;
-    remarks.push_back("the first stride holding the prime times the size is " +
-                      std::to_string(first.stride_bytes) + " B, not the prime times the line");
-  }
-  if (beyond.size() == 1) {
-    out.confidence *= 0.75;
-    remarks.push_back("a single stride beyond the line backs the value");
-  }
-  for (auto& v : out.strides) {
-    if (v.stride_bytes < first.stride_bytes && v.cls == StrideClass::unsearched) {
-      out.confidence *= 0.5;
-      remarks.push_back("stride " + std::to_string(v.stride_bytes) +
-                        " B fitted above the size but was not searched");
-    } else if (v.stride_bytes > first.stride_bytes && v.cls == StrideClass::below_line) {
-      v.cls = StrideClass::aliased;
-      out.confidence *= 0.75;
-      remarks.push_back("stride " + std::to_string(v.stride_bytes) +
-                        " B held less than the prime times the size although it exceeds the "
-                        "line (set-index aliasing)");
-    }
-  }
+  std::vector<std::string> remarks = name_contradictions(out, prime, line);
+  const auto agreeing = static_cast<std::size_t>(
+      std::count_if(out.strides.begin(), out.strides.end(),
+                    [&](const StrideVerdict& v) { return agrees_with_line(v, line, prime); }));
+  out.confidence = {
+      octave_closeness(out.raw_ratio, "size / capacity in elements at stride " +
+                                          std::to_string(first.stride_bytes) + " B:"),
+      agreement(agreeing, out.strides.size(),
+                "strides behaving as a " + std::to_string(line) + " B line predicts")};
   if (sector_bytes > 0 && line < sector_bytes) {
-    out.confidence *= 0.5;
+    out.confidence *= methods_agreeing(1, 2,
+                                       "measurements (sector " + std::to_string(sector_bytes) +
+                                           " B, line " + std::to_string(line) + " B) consistent");
     remarks.push_back("the line came out smaller than the measured sector: inconsistent");
   }
   out.sectored = sector_bytes > 0 && line > sector_bytes;
-  for (std::size_t i = 0; i < remarks.size(); ++i) {
-    out.note += (i ? "; " : "") + remarks[i];
-  }
+  out.note = joined(remarks);
   return out;
 }
+
+namespace {
+
+// Whether a power-of-two stride behaved as `line` predicts: it holds more than the size exactly
+// when it is at least twice the line.
+bool pow2_agrees_with_line(const StrideCapacity& s, std::uint64_t line) {
+  return s.fits_at_probe == (s.stride_bytes >= 2 * line);
+}
+
+}  // namespace
 
 PowerOfTwoLine infer_line_from_power_of_two_strides(std::uint64_t size_bytes,
                                                     std::span<const StrideCapacity> strides) {
@@ -221,9 +289,10 @@ PowerOfTwoLine infer_line_from_power_of_two_strides(std::uint64_t size_bytes,
   const auto first = std::find_if(sorted.begin(), sorted.end(),
                                   [](const StrideCapacity& s) { return s.fits_at_probe; });
   if (first == sorted.end()) {
-    out.note = "no power-of-two stride held more than the size: the set index reaches fewer "
-               "sets at every stride beyond the line (modulo over an even set count), or the "
-               "line exceeds the largest stride tried";
+    out.note =
+        "no power-of-two stride held more than the size: the set index reaches fewer "
+        "sets at every stride beyond the line (modulo over an even set count), or the "
+        "line exceeds the largest stride tried";
     return out;
   }
   out.first_beyond_stride = first->stride_bytes;
@@ -235,21 +304,26 @@ PowerOfTwoLine infer_line_from_power_of_two_strides(std::uint64_t size_bytes,
       static_cast<double>(*first->capacity_footprint_bytes / first->stride_bytes);
   out.raw_ratio = static_cast<double>(size_bytes) / elements;
   const std::uint64_t line = nearest_power_of_two(out.raw_ratio);
-  const double octaves_off = log2_distance(out.raw_ratio, static_cast<double>(line));
-  if (octaves_off > kMaxOctavesOffPowerOfTwo) {
+  if (log2_distance(out.raw_ratio, static_cast<double>(line)) > kMaxOctavesOffPowerOfTwo) {
     out.note = "size / capacity in elements at the first power-of-two stride beyond the size is " +
                std::to_string(static_cast<long long>(out.raw_ratio)) +
                " B, not near a power of two";
     return out;
   }
   out.line_bytes = line;
-  out.confidence = std::clamp(1.0 - 2.0 * octaves_off, 0.0, 1.0) * 0.75;
   out.note = "a single power-of-two stride backs the value";
   if (first->stride_bytes != 2 * line) {
-    out.confidence *= 0.5;
     out.note += "; the first stride holding more than the size is " +
                 std::to_string(first->stride_bytes) + " B, not twice the line";
   }
+  const auto agreeing = static_cast<std::size_t>(
+      std::count_if(sorted.begin(), sorted.end(),
+                    [&](const StrideCapacity& s) { return pow2_agrees_with_line(s, line); }));
+  out.confidence = {
+      octave_closeness(out.raw_ratio, "size / capacity in elements at stride " +
+                                          std::to_string(first->stride_bytes) + " B:"),
+      agreement(agreeing, sorted.size(),
+                "power-of-two strides behaving as a " + std::to_string(line) + " B line predicts")};
   return out;
 }
 

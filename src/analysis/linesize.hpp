@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/confidence.hpp"
+
 namespace memtopo {
 
 // ---- fetch granularity --------------------------------------------------------------------
@@ -40,10 +42,10 @@ struct GapEstimate {
   std::optional<std::uint64_t> granularity_bytes;
   std::uint64_t mode_gap_bytes = 0;  // the mode even when inconclusive (0: no gaps)
   double median_gap_bytes = 0;
-  double consistency = 0;  // fraction of the gaps equal to the mode
+  double consistency = 0;  // fraction of the gaps equal to the mode (gap_confidence)
   std::size_t accesses = 0;
   std::size_t slow_accesses = 0;
-  std::size_t gaps = 0;                             // gaps used (forward steps in addresses)
+  std::size_t gaps = 0;                            // gaps used (forward steps in addresses)
   std::map<std::uint64_t, std::size_t> histogram;  // gap bytes -> count
   std::string note;                                // why inconclusive
 };
@@ -61,6 +63,10 @@ struct GapRule {
 GapEstimate estimate_fetch_granularity(std::span<const double> cycles,
                                        std::span<const std::uint32_t> indices,
                                        double threshold_cycles, const GapRule& rule = {});
+
+// How sure a granularity read off the gaps is: share (the fraction of the gaps equal to the
+// mode). Only for an estimate with a granularity.
+Confidence gap_confidence(const GapEstimate& gaps);
 
 // ---- line from the capacity per stride ----------------------------------------------------
 
@@ -99,8 +105,8 @@ struct LineInference {
   double raw_ratio = 0;                      // size / capacity in elements at s*
   std::uint64_t first_beyond_stride = 0;     // s*: 0 when none
   std::optional<std::uint64_t> lower_bound;  // when inconclusive: the line is at least this
-  double confidence = 0;
-  bool sectored = false;  // line > sector
+  Confidence confidence;                     // with line_bytes only (see infer_line)
+  bool sectored = false;                     // line > sector
   std::vector<StrideVerdict> strides;
   std::string note;  // why inconclusive, or remarks (aliasing, a single stride)
 };
@@ -109,13 +115,17 @@ struct LineInference {
 // unknown); `prime`: the p of the strides. A stride is beyond the line when its searched capacity
 // footprint is at least p x size x (1 - beyond_margin). The line is the power of two nearest
 // size / capacity in elements at the smallest such stride s*; inconclusive (no line_bytes) when
-// that ratio lies more than 0.1 octave from a power of two. Confidence = closeness of that raw
-// ratio to the power of two (1 at equality, 0 half an octave off), halved when s* is not p x line,
-// x 0.75 when a single stride backs it, x 0.75 for each larger stride that held less (aliasing),
-// x 0.5 for a smaller stride that fitted at its probe but was not searched.
-LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes,
-                         std::uint64_t prime, std::span<const StrideCapacity> strides,
-                         double beyond_margin = 0.25);
+// that ratio lies more than 0.1 octave from a power of two. Confidence (analysis/confidence):
+//   octave_closeness of that raw ratio to the power of two;
+//   agreement of the strides with the line: a stride p x u agrees when it behaved as its unit
+//     predicts, below the line (u < line) if its capacity stayed below p x size, at or beyond it
+//     if it held p x size or fitted at its probe footprint (searched or not). A larger stride that
+//     held less (named `aliased`), a stride p x line that did not hold p x size, or a smaller one
+//     that fitted at its probe footprint are checks that disagree;
+//   methods_agreeing 1 of 2 when the line comes out smaller than the measured sector (the
+//     sector and the line disagree).
+LineInference infer_line(std::uint64_t size_bytes, std::uint64_t sector_bytes, std::uint64_t prime,
+                         std::span<const StrideCapacity> strides, double beyond_margin = 0.25);
 
 // ---- line from power-of-two strides (a second evidence path) ----------------------------
 //
@@ -135,13 +145,15 @@ struct PowerOfTwoLine {
   std::optional<std::uint64_t> line_bytes;
   std::uint64_t first_beyond_stride = 0;  // smallest stride that held beyond_factor x size
   double raw_ratio = 0;                   // size / capacity in elements there
-  double confidence = 0;
-  std::string note;  // why inconclusive, or remarks
+  Confidence confidence;                  // with line_bytes only
+  std::string note;                       // why inconclusive, or remarks
 };
 
 // `strides`: power-of-two strides with fits_at_probe judged at beyond_factor x size and, for the
-// first that fitted, its searched capacity. Confidence = closeness of the raw ratio to the power
-// of two (as infer_line) x 0.5 unless the stride is twice that line x 0.75 (one stride backs it).
+// first that fitted, its searched capacity. Confidence: octave_closeness of the raw ratio to the
+// power of two (as infer_line) x agreement of the strides with the line: a stride agrees when it
+// fitted exactly if it is at least twice the line (below, the cache holds only the size; from
+// twice the line on, an index that spreads every 2^m-th line evenly holds 2^m x the size).
 PowerOfTwoLine infer_line_from_power_of_two_strides(std::uint64_t size_bytes,
                                                     std::span<const StrideCapacity> strides);
 

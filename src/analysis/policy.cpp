@@ -7,10 +7,20 @@
 
 namespace memtopo {
 
-double periodic_fraction(const std::vector<bool>& slow, std::size_t period) {
-  if (period == 0) return 0;
+double RepeatedPasses::fraction() const {
+  return compared ? static_cast<double>(repeating) / static_cast<double>(compared) : 0;
+}
+
+RepeatedPasses& RepeatedPasses::operator+=(const RepeatedPasses& other) {
+  repeating += other.repeating;
+  compared += other.compared;
+  return *this;
+}
+
+RepeatedPasses repeated_passes(const std::vector<bool>& slow, std::size_t period) {
+  if (period == 0) return {};
   const std::size_t passes = slow.size() / period;
-  if (passes < 3) return 0;  // the first pass is cold; at least two warm passes to compare
+  if (passes < 3) return {};  // the first pass is cold; at least two warm passes to compare
   std::map<std::vector<bool>, std::size_t> seen;
   for (std::size_t p = 1; p < passes; ++p) {
     ++seen[std::vector<bool>(slow.begin() + static_cast<std::ptrdiff_t>(p * period),
@@ -18,7 +28,11 @@ double periodic_fraction(const std::vector<bool>& slow, std::size_t period) {
   }
   std::size_t best = 0;
   for (const auto& [pattern, n] : seen) best = std::max(best, n);
-  return static_cast<double>(best) / static_cast<double>(passes - 1);
+  return {best, passes - 1};
+}
+
+double periodic_fraction(const std::vector<bool>& slow, std::size_t period) {
+  return repeated_passes(slow, period).fraction();
 }
 
 std::vector<Access> classify_accesses(std::span<const double> cycles,
@@ -168,40 +182,72 @@ ChiSquare chi_square_uniform(std::span<const std::uint64_t> counts) {
   if (total <= 0) throw std::invalid_argument("chi_square_uniform: no observations");
   const double expected = total / static_cast<double>(counts.size());
   ChiSquare r;
-  for (auto c : counts) r.statistic += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
+  for (auto c : counts)
+    r.statistic +=
+        (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
   r.dof = static_cast<double>(counts.size() - 1);
   r.p_value = chi_square_upper_tail(r.statistic, r.dof);
   return r;
 }
 
-LruFifo lru_or_fifo(double first_touch_slow) {
+LruFifo lru_or_fifo(std::size_t slow_touches, std::size_t touches) {
+  if (slow_touches > touches) throw std::invalid_argument("lru_or_fifo: more slow than touches");
   LruFifo r;
-  if (first_touch_slow >= 0.9) {
+  if (touches == 0) return r;
+  const double first_touch_slow = static_cast<double>(slow_touches) / static_cast<double>(touches);
+  if (first_touch_slow >= kFifoMissShare) {
     r.policy = "fifo";
-    r.confidence = first_touch_slow;
-  } else if (first_touch_slow <= 0.1) {
+    r.confidence = agreement(slow_touches, touches,
+                             "re-touch passes whose re-touched line "
+                             "was evicted (FIFO)");
+  } else if (first_touch_slow <= kLruMissShare) {
     r.policy = "lru";
-    r.confidence = 1 - first_touch_slow;
+    r.confidence = agreement(touches - slow_touches, touches,
+                             "re-touch passes whose re-touched line survived (LRU)");
   }
   return r;
 }
 
-PolicyVerdict classify_policy(double periodic, const LruFifo& retouch, const VictimCounts& victims) {
+namespace {
+
+// The single chases that say what the pooled victims say (uniform over the ways, or not), and
+// those with enough victims to say anything.
+ConfidenceFactor chases_agreeing(std::span<const VictimCounts> chases, bool uniform) {
+  std::size_t tested = 0, agreeing = 0;
+  for (const auto& chase : chases) {
+    const auto ways = static_cast<double>(chase.per_way.size());
+    if (chase.per_way.size() < 2 ||
+        static_cast<double>(chase.victims) < kMinChaseVictimsPerWay * ways)
+      continue;
+    ++tested;
+    if ((chi_square_uniform(chase.per_way).p_value >= kPolicyAlpha) == uniform) ++agreeing;
+  }
+  return agreement(agreeing, tested,
+                   std::string("victim chases whose own chi-square test found the victims ") +
+                       (uniform ? "uniform" : "not uniform"));
+}
+
+}  // namespace
+
+PolicyVerdict classify_policy(const RepeatedPasses& periodic, const LruFifo& retouch,
+                              const VictimCounts& victims, std::span<const VictimCounts> chases) {
   PolicyVerdict v;
-  if (periodic >= 0.95) {
+  if (periodic.fraction() >= kPeriodicShare) {
     if (retouch.policy.empty()) {
       v.why = "periodic misses (LRU or FIFO) but the re-touch chase told neither";
-      v.confidence = 0;
       return v;
     }
     v.policy = retouch.policy;
-    v.confidence = periodic * retouch.confidence;
+    v.confidence = {agreement(periodic.repeating, periodic.compared,
+                              "warm passes repeating the most common miss pattern"),
+                    retouch.confidence};
     v.why = "periodic misses; the re-touched line " +
             std::string(retouch.policy == "lru" ? "survived (LRU)" : "was evicted (FIFO)");
     return v;
   }
   const auto ways = victims.per_way.size();
-  if (ways < 2 || static_cast<double>(victims.victims) < kMinVictimsPerWay * static_cast<double>(ways)) {
+  if (ways < 2 ||
+      static_cast<double>(victims.victims) < kMinVictimsPerWay * static_cast<double>(ways)) {
     v.why = "aperiodic misses, but too few victims (" + std::to_string(victims.victims) +
             ") to estimate per-way probabilities";
     return v;
@@ -209,21 +255,11 @@ PolicyVerdict classify_policy(double periodic, const LruFifo& retouch, const Vic
   for (auto c : victims.per_way)
     v.weights.push_back(static_cast<double>(c) / static_cast<double>(victims.victims));
   v.chi_square = chi_square_uniform(victims.per_way);
-  const double n = static_cast<double>(victims.victims);
-  if (v.chi_square.p_value >= kPolicyAlpha) {
-    v.policy = "random";
-    // How small a non-uniformity the test could have seen: the RMS relative deviation of the way
-    // probabilities that reaches the critical value with n victims.
-    const double crit = chi_square_critical(v.chi_square.dof, kPolicyAlpha);
-    v.confidence = std::clamp(1 - std::sqrt(crit / n), 0.0, 1.0) * (1 - periodic / 2);
-    v.why = "aperiodic misses, victims uniform over the ways (chi-square p = " +
-            std::to_string(v.chi_square.p_value) + ")";
-  } else {
-    v.policy = "weighted";
-    v.confidence = std::clamp(1 - v.chi_square.p_value, 0.0, 0.999) * (1 - periodic / 2);
-    v.why = "aperiodic misses, victims not uniform over the ways (chi-square p = " +
-            std::to_string(v.chi_square.p_value) + ")";
-  }
+  const bool uniform = v.chi_square.p_value >= kPolicyAlpha;
+  v.policy = uniform ? "random" : "weighted";
+  v.confidence = {chases_agreeing(chases, uniform)};
+  v.why = std::string("aperiodic misses, victims ") + (uniform ? "" : "not ") +
+          "uniform over the ways (chi-square p = " + std::to_string(v.chi_square.p_value) + ")";
   return v;
 }
 

@@ -15,11 +15,21 @@
 #include <string>
 #include <vector>
 
+#include "analysis/confidence.hpp"
+
 namespace memtopo {
 
-// Fraction of complete passes (of `period` accesses, the first pass skipped as cold) whose slow
-// pattern equals the most common one: 1 for LRU or FIFO thrash; lower for random replacement.
-// 0 when there are fewer than two passes.
+// Complete warm passes (of `period` accesses, the first pass skipped as cold) whose slow pattern
+// equals the most common one, of the warm passes compared: all of them for LRU or FIFO thrash,
+// few for random replacement. None compared when there are fewer than two warm passes.
+struct RepeatedPasses {
+  std::size_t repeating = 0;
+  std::size_t compared = 0;
+  double fraction() const;  // repeating / compared; 0 when none were compared
+  RepeatedPasses& operator+=(const RepeatedPasses& other);
+};
+RepeatedPasses repeated_passes(const std::vector<bool>& slow, std::size_t period);
+// repeated_passes(slow, period).fraction().
 double periodic_fraction(const std::vector<bool>& slow, std::size_t period);
 
 struct VictimCounts {
@@ -79,17 +89,21 @@ VictimCounts pool_homogeneous_victims(std::span<const VictimCounts> chases, doub
 // a zero total.
 ChiSquare chi_square_uniform(std::span<const std::uint64_t> counts);
 
-// LRU or FIFO from the re-touch chase: `first_touch_slow` is the fraction of passes in which the
-// first access of the re-touched line missed (FIFO: ~1; LRU: ~0).
+// LRU or FIFO from the re-touch chase: in `slow_touches` of `touches` passes the first access of
+// the re-touched line missed (FIFO: in nearly all; LRU: in nearly none). The confidence is the
+// agreement of the passes with the verdict.
 struct LruFifo {
   std::string policy;  // "lru", "fifo" or "" (inconclusive)
-  double confidence = 0;
+  ConfidenceFactor confidence;
 };
-LruFifo lru_or_fifo(double first_touch_slow);
+// A share of missing re-touches at or above this is FIFO, at or below kLruMissShare LRU.
+inline constexpr double kFifoMissShare = 0.9;
+inline constexpr double kLruMissShare = 0.1;
+LruFifo lru_or_fifo(std::size_t slow_touches, std::size_t touches);
 
 struct PolicyVerdict {
-  std::string policy;  // "lru", "fifo", "random", "weighted", or "" when inconclusive
-  double confidence = 0;
+  std::string policy;     // "lru", "fifo", "random", "weighted", or "" when inconclusive
+  Confidence confidence;  // the rules it was computed by; meaningless when inconclusive
   std::string why;
   std::vector<double> weights;  // estimated victim probability per way (random/weighted)
   ChiSquare chi_square;
@@ -98,9 +112,19 @@ struct PolicyVerdict {
 // Significance of the chi-square test, and the victims per way it needs to say anything.
 inline constexpr double kPolicyAlpha = 0.01;
 inline constexpr double kMinVictimsPerWay = 20;
+// A miss pattern repeated in at least this share of the warm passes is deterministic (LRU or
+// FIFO).
+inline constexpr double kPeriodicShare = 0.95;
+// A single victim chase is a check of its own (the chi-square test on its victims alone) when
+// it has this many victims per way: the usual least expected count of a chi-square cell.
+inline constexpr double kMinChaseVictimsPerWay = 5;
 
-// Classifies from the periodic fraction (>= 0.95 deterministic), the re-touch result (used when
-// deterministic) and the victim counts (used otherwise).
-PolicyVerdict classify_policy(double periodic, const LruFifo& retouch, const VictimCounts& victims);
+// Classifies from the repeated passes (a share of kPeriodicShare: deterministic), the re-touch
+// result (used when deterministic) and the victims pooled over the chases (used otherwise).
+// Confidence: deterministic, the agreement of the repeated passes times the re-touch's; random
+// or weighted, the agreement of the single `chases` (those pooled) whose own chi-square test
+// says the same (uniform, or not), among those with enough victims for one.
+PolicyVerdict classify_policy(const RepeatedPasses& periodic, const LruFifo& retouch,
+                              const VictimCounts& victims, std::span<const VictimCounts> chases);
 
 }  // namespace memtopo

@@ -1,48 +1,37 @@
 #include "report/console.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <sstream>
 
+#include "analysis/confidence.hpp"
 #include "model/units.hpp"
+#include "report/console_bandwidth.hpp"
+#include "report/footnotes.hpp"
+#include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
 namespace {
 
 using Align = TextTable::Align;
+using Overflow = TextTable::Overflow;
+
+// Every table and note fits a terminal this wide, except where one value alone is wider.
+constexpr std::size_t kConsoleWidth = 120;
 
 // Properties that have a column in the elements table (or a section of their own);
 // everything else an element has goes to "Other findings" so nothing measured is hidden.
-constexpr const char* kTableProperties[] = {"size",         "line",         "sector",
-                                            "latency",      "miss_penalty", "shared_with",
-                                            "count_per_sm", "bandwidth",    "carveout",
-                                            "reach"};
+constexpr const char* kTableProperties[] = {
+    "size",        "line",         "sector",    "latency",  "miss_penalty",
+    "shared_with", "count_per_sm", "bandwidth", "carveout", "reach"};
 
 bool has_own_column(const std::string& property) {
-  return std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
-         std::end(kTableProperties);
+  return is_bandwidth_property(property) ||
+         std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
+             std::end(kTableProperties);
 }
-
-// Numbers the notes of inconclusive cells; the table shows "[n]", the notes follow it.
-class Footnotes {
- public:
-  std::string add(const std::string& element_id, const Property& property) {
-    notes_.push_back(element_id + "." + property.name + ": " +
-                     (property.note.empty() ? "inconclusive" : property.note));
-    return "[" + std::to_string(notes_.size()) + "]";
-  }
-  std::string render() const {
-    std::string out;
-    for (std::size_t i = 0; i < notes_.size(); ++i) {
-      out += "  [" + std::to_string(i + 1) + "] " + notes_[i] + "\n";
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::string> notes_;
-};
 
 // Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
 // device-wide levels; ids not listed here keep the topology's order after these.
@@ -62,19 +51,45 @@ std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
   return ordered;
 }
 
-enum class ApiMark { in_cell, none };  // none: the section has a Source column
+// Sections with a Source column say there whether a value came from the API and how sure it
+// is; the elements table says it in the cell.
+enum class Marks { in_cell, in_source_column };
+
+std::string subject(const std::string& element_id, const Property& property) {
+  return element_id + "." + property.name;
+}
+
+bool is_conclusive(const Property& property) {
+  return !property.inconclusive && property.bound == Bound::none;
+}
+
+// A conclusive value whose confidence is low: "~ [n]", with the note saying why; "" otherwise.
+// An inconclusive one has a note of its own (and, from older runs, perhaps a confidence).
+std::string low_mark(const std::string& element_id, const Property& property, Footnotes& notes) {
+  if (!is_conclusive(property)) return "";
+  return low_confidence_mark(subject(element_id, property), property.confidence, property.evidence,
+                             notes);
+}
 
 // An inconclusive value shows what is known ("? [1]", a bound as "> 62 KiB [1]", any other
-// value as "48 KiB? [1]"); an API value says so, because it was not measured.
+// value as "48 KiB? [1]"); a low-confidence one is marked "~ [2]"; an API value says so,
+// because it was not measured.
 std::string decorate(std::string text, const std::string& element_id, const Property& property,
-                     Footnotes& notes, ApiMark api_mark = ApiMark::in_cell) {
+                     Footnotes& notes, Marks marks = Marks::in_cell) {
+  const auto note = [&] {
+    return notes.add(subject(element_id, property),
+                     property.note.empty() ? "inconclusive" : property.note);
+  };
   if (property.bound != Bound::none && !property.value.is_null()) {
-    text = (property.bound == Bound::lower ? "> " : "< ") + text + " " +
-           notes.add(element_id, property);
+    text = (property.bound == Bound::lower ? "> " : "< ") + text + " " + note();
   } else if (property.inconclusive) {
-    text = (property.value.is_null() ? "?" : text + "?") + " " + notes.add(element_id, property);
+    text = (property.value.is_null() ? "?" : text + "?") + " " + note();
   }
-  if (property.source == Source::api && api_mark == ApiMark::in_cell) text += " (api)";
+  if (marks == Marks::in_source_column) return text;
+  if (const std::string low = low_mark(element_id, property, notes); !low.empty()) {
+    text += " " + low;
+  }
+  if (property.source == Source::api) text += " (api)";
   return text;
 }
 
@@ -91,16 +106,29 @@ std::string latency_cell(const Element& element, Footnotes& notes) {
   if (!latency) return "-";
   std::string text = format_value(latency->value, latency->unit);
   if (latency->spread && latency->spread->samples > 1) {
-    text += " ±" + format_number(latency->spread->stdev, 1);
+    // Three significant figures are plenty for a spread: ±141.7 reads as ±142.
+    const double stdev = latency->spread->stdev;
+    text += " ±" + format_number(stdev, std::fabs(stdev) >= 100 ? 0 : 1);
   }
   if (latency->seconds_value) text += " (" + format_seconds(*latency->seconds_value) + ")";
   return decorate(text, element.id, *latency, notes);
 }
 
-std::string source_text(const Property& property) {
+// "measured, confidence 0.95", with "~ [n]" where that confidence is low.
+std::string source_cell(const std::string& element_id, const Property& property, Footnotes& notes) {
   std::string text = to_string(property.source);
-  if (property.confidence) text += ", confidence " + format_number(*property.confidence, 2);
+  if (property.confidence) text += ", confidence " + format_confidence(*property.confidence);
+  if (const std::string low = low_mark(element_id, property, notes); !low.empty()) {
+    text += " " + low;
+  }
   return text;
+}
+
+// A method's first clause (up to ": " or "; "), "…" where more follows: the table shows what
+// was done, the JSON how.
+std::string method_summary(const std::string& method) {
+  std::size_t end = std::min(method.find(": "), method.find("; "));
+  return end == std::string::npos ? method : method.substr(0, end) + "…";
 }
 
 void render_device_header(std::ostringstream& out, const Topology& topology) {
@@ -149,6 +177,13 @@ void render_device_header(std::ostringstream& out, const Topology& topology) {
   } else if (!d.nvml_status.empty()) {
     out << "  NVML: " << d.nvml_status << "\n";
   }
+  out << gpu_sharing_header(topology);
+}
+
+// What the marks in the tables mean; the threshold is analysis/confidence.hpp's.
+std::string legend() {
+  return "  ~ [n] low confidence (below " + format_number(kLowConfidence, 2) +
+         "), ? [n] inconclusive, > x [n] or < x [n] a bound, (api) reported by CUDA, - not known\n";
 }
 
 void render_elements(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
@@ -157,6 +192,7 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
     out << "  nothing measured\n";
     return;
   }
+  out << legend();
   TextTable table({{"Element"},
                    {"Size", Align::right},
                    {"Line", Align::right},
@@ -174,29 +210,32 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
                    value_cell(e, "miss_penalty", notes), value_cell(e, "shared_with", notes),
                    value_cell(e, "count_per_sm", notes)});
   }
-  out << table.render(2);
+  out << table.render(2, kConsoleWidth);
 }
 
-void render_bandwidths(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
-  TextTable table({{"Element"}, {"Bandwidth", Align::right}, {"Source"}, {"Method"}});
-  bool any = false;
-  for (const Element* row : in_row_order(topology.elements)) {
-    const Element& e = *row;
-    const Property* bandwidth = e.find("bandwidth");
-    if (!bandwidth) continue;
-    any = true;
-    std::string text = format_value(bandwidth->value, bandwidth->unit);
-    if (bandwidth->spread && bandwidth->spread->samples > 1) {
-      text += " ±" + format_value(bandwidth->spread->stdev, bandwidth->unit);
-    }
-    table.add_row({e.id, decorate(text, e.id, *bandwidth, notes, ApiMark::none),
-                   source_text(*bandwidth), bandwidth->method});
+// One row of l1.carveout: its sizes, and its confidence marked (and explained by the row's own
+// confidence_factors) where low.
+std::vector<std::string> carveout_row(const nlohmann::json& row, Footnotes& notes) {
+  const auto number = [&](const char* key) -> std::optional<double> {
+    if (!row.is_object() || !row.contains(key) || !row[key].is_number()) return std::nullopt;
+    return row[key].get<double>();
+  };
+  const auto reserved = number("reserved_shared_bytes");
+  const auto size = number("l1_bytes");
+  const auto confidence = number("confidence");
+  std::string confidence_text = confidence ? format_confidence(*confidence) : "-";
+  if (size) {
+    const std::string low = low_confidence_mark(
+        "l1.carveout at " + (reserved ? format_bytes(*reserved) : "?") + " reserved", confidence,
+        row, notes);
+    if (!low.empty()) confidence_text += " " + low;
   }
-  if (any) out << "\nBandwidth (p50 ± standard deviation)\n" << table.render(2);
+  return {reserved ? format_bytes(*reserved) : "?", size ? format_bytes(*size) : "?",
+          reserved && size ? format_bytes(*reserved + *size) : "?", confidence_text};
 }
 
 // The L1 at each shared-memory reservation (l1.carveout: a list of rows), as its own table.
-void render_carveout(std::ostringstream& out, const Topology& topology) {
+void render_carveout(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
   const Element* l1 = topology.find("l1");
   const Property* carveout = l1 ? l1->find("carveout") : nullptr;
   if (!carveout || !carveout->value.is_array() || carveout->value.empty()) return;
@@ -204,42 +243,36 @@ void render_carveout(std::ostringstream& out, const Topology& topology) {
                    {"L1 size", Align::right},
                    {"L1 + reserved", Align::right},
                    {"Confidence", Align::right}});
-  for (const nlohmann::json& row : carveout->value) {
-    const auto number = [&](const char* key) -> std::optional<double> {
-      if (!row.contains(key) || !row[key].is_number()) return std::nullopt;
-      return row[key].get<double>();
-    };
-    const auto reserved = number("reserved_shared_bytes");
-    const auto size = number("l1_bytes");
-    const auto confidence = number("confidence");
-    table.add_row({reserved ? format_bytes(*reserved) : "?", size ? format_bytes(*size) : "?",
-                   reserved && size ? format_bytes(*reserved + *size) : "?",
-                   confidence ? format_number(*confidence, 2) : "-"});
-  }
-  out << "\nL1 at shared-memory reservations (l1.carveout)\n" << table.render(2);
-  out << "  method: " << carveout->method << "\n";
-  if (!carveout->note.empty()) out << "  note: " << carveout->note << "\n";
+  for (const nlohmann::json& row : carveout->value) table.add_row(carveout_row(row, notes));
+  out << "\nL1 at shared-memory reservations (l1.carveout)\n" << table.render(2, kConsoleWidth);
+  out << wrap_paragraph(carveout->method, "  method: ", kConsoleWidth);
+  if (!carveout->note.empty()) out << wrap_paragraph(carveout->note, "  note: ", kConsoleWidth);
 }
 
 void render_other_findings(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
-  TextTable table({{"Property"}, {"Value"}, {"Source"}, {"Method"}});
+  TextTable table(
+      {{"Property"}, {"Value"}, {"Source"}, {"Method", Align::left, Overflow::shorten}});
   bool any = false;
   for (const Element* row : in_row_order(topology.elements)) {
     const Element& e = *row;
     for (const Property& p : e.properties) {
       if (has_own_column(p.name)) continue;
       any = true;
-      table.add_row({e.id + "." + p.name,
-                     decorate(format_value(p.value, p.unit), e.id, p, notes, ApiMark::none),
-                     source_text(p), p.method});
+      std::string value =
+          decorate(format_value(p.value, p.unit), e.id, p, notes, Marks::in_source_column);
+      table.add_row(
+          {subject(e.id, p), value, source_cell(e.id, p, notes), method_summary(p.method)});
     }
   }
-  if (any) out << "\nOther findings\n" << table.render(2);
+  if (any) {
+    out << "\nOther findings (methods shortened: the JSON has them in full)\n"
+        << table.render(2, kConsoleWidth);
+  }
 }
 
 void render_probe_outcomes(std::ostringstream& out, const RunInfo& run) {
   std::size_t ok = 0;
-  TextTable table({{"Probe"}, {"Status"}, {"Reason"}});
+  TextTable table({{"Probe"}, {"Status"}, {"Reason", Align::left, Overflow::wrap}});
   for (const ProbeOutcome& outcome : run.probes) {
     if (outcome.status == "ok") {
       ++ok;
@@ -248,7 +281,7 @@ void render_probe_outcomes(std::ostringstream& out, const RunInfo& run) {
     table.add_row({outcome.probe_id, outcome.status, outcome.reason});
   }
   out << "\nProbes: " << ok << " of " << run.probes.size() << " completed\n";
-  if (ok != run.probes.size()) out << table.render(2);
+  if (ok != run.probes.size()) out << table.render(2, kConsoleWidth);
 }
 
 void render_phases(std::ostringstream& out, const RunInfo& run) {
@@ -267,13 +300,15 @@ void render_phases(std::ostringstream& out, const RunInfo& run) {
     table.add_row({phase.name, format_seconds(phase.seconds), clocks});
   }
   table.add_row({"total", format_seconds(total)});
-  out << "\nPhases\n" << table.render(2);
+  out << "\nPhases\n" << table.render(2, kConsoleWidth) << conditions_summary(run);
 }
 
 void render_warnings(std::ostringstream& out, const Topology& topology) {
   if (topology.warnings.empty()) return;
   out << "\nWarnings\n";
-  for (const std::string& warning : topology.warnings) out << "  - " << warning << "\n";
+  for (const std::string& warning : topology.warnings) {
+    out << wrap_paragraph(warning, "  - ", kConsoleWidth);
+  }
 }
 
 }  // namespace
@@ -289,15 +324,15 @@ std::string render_console(const Topology& topology) {
   if (run.interrupted) {
     out << "INTERRUPTED: the run was stopped early; the results below are partial\n\n";
   }
+  out << shared_gpu_banner(run);
   render_device_header(out, topology);
 
   Footnotes notes;
   render_elements(out, topology, notes);
-  render_bandwidths(out, topology, notes);
-  render_carveout(out, topology);
+  out << render_bandwidth_section(topology, notes, kConsoleWidth);
+  render_carveout(out, topology, notes);
   render_other_findings(out, topology, notes);
-  std::string note_text = notes.render();
-  if (!note_text.empty()) out << "\nNotes\n" << note_text;
+  if (!notes.empty()) out << "\nNotes\n" << notes.render(kConsoleWidth);
 
   render_probe_outcomes(out, run);
   render_phases(out, run);

@@ -12,8 +12,11 @@ std::string simulated_banner(const std::string& sim_file);
 
 // Layout, top to bottom: the SIMULATED banner (simulated runs only), an INTERRUPTED line
 // (interrupted runs only), the device header, the elements table (size, line, sector,
-// latency, miss penalty, shared with, count per SM), notes for inconclusive cells,
-// bandwidths, other findings, probes that did not complete, phase timings, warnings.
+// latency, miss penalty, shared with, count per SM) under a legend of its marks, bandwidths,
+// the carveout table, other findings, the notes, probes that did not complete, phase
+// timings, warnings. A value below kLowConfidence is marked "~ [n]" wherever it appears, its
+// note listing the confidence factors weakest first; inconclusive values and bounds keep
+// their "? [n]" and "> x [n]". Lines fit 120 columns unless one value alone is wider.
 std::string render_console(const Topology& topology);
 
 inline void write_console(std::ostream& out, const Topology& topology) {

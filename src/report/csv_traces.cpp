@@ -78,6 +78,45 @@ CsvTraceWriter::CsvTraceWriter(std::filesystem::path directory) : directory_(std
   check_directory_writable(directory_, "traces to " + printable_text(directory_.string()));
 }
 
+const char* const kStreamCsvHeader =
+    "launch,op,path,placement,footprint_bytes,vector_bytes,blocks_per_sm,threads_per_block,unroll,"
+    "bytes_moved,seconds,bytes_per_second,sm_clock_khz,memory_clock_khz";
+
+void write_stream_rows(std::ostream& out, const StreamSpec& spec, const StreamResult& result) {
+  for (std::size_t i = 0; i < result.seconds.size(); ++i) {
+    const double seconds = result.seconds[i];
+    out << i << "," << to_string(spec.op) << "," << to_string(spec.path) << ","
+        << to_string(spec.placement) << "," << result.footprint_bytes << "," << spec.vector_bytes
+        << "," << spec.blocks_per_sm << "," << spec.threads_per_block << "," << spec.unroll << ","
+        << result.bytes_moved << "," << number_text(seconds) << ","
+        << number_text(seconds > 0 ? static_cast<double>(result.bytes_moved) / seconds : 0) << ","
+        << number_text(result.sm_clock_khz) << "," << number_text(result.memory_clock_khz) << "\n";
+  }
+}
+
+void CsvTraceWriter::record_stream(const std::string& label, const StreamSpec& spec,
+                                   const StreamResult& result) {
+  auto [entry, first] = stream_files_.try_emplace(label);
+  StreamTraceFile& trace = entry->second;
+  if (first) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%05zu_", files_written_);
+    trace.path = directory_ / (number + file_safe(label) + ".csv");
+    trace.text = "# " + label + ": streams, one row per timed launch\n" +
+                 std::string(kStreamCsvHeader) + "\n";
+    ++files_written_;
+  }
+  std::ostringstream rows;
+  write_stream_rows(rows, spec, result);
+  trace.text += rows.str();
+  // One file per label grows with every stream; it is rewritten whole through a temporary file
+  // and a rename, like the chase traces, so that a full disk never leaves it truncated.
+  OutputTarget target;
+  target.given = "trace " + printable_text(trace.path.string());
+  target.path = trace.path;
+  write_output(target, trace.text, /*flush_to_disk=*/false);
+}
+
 void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
   char number[32];
   std::snprintf(number, sizeof number, "%05zu_", files_written_);

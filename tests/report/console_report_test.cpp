@@ -1,9 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "golden_file.hpp"
+#include "model/json.hpp"
 #include "report/console.hpp"
+#include "report/text_table.hpp"
 #include "sample_topology.hpp"
 
 namespace memtopo {
@@ -11,6 +16,8 @@ namespace {
 
 using testing::make_hardware_topology;
 using testing::make_sample_topology;
+
+constexpr std::size_t kConsoleWidth = 120;
 
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
@@ -47,9 +54,9 @@ TEST(ConsoleReport, MarksUnknownApiAndInconclusiveCells) {
   EXPECT_NE(l2.find("4 MiB (api)"), std::string::npos) << l2;
   EXPECT_NE(l2.find(" - "), std::string::npos) << "unknown line size shows '-': " << l2;
   std::string tex = table_row(report, "tex");
-  EXPECT_NE(tex.find("> 16 KiB [1]"), std::string::npos) << "a lower bound reads as one: " << tex;
-  EXPECT_NE(tex.find("? [2]"), std::string::npos) << "no value: '?': " << tex;
-  EXPECT_NE(report.find("[1] tex.size: no significant change point"), std::string::npos);
+  EXPECT_NE(tex.find("> 16 KiB [2]"), std::string::npos) << "a lower bound reads as one: " << tex;
+  EXPECT_NE(tex.find("? [3]"), std::string::npos) << "no value: '?': " << tex;
+  EXPECT_NE(report.find("[2] tex.size: no significant change point"), std::string::npos);
 }
 
 TEST(ConsoleReport, LatencyShowsCyclesSpreadAndTime) {
@@ -88,6 +95,60 @@ TEST(ConsoleReport, SectionsWithASourceColumnDoNotRepeatApi) {
   topology.element("shared", "scratchpad", "sm").set(per_block);
   std::string report = render_console(topology);
   EXPECT_NE(report.find("shared.size_per_block  48 KiB  api"), std::string::npos) << report;
+}
+
+// The lines of `report` wider than the console's 120 columns, with their widths.
+std::string lines_too_wide(const std::string& report) {
+  std::istringstream lines(report);
+  std::string line, wide;
+  while (std::getline(lines, line)) {
+    if (display_width(line) > kConsoleWidth) {
+      wide += std::to_string(display_width(line)) + ": " + line + "\n";
+    }
+  }
+  return wide;
+}
+
+// The section that starts with the line `title` (up to the next blank line).
+std::string section(const std::string& report, const std::string& title) {
+  const std::size_t at = report.find("\n" + title);
+  if (at == std::string::npos) return "";
+  return report.substr(at + 1, report.find("\n\n", at + 1) - at);
+}
+
+TEST(ConsoleReport, OtherFindingsFitIn120ColumnsWithMethodsShortened) {
+  const std::string report = render_console(make_sample_topology());
+  const std::string findings = section(report, "Other findings");
+  ASSERT_NE(findings.find("l1.ways"), std::string::npos) << report;
+  EXPECT_EQ(lines_too_wide(findings), "");
+  const std::string ways = first_line(findings.substr(findings.find("  l1.ways")));
+  EXPECT_NE(ways.find("one sequential chase over C + k lines"), std::string::npos) << ways;
+  EXPECT_EQ(ways.substr(ways.size() - std::string("…").size()), "…") << ways;
+}
+
+TEST(ConsoleReport, EveryLineFitsIn120Columns) {
+  EXPECT_EQ(lines_too_wide(render_console(make_sample_topology())), "");
+  EXPECT_EQ(lines_too_wide(render_console(make_hardware_topology())), "");
+}
+
+// The discoveries kept in docs/results, real runs with real method texts and notes, render
+// within 120 columns too.
+TEST(ConsoleReport, RecordedRunsFitIn120Columns) {
+  namespace fs = std::filesystem;
+  const fs::path results = fs::path(MEMTOPO_SOURCE_DIR) / "docs" / "results";
+  std::size_t rendered = 0;
+  if (fs::is_directory(results)) {
+    for (const auto& entry : fs::recursive_directory_iterator(results)) {
+      if (entry.path().filename() != "discovery.json") continue;
+      std::ifstream file(entry.path());
+      std::stringstream text;
+      text << file.rdbuf();
+      const Topology topology = topology_from_json_text(text.str(), entry.path().string());
+      EXPECT_EQ(lines_too_wide(render_console(topology)), "") << entry.path();
+      ++rendered;
+    }
+  }
+  if (rendered == 0) GTEST_SKIP() << "no discovery.json under " << results;
 }
 
 TEST(ConsoleReport, EmptyTopologyStillRenders) {

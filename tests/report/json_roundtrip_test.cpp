@@ -130,8 +130,7 @@ TEST(TopologyJson, PropertyNeedsValueUnitAndAKnownSource) {
 
   doc = sample_document();
   doc["elements"][0]["line"]["bound"] = "about";
-  EXPECT_NE(error_of(doc).find("elements[0].line.bound: unknown bound 'about'"),
-            std::string::npos);
+  EXPECT_NE(error_of(doc).find("elements[0].line.bound: unknown bound 'about'"), std::string::npos);
 
   doc = sample_document();
   doc["elements"][0]["line"]["confidence"] = 1.5;

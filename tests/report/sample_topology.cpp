@@ -1,5 +1,7 @@
 #include "sample_topology.hpp"
 
+#include "analysis/confidence.hpp"
+
 namespace memtopo::testing {
 namespace {
 
@@ -28,6 +30,14 @@ Property measured(const std::string& name, nlohmann::json value, const std::stri
   return p;
 }
 
+// A confidence as probes write it (core/findings' set_confidence): the value, and its factors
+// in the evidence for the console's notes.
+Property with_confidence(Property p, const Confidence& confidence) {
+  p.confidence = confidence.value();
+  p.evidence["confidence_factors"] = confidence.evidence();
+  return p;
+}
+
 Property latency(double p50, double stdev, double overhead, double clock_khz) {
   Property p =
       measured("latency", p50, "cycles", "fine-grained p-chase, overhead-corrected p50", 0.99);
@@ -49,10 +59,7 @@ Property api(const std::string& name, nlohmann::json value, const std::string& u
   return p;
 }
 
-}  // namespace
-
-Topology make_sample_topology() {
-  Topology t;
+void add_run(Topology& t) {
   RunInfo& run = t.run;
   run.tool_version = "0.1.0";
   run.git_describe = "v0.1.0-7-gabcdef0";
@@ -73,7 +80,9 @@ Topology make_sample_topology() {
                 {"constant_l1.size", "skipped", "the simulated device has no constant cache"},
                 {"l2.partitions", "failed", "no stable near/far split across 4 SMs"},
                 {"dram.bandwidth", "ok", ""}};
+}
 
+void add_device(Topology& t) {
   DeviceFacts& d = t.device;
   d.name = "tiny";
   d.backend = "sim";
@@ -92,29 +101,47 @@ Topology make_sample_topology() {
   d.sm_clock_khz = 1500000;
   d.global_l1_cache_supported = true;
   d.local_l1_cache_supported = true;
+}
 
+void add_l1(Topology& t) {
   Element& l1 = t.element("l1", "cache", "sm");
   l1.load_paths = {"ca", "nc", "tex"};
   Property l1_size =
       measured("size", 32768, "bytes", "doubling, bisection, change point (KS)", 0.98);
   l1_size.evidence = {{"change_point_bytes", 32768}, {"ks_d", 0.91}, {"ks_p", 1e-12}};
   l1.set(l1_size);
-  l1.set(measured("line", 128, "bytes", "stride sweep above the cache size", 0.95));
+  // Low, with the factors that say why: one of two methods, one clean check (0.5 x 0.67).
+  l1.set(with_confidence(
+      measured("line", 128, "bytes", "stride sweep above the cache size", 1),
+      Confidence{agreement(1, 1, "stride beyond the line"), methods_agreeing(1, 2, "methods")}));
   l1.set(measured("sector", 32, "bytes", "miss count per line", 0.9));
   l1.set(latency(33, 1.25, 12, 1500000));
   l1.set(measured("miss_penalty", 227, "cycles", "L2 latency minus L1 latency", 0.9));
   l1.set(measured("shared_with", nlohmann::json::array({"tex"}), "", "eviction by the other path",
                   0.97));
   l1.set(measured("count_per_sm", 1, "", "concurrent warps on one SM", 0.9));
-  l1.set(measured("ways", 4, "", "fine-grained p-chase over sets", 0.8));
-  l1.set(measured("policy", "lru", "", "eviction order of a set", 0.7));
-  l1.set(measured("carveout",
-                  nlohmann::json::array(
-                      {{{"reserved_shared_bytes", 0}, {"l1_bytes", 32768}, {"confidence", 1.0}},
-                       {{"reserved_shared_bytes", 16384}, {"l1_bytes", 16384},
-                        {"confidence", 0.5}}}),
-                  "", "size search at each reservation", 0.5));
+  l1.set(measured("ways", 4, "",
+                  "one sequential chase over C + k lines at stride b (C measured size, b line) "
+                  "overfills k sets: its missing lines form ways + 1 runs spaced by the sets; "
+                  "256 sampled sets verify the ways",
+                  0.8));
+  // Low in a section with a Source column (0.9 x 0.5).
+  l1.set(with_confidence(
+      measured("policy", "lru", "", "eviction order of a set", 1),
+      Confidence{agreement(8, 8, "passes"), share(0.5, "of the victims in the predicted order")}));
+  l1.set(measured(
+      "carveout",
+      nlohmann::json::array(
+          {{{"reserved_shared_bytes", 0}, {"l1_bytes", 32768}, {"confidence", 1.0}},
+           {{"reserved_shared_bytes", 16384}, {"l1_bytes", 16384}, {"confidence", 0.5}},
+           {{"reserved_shared_bytes", 24576},
+            {"l1_bytes", 8192},
+            {"confidence", 0.25},
+            {"confidence_factors", Confidence{edge(0.25, "edge of the size search")}.evidence()}}}),
+      "", "size search at each reservation", 0.25));
+}
 
+void add_tex(Topology& t) {
   Element& tex = t.element("tex", "cache", "sm");
   tex.load_paths = {"tex"};
   Property tex_size =
@@ -127,9 +154,12 @@ Topology make_sample_topology() {
   tex_line.inconclusive = true;
   tex_line.note = "size unknown";
   tex.set(tex_line);
+  // Low without factors, as older JSON has it.
   tex.set(measured("shared_with", nlohmann::json::array({"l1"}), "", "eviction by the other path",
-                   0.97));
+                   0.31));
+}
 
+void add_l2_and_dram(Topology& t) {
   Element& l2 = t.element("l2", "cache", "device");
   l2.load_paths = {"ca", "cg", "nc", "tex", "const"};
   l2.set(api("size", 4194304, "bytes", "cudaDevAttrL2CacheSize"));
@@ -143,6 +173,17 @@ Topology make_sample_topology() {
       measured("bandwidth", 1.6e12, "bytes/second", "streaming read, all SMs", 0.95);
   bandwidth.spread = spread(1.6e12, 2.5e9, 20);
   dram.set(bandwidth);
+}
+
+}  // namespace
+
+Topology make_sample_topology() {
+  Topology t;
+  add_run(t);
+  add_device(t);
+  add_l1(t);
+  add_tex(t);
+  add_l2_and_dram(t);
 
   t.warnings = {"SM clock moved from 1500 MHz to 1200 MHz (-20%) during l1.latency",
                 "probe l2.partitions failed: no stable near/far split across 4 SMs"};

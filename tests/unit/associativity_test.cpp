@@ -36,6 +36,25 @@ TEST(Associativity, FourWaysThirtyTwoSetsFromOneExtraLine) {
   EXPECT_TRUE(g.equal_sets_consistent);
 }
 
+// Every pass of an overfull chase overflows the set again; a pass on which none of its lines was
+// slow does not, and an incomplete last pass is not counted.
+TEST(Associativity, PassesOnWhichTheOverfullSetOverflowed) {
+  std::vector<double> c;
+  std::vector<std::uint32_t> i;
+  lru_chase(129, 32, 4, 8, c, i);
+  const std::vector<std::uint64_t> set = {0, 32, 64, 96, 128};
+  auto agree = passes_overflowing(c, i, 128, 120, set, 129);
+  EXPECT_EQ(agree.passes, 8u);
+  EXPECT_EQ(agree.agreeing, 8u);
+  for (std::size_t k = 3 * 129; k < 4 * 129; ++k) c[k] = 40;  // pass 3 hits everywhere
+  c.resize(c.size() - 10);                                    // pass 7 incomplete
+  i.resize(i.size() - 10);
+  agree = passes_overflowing(c, i, 128, 120, set, 129);
+  EXPECT_EQ(agree.passes, 7u);
+  EXPECT_EQ(agree.agreeing, 6u);
+  EXPECT_THROW(passes_overflowing(c, i, 128, 120, set, 0), std::invalid_argument);
+}
+
 // A chase several lines past the capacity (a size known only to a search's resolution) overfills
 // k sets: runs of k missing lines, one per way + 1, spaced by the sets, say the capacity is n - k.
 TEST(Associativity, CapacityFromTheRunsOfSeveralOverfullSets) {
@@ -69,8 +88,8 @@ TEST(Associativity, NonPowerOfTwoSetsAndFullyAssociative) {
   std::vector<double> c;
   std::vector<std::uint32_t> i;
   lru_chase(24 * 8 + 1, 24, 8, 2, c, i);
-  auto g = geometry_from_overflow(overflow_lines(slow_counts_per_line(c, i, 128, 120), 2).lines,
-                                  192);
+  auto g =
+      geometry_from_overflow(overflow_lines(slow_counts_per_line(c, i, 128, 120), 2).lines, 192);
   EXPECT_EQ(g.ways, 8u);
   EXPECT_EQ(g.sets, 24u);
   c.clear();

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -66,6 +67,18 @@ TEST(FetchGranularity, PointOnePercentOutliersDoNotChangeTheResult) {
     EXPECT_LT(g.consistency, 1.0);
     EXPECT_GT(g.consistency, 0.9);
   }
+}
+
+TEST(FetchGranularity, ConfidenceIsTheShareOfGapsEqualToTheMode) {
+  // 0.1 % outliers split a few gaps: the share of the gaps equal to the mode, as the rule says.
+  const auto t = sequential_trace(8192, 128, 0.001);
+  const auto g = estimate_fetch_granularity(t.cycles, t.indices, kThreshold);
+  ASSERT_TRUE(g.granularity_bytes.has_value()) << g.note;
+  const Confidence c = gap_confidence(g);
+  EXPECT_DOUBLE_EQ(c.value(),
+                   static_cast<double>(g.histogram.at(128)) / static_cast<double>(g.gaps));
+  ASSERT_EQ(c.factors().size(), 1u);
+  EXPECT_EQ(c.factors()[0].rule, "share");
 }
 
 TEST(FetchGranularity, ManyOutliersMakeItInconclusive) {
@@ -172,13 +185,13 @@ TEST(InferLine, SectoredLinesFromTheCapacityPerStride) {
       EXPECT_NEAR(inf.raw_ratio, static_cast<double>(line), 1e-9);
       EXPECT_TRUE(inf.sectored);
       EXPECT_EQ(inf.first_beyond_stride, kP * line);
-      if (line < 1024) {
-        EXPECT_DOUBLE_EQ(inf.confidence, 1.0) << line << " " << inf.note;
-      }
+      // By hand: the ratio is the line exactly (octave_closeness 1) and each of the 6 strides
+      // (units 32 B to 1 KiB) behaves as the line predicts: agreement (6 + 1) / (6 + 2).
+      EXPECT_DOUBLE_EQ(inf.confidence.value(), 7.0 / 8.0) << line << " " << inf.note;
       for (const auto& v : inf.strides) {
         EXPECT_EQ(v.cls, v.stride_bytes < kP * line ? StrideClass::below_line
-                         : v.capacity_elements       ? StrideClass::beyond_line
-                                                     : StrideClass::unsearched)
+                         : v.capacity_elements      ? StrideClass::beyond_line
+                                                    : StrideClass::unsearched)
             << v.stride_bytes;
       }
     }
@@ -210,7 +223,9 @@ TEST(InferLine, ALaterStrideThatHeldLessIsNamedAliased) {
   const auto inf = infer_line(245760, 32, kP, strides);
   ASSERT_TRUE(inf.line_bytes.has_value());
   EXPECT_EQ(*inf.line_bytes, 128u);
-  EXPECT_DOUBLE_EQ(inf.confidence, 0.75);
+  // By hand: 5 of the 6 strides agree with the line (3584 B does not): agreement 6 / 8; the ratio
+  // is exact.
+  EXPECT_DOUBLE_EQ(inf.confidence.value(), 0.75);
   bool named = false;
   for (const auto& v : inf.strides) named |= v.cls == StrideClass::aliased;
   EXPECT_TRUE(named);
@@ -225,8 +240,14 @@ TEST(InferLine, ARawRatioSlightlyOffAPowerOfTwoLowersTheConfidence) {
   const auto inf = infer_line(245760, 32, kP, strides);
   ASSERT_TRUE(inf.line_bytes.has_value());
   EXPECT_EQ(*inf.line_bytes, 128u);
-  EXPECT_LT(inf.confidence, 0.9);
-  EXPECT_GT(inf.confidence, 0.6);
+  // By hand: 245760 / 136 = 1807 elements, ratio 245760 / 1807 = 136.0 B, 0.0875 octaves from
+  // 128 B: octave_closeness 1 - 2 x 0.0875 = 0.825; all 6 strides agree: x 7 / 8.
+  const double octaves = std::log2(245760.0 / 1807.0 / 128.0);
+  EXPECT_NEAR(inf.confidence.value(), (1 - 2 * octaves) * 7.0 / 8.0, 1e-12);
+  EXPECT_NEAR(inf.confidence.value(), 0.722, 1e-3);
+  ASSERT_EQ(inf.confidence.factors().size(), 2u);
+  EXPECT_EQ(inf.confidence.factors()[0].rule, "octave_closeness");
+  EXPECT_EQ(inf.confidence.factors()[1].rule, "agreement");
 }
 
 // As on an H200 (docs/results, l1.line): the capacity at the first stride holding 7 x the size
@@ -241,7 +262,9 @@ TEST(InferLine, ARawRatioBetweenPowersOfTwoIsInconclusive) {
   EXPECT_NE(inf.note.find("power of two"), std::string::npos);
 }
 
-TEST(InferLine, ASingleStrideBacksTheValueWithLessConfidence) {
+TEST(InferLine, AStrideBeyondTheLineThatWasNotSearchedStillChecksIt) {
+  // Only 896 B is searched: the larger strides fitted at their probe footprint, which no stride
+  // below the line can, so they agree with the line as their units predict.
   auto strides = ladder_model(245760, 32, 128, 480);
   for (auto& s : strides) {
     if (s.stride_bytes > 7 * 128) s.capacity_footprint_bytes.reset();
@@ -249,7 +272,44 @@ TEST(InferLine, ASingleStrideBacksTheValueWithLessConfidence) {
   const auto inf = infer_line(245760, 32, kP, strides);
   ASSERT_TRUE(inf.line_bytes.has_value());
   EXPECT_EQ(*inf.line_bytes, 128u);
-  EXPECT_DOUBLE_EQ(inf.confidence, 0.75);
+  EXPECT_NE(inf.note.find("single stride"), std::string::npos) << inf.note;
+  // By hand: 6 of 6 strides agree: (6 + 1) / (6 + 2); the ratio is exact.
+  EXPECT_DOUBLE_EQ(inf.confidence.value(), 7.0 / 8.0);
+}
+
+TEST(InferLine, FewerStridesAreFewerChecks) {
+  // The ladder ends at the first stride beyond the line (a small cache): 3 strides.
+  auto strides = ladder_model(245760, 32, 128, 480);
+  strides.resize(3);
+  const auto inf = infer_line(245760, 32, kP, strides);
+  ASSERT_TRUE(inf.line_bytes.has_value());
+  EXPECT_EQ(*inf.line_bytes, 128u);
+  // By hand: 3 of 3 agree: (3 + 1) / (3 + 2).
+  EXPECT_DOUBLE_EQ(inf.confidence.value(), 0.8);
+}
+
+TEST(InferLine, AStrideBelowTheLineThatFittedDisagrees) {
+  // 448 B (unit 64 B) fitted at its probe footprint but was not searched: below a 128 B line it
+  // cannot hold that much.
+  auto strides = ladder_model(245760, 32, 128, 480);
+  strides[1].fits_at_probe = true;
+  const auto inf = infer_line(245760, 32, kP, strides);
+  ASSERT_TRUE(inf.line_bytes.has_value());
+  EXPECT_EQ(*inf.line_bytes, 128u);
+  EXPECT_NE(inf.note.find("not searched"), std::string::npos) << inf.note;
+  // By hand: 5 of 6 agree: (5 + 1) / (6 + 2).
+  EXPECT_DOUBLE_EQ(inf.confidence.value(), 0.75);
+}
+
+TEST(InferLine, ALineBelowTheMeasuredSectorIsOneOfTwoMethods) {
+  // The strides say 128 B, the sector probe said 256 B: the two disagree.
+  const auto inf = infer_line(245760, 256, kP, ladder_model(245760, 32, 128, 480));
+  ASSERT_TRUE(inf.line_bytes.has_value());
+  EXPECT_EQ(*inf.line_bytes, 128u);
+  EXPECT_NE(inf.note.find("smaller than the measured sector"), std::string::npos) << inf.note;
+  // By hand: 6 of 6 strides agree (7 / 8) x methods_agreeing 1 of 2 (1 / 2).
+  EXPECT_DOUBLE_EQ(inf.confidence.value(), 7.0 / 16.0);
+  EXPECT_EQ(inf.confidence.weakest()->rule, "methods_agreeing");
 }
 
 TEST(InferLine, ZeroSizeThrows) {
@@ -272,16 +332,30 @@ StrideCapacity pow2_stride(std::uint64_t stride, bool fits, std::uint64_t capaci
 }
 
 TEST(PowerOfTwoLine, TheFirstStrideBeyondTheSizeIsTwiceTheLine) {
-  // 16 KiB, 128 B lines: up to 128 B the cache holds the size; at 256 B, 128 lines = 32 KiB.
+  // 16 KiB, 128 B lines: up to 128 B the cache holds the size; at 256 B, 128 lines = 32 KiB; at
+  // 512 B (every fourth line, evenly spread) 64 KiB.
+  const std::vector<StrideCapacity> strides = {pow2_stride(64, false), pow2_stride(128, false),
+                                               pow2_stride(256, true, 32768),
+                                               pow2_stride(512, true)};
+  const auto r = infer_line_from_power_of_two_strides(16384, strides);
+  ASSERT_TRUE(r.line_bytes.has_value()) << r.note;
+  EXPECT_EQ(*r.line_bytes, 128u);
+  EXPECT_EQ(r.first_beyond_stride, 256u);
+  EXPECT_DOUBLE_EQ(r.raw_ratio, 128.0);
+  // By hand: exact ratio; 4 of 4 strides fit exactly from twice the line on: (4 + 1) / (4 + 2).
+  EXPECT_DOUBLE_EQ(r.confidence.value(), 5.0 / 6.0);
+}
+
+TEST(PowerOfTwoLine, ALargerStrideThatHeldOnlyTheSizeDisagrees) {
+  // As above, but 512 B held only the size: the index does not spread every fourth line evenly.
   const std::vector<StrideCapacity> strides = {pow2_stride(64, false), pow2_stride(128, false),
                                                pow2_stride(256, true, 32768),
                                                pow2_stride(512, false)};
   const auto r = infer_line_from_power_of_two_strides(16384, strides);
   ASSERT_TRUE(r.line_bytes.has_value()) << r.note;
   EXPECT_EQ(*r.line_bytes, 128u);
-  EXPECT_EQ(r.first_beyond_stride, 256u);
-  EXPECT_DOUBLE_EQ(r.raw_ratio, 128.0);
-  EXPECT_DOUBLE_EQ(r.confidence, 0.75);
+  // By hand: 3 of 4 strides agree: (3 + 1) / (4 + 2).
+  EXPECT_DOUBLE_EQ(r.confidence.value(), 4.0 / 6.0);
 }
 
 TEST(PowerOfTwoLine, NothingBeyondTheSizeSaysWhy) {

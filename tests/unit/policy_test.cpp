@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace memtopo {
@@ -39,7 +41,8 @@ Sequence cycle(std::uint32_t ways, const std::vector<double>& weights, std::size
           if (occupant[w] < 0) v = w, empty = true;
         if (!empty) {
           if (weights.empty()) {
-            v = static_cast<std::uint32_t>(std::min_element(stamp.begin(), stamp.end()) - stamp.begin());
+            v = static_cast<std::uint32_t>(std::min_element(stamp.begin(), stamp.end()) -
+                                           stamp.begin());
           } else {
             v = pick(rng);
           }
@@ -59,41 +62,83 @@ Sequence cycle(std::uint32_t ways, const std::vector<double>& weights, std::size
 TEST(Policy, LruThrashIsPeriodic) {
   const auto s = cycle(4, {}, 100, 1);
   EXPECT_DOUBLE_EQ(periodic_fraction(s.slow, 5), 1.0);
-  const auto v = classify_policy(periodic_fraction(s.slow, 5), lru_or_fifo(0.0),
-                                 victim_ways(s.lines, s.kind, 4));
+  const RepeatedPasses periodic = repeated_passes(s.slow, 5);
+  EXPECT_EQ(periodic.repeating, 99u);
+  EXPECT_EQ(periodic.compared, 99u);
+  const auto v = classify_policy(periodic, lru_or_fifo(0, 64), victim_ways(s.lines, s.kind, 4), {});
   EXPECT_EQ(v.policy, "lru");
-  EXPECT_GE(v.confidence, 0.9);
-  EXPECT_EQ(classify_policy(1.0, lru_or_fifo(1.0), {}).policy, "fifo");
-  EXPECT_EQ(classify_policy(1.0, lru_or_fifo(0.5), {}).policy, "");
+  // agreement: 99 of 99 repeated passes (100 / 101), 64 of 64 re-touches (65 / 66).
+  EXPECT_DOUBLE_EQ(v.confidence.value(), 100.0 / 101.0 * 65.0 / 66.0);
+  EXPECT_EQ(classify_policy(periodic, lru_or_fifo(64, 64), {}, {}).policy, "fifo");
+  EXPECT_EQ(classify_policy(periodic, lru_or_fifo(32, 64), {}, {}).policy, "");
+  // A re-touch that missed in 2 of 64 passes is still LRU, with a disagreement that costs.
+  const auto mostly = lru_or_fifo(2, 64);
+  EXPECT_EQ(mostly.policy, "lru");
+  EXPECT_DOUBLE_EQ(mostly.confidence.value, 63.0 / 66.0);
+  EXPECT_THROW(lru_or_fifo(3, 2), std::invalid_argument);
+}
+
+// Victim chases of one policy, as the probe runs them: several short chases, pooled.
+struct Chases {
+  RepeatedPasses periodic;
+  std::vector<VictimCounts> each;
+  VictimCounts pooled;
+};
+Chases chases_of(std::uint32_t ways, const std::vector<double>& weights, std::size_t passes,
+                 unsigned first_seed) {
+  constexpr unsigned kChases = 8;
+  Chases c;
+  for (unsigned k = 0; k < kChases; ++k) {
+    const auto s = cycle(ways, weights, passes, first_seed + k);
+    c.periodic += repeated_passes(s.slow, ways + 1);
+    c.each.push_back(victim_ways(s.lines, s.kind, ways));
+  }
+  std::vector<std::size_t> left_out;
+  c.pooled = pool_homogeneous_victims(c.each, 1e-4, left_out);
+  return c;
 }
 
 TEST(Policy, UniformVictimsAreRandom) {
-  const auto s = cycle(8, std::vector<double>(8, 1.0), 3000, 2);
-  const double periodic = periodic_fraction(s.slow, 9);
-  EXPECT_LT(periodic, 0.5);
-  const auto victims = victim_ways(s.lines, s.kind, 8);
-  EXPECT_EQ(victims.inconsistencies, 0u);
-  const auto v = classify_policy(periodic, {}, victims);
+  const Chases c = chases_of(8, std::vector<double>(8, 1.0), 400, 2);
+  EXPECT_LT(c.periodic.fraction(), 0.5);
+  EXPECT_EQ(c.pooled.inconsistencies, 0u);
+  const auto v = classify_policy(c.periodic, {}, c.pooled, c.each);
   EXPECT_EQ(v.policy, "random") << v.why;
-  EXPECT_GT(v.confidence, 0.5);
+  // Each chase's own test at alpha = 0.01 agrees but by chance: 7 or 8 of 8.
+  EXPECT_GE(v.confidence.value(), 0.8) << v.confidence.explain();
 }
 
 TEST(Policy, WeightedVictimsAreEstimated) {
   const std::vector<double> weights = {1, 3, 1, 1};
-  const auto s = cycle(4, weights, 3000, 3);
-  const auto victims = victim_ways(s.lines, s.kind, 4);
-  const auto v = classify_policy(periodic_fraction(s.slow, 5), {}, victims);
+  const Chases c = chases_of(4, weights, 400, 3);
+  const auto v = classify_policy(c.periodic, {}, c.pooled, c.each);
   ASSERT_EQ(v.policy, "weighted") << v.why;
   ASSERT_EQ(v.weights.size(), 4u);
   for (std::size_t w = 0; w < 4; ++w) EXPECT_NEAR(v.weights[w], weights[w] / 6, 0.03) << w;
   EXPECT_LT(v.chi_square.p_value, 1e-6);
+  // Every chase alone rejects uniform victims: agreement 8 of 8.
+  EXPECT_DOUBLE_EQ(v.confidence.value(), 9.0 / 10.0) << v.confidence.explain();
+}
+
+// Chases too short for a chi-square test of their own are no checks: the pooled verdict stands
+// on no agreeing chase, agreement(0, 0) = 0.5.
+TEST(Policy, ChasesTooShortForATestOfTheirOwnGiveEvenOdds) {
+  const std::vector<double> weights = {1, 3, 1, 1};
+  const Chases c = chases_of(4, weights, 400, 3);
+  std::vector<VictimCounts> short_chases(8);
+  for (auto& chase : short_chases) chase.per_way = {1, 2, 1, 1};
+  for (auto& chase : short_chases) chase.victims = 5;
+  const auto v = classify_policy(c.periodic, {}, c.pooled, short_chases);
+  ASSERT_EQ(v.policy, "weighted");
+  EXPECT_DOUBLE_EQ(v.confidence.value(), 0.5);
 }
 
 TEST(Policy, TooFewVictimsIsInconclusive) {
   const auto s = cycle(8, std::vector<double>(8, 1.0), 20, 4);
-  const auto v = classify_policy(periodic_fraction(s.slow, 9), {}, victim_ways(s.lines, s.kind, 8));
+  const auto v =
+      classify_policy(repeated_passes(s.slow, 9), {}, victim_ways(s.lines, s.kind, 8), {});
   EXPECT_EQ(v.policy, "");
-  EXPECT_EQ(v.confidence, 0);
+  EXPECT_NE(v.why.find("too few victims"), std::string::npos);
 }
 
 // An outlier on a line that could be the pending victim may sit on a hit or on the victim's miss;

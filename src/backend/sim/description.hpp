@@ -2,10 +2,12 @@
 // A simulated device as its description file states it (format: docs/sim-format.md). Plain data;
 // the loader has validated it, so every invariant the models rely on holds.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "backend/sim/throughput.hpp"
 
 namespace memtopo::sim {
 
@@ -61,6 +63,13 @@ inline constexpr std::size_t kMaxCaches = 64;
 inline constexpr std::size_t kMaxTlbLevels = 16;
 inline constexpr std::size_t kMaxCarveoutSteps = 64;
 inline constexpr double kMaxVictimWeight = 1e9;
+// Throughput model: no level moves a megabyte per cycle, and no load path issues more than a
+// few thousand loads per cycle; factors relate writes and copies to reads.
+inline constexpr double kMaxBytesPerCycle = 1e6;
+inline constexpr double kMaxLoadsPerCycle = 1e4;
+inline constexpr double kMaxRateFactor = 100;
+inline constexpr std::uint64_t kMaxThreadsPerSm = 65'536;
+inline constexpr std::uint64_t kMaxBusWidthBits = 65'536;
 inline constexpr std::size_t kMaxNameBytes = 256;
 // The cache and TLB state the simulator may hold at once (simulator_state_bytes()).
 inline constexpr std::uint64_t kMaxStateBytes = std::uint64_t{1} << 30;  // 1 GiB
@@ -145,6 +154,8 @@ struct SimDescription {
   // together, taking turns load by load, and share the device-scope caches (cold at the batch's
   // start), as concurrent blocks on different SMs of a GPU do.
   bool batch_shares_device_caches = false;
+  // What streams (bandwidth) run at; none: streams cannot run on this device.
+  std::optional<ThroughputDescription> throughput;
 };
 
 // An upper bound on the bytes of cache and TLB state the simulator holds for `description`: every

@@ -8,6 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/sim/strict_json.hpp"
+#include "backend/sim/throughput_loader.hpp"
 #include "model/printable_text.hpp"
 
 namespace memtopo::sim {
@@ -419,7 +420,7 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
   const StrictObject object(document, place,
                             {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency",
                              "compute_capability", "timing_overhead", "caches", "tlbs",
-                             "shared_memory", "noise", "batch_shares_device_caches"});
+                             "shared_memory", "noise", "batch_shares_device_caches", "throughput"});
   SimDescription description;
   description.name = read_printable_name(object, "name");
   description.sm_count = read_positive_u32(object, "sm_count", limits::kMaxSmCount);
@@ -472,6 +473,10 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
                   "expected true or false, got " + json_excerpt(shares));
     }
     description.batch_shares_device_caches = shares.get<bool>();
+  }
+  if (object.has("throughput")) {
+    description.throughput = read_throughput(object.required("throughput"),
+                                             object.place("throughput"), description.caches);
   }
   // Every value plausible, yet too much state (132 SMs with a 2 GiB L1 each): a resource
   // error, before anything is allocated.

@@ -5,6 +5,7 @@
 
 #include "analysis/stats.hpp"
 #include "backend/chain.hpp"
+#include "probes/core/findings.hpp"
 #include "probes/core/probe.hpp"
 
 namespace memtopo {
@@ -86,7 +87,7 @@ nlohmann::json gap_evidence(const GapEstimate& gaps, double threshold_cycles) {
 void set_granularity(Property& property, const GapEstimate& gaps, std::span<const double> cycles) {
   if (gaps.granularity_bytes) {
     property.value = *gaps.granularity_bytes;
-    property.confidence = gaps.consistency;
+    set_confidence(property, gap_confidence(gaps));
     property.spread = summarize(cycles);
   } else {
     property.value = nullptr;

@@ -39,8 +39,8 @@ nlohmann::json verdict_evidence(const FitVerdict& verdict, std::uint64_t footpri
 nlohmann::json gap_evidence(const GapEstimate& gaps, double threshold_cycles);
 
 // Sets a granularity finding (sector or line) from its gap estimate: the granularity with the
-// gaps' consistency as confidence and the spread of `cycles`, or no value, inconclusive, with
-// the estimate's note.
+// gaps' consistency as confidence (gap_confidence, written with set_confidence) and the spread
+// of `cycles`, or no value, inconclusive, with the estimate's note.
 void set_granularity(Property& property, const GapEstimate& gaps, std::span<const double> cycles);
 
 // The latencies of an element under test and of the level behind it, from one small warm chase

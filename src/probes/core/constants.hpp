@@ -26,4 +26,9 @@ inline constexpr std::uint64_t kMissReferenceCapacities = 4;
 // (analysis/confidence.hpp) for every latency.
 inline constexpr double kDescribedBand = 0.1;
 
+// A footprint every data cache holds (1 KiB, where the thesis starts its size search): the
+// footprint of warm baselines, the first step of every size search, and what a chase covers
+// where no size is measured yet.
+inline constexpr std::uint64_t kFitsAnyCacheBytes = 1024;
+
 }  // namespace memtopo

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "probes/core/elements.hpp"
+
 namespace memtopo {
 
 const Property* any_finding(const Topology& topology, std::string_view element,
@@ -39,6 +41,18 @@ void set_confidence(Property& property, const Confidence& confidence) {
   property.confidence = confidence.value();
   if (!property.evidence.is_object()) property.evidence = nlohmann::json::object();
   property.evidence["confidence_factors"] = confidence.evidence();
+}
+
+void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
+                      const std::string& method, const std::string& why) {
+  Property p;
+  p.name = property;
+  p.source = Source::measured;
+  p.method = method;
+  p.value = nullptr;
+  p.inconclusive = true;
+  p.note = why;
+  element_for(topology, element).set(std::move(p));
 }
 
 }  // namespace memtopo

@@ -4,6 +4,7 @@
 // ctx.backend.facts()), conclusive (not inconclusive, not a bound) and a finite number.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "analysis/confidence.hpp"
@@ -32,5 +33,11 @@ const Property* any_finding(const Topology& topology, std::string_view element,
 // `evidence.confidence_factors` (rule, value, inputs), which reporters read to say why a value
 // is low. The only way probes set a confidence.
 void set_confidence(Property& property, const Confidence& confidence);
+
+// Writes `property` of `element` as measured without a conclusion: value null, inconclusive,
+// `why` as its note, no confidence (a measurement without a conclusion is not a low confidence).
+// What a probe leaves when what it plans from was inconclusive.
+void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
+                      const std::string& method, const std::string& why);
 
 }  // namespace memtopo

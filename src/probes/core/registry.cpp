@@ -3,10 +3,12 @@
 #include <vector>
 
 #include "probes/size/cache_size_probe.hpp"
+#include "probes/bandwidth/bandwidth_probe.hpp"
 #include "probes/sharing/carveout_probe.hpp"
 #include "probes/line/constant_line_probe.hpp"
 #include "probes/sharing/count_per_sm_probe.hpp"
 #include "probes/geometry/geometry_probe.hpp"
+#include "probes/l2/l2_partitions_probe.hpp"
 #include "probes/l2/l2_segments_probe.hpp"
 #include "probes/latency/latency_probe.hpp"
 #include "probes/line/line_probe.hpp"
@@ -32,7 +34,12 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   for (const auto& target : latency_targets())
     probes.push_back(std::make_unique<LatencyProbe>(target));
   for (const auto& t : miss_penalty_targets()) probes.push_back(std::make_unique<MissPenaltyProbe>(t));
-  for (auto& p : staircase_probes()) probes.push_back(std::move(p));
+  for (auto& p : staircase_probes()) {
+    const bool l2_size = p->id() == "l2.size";
+    probes.push_back(std::move(p));
+    // Beside the other L2 questions, though it needs no l2.size.
+    if (l2_size) probes.push_back(std::make_unique<L2PartitionProbe>());
+  }
   for (const auto& target : line_targets()) {  // needs l2.size (a staircase)
     if (target.device_wide) probes.push_back(std::make_unique<LineProbe>(target, LineQuestion::line));
   }
@@ -44,6 +51,7 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   for (auto& probe : sharing_probes()) probes.push_back(std::move(probe));  // after every size
   for (auto& probe : count_per_sm_probes()) probes.push_back(std::move(probe));
   probes.push_back(std::make_unique<CarveoutProbe>());  // after l1.size and l1.line
+  for (auto& probe : bandwidth_probes()) probes.push_back(std::move(probe));  // after the sizes
   return probes;
 }
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "analysis/stats.hpp"
-#include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
 #include "probes/core/probe.hpp"
 
 namespace memtopo {
@@ -18,50 +18,6 @@ const std::vector<SmCacheElement>& sm_cache_elements() {
       {"constant_l1", LoadPath::constant},
   };
   return table;
-}
-
-namespace {
-
-const Property* conclusive(const Topology& topology, const std::string& element,
-                           const std::string& name) {
-  const Element* e = topology.find(element);
-  const Property* p = e ? e->find(name) : nullptr;
-  if (!p || p->inconclusive || !p->value.is_number() || p->value.get<double>() <= 0) {
-    return nullptr;
-  }
-  return p;
-}
-
-}  // namespace
-
-std::optional<std::uint64_t> measured_size(const Topology& topology, const std::string& element) {
-  const Property* p = conclusive(topology, element, "size");
-  if (!p) return std::nullopt;
-  return static_cast<std::uint64_t>(p->value.get<double>());
-}
-
-bool has_size_finding(const Topology& topology, const std::string& element) {
-  const Element* e = topology.find(element);
-  return e && e->find("size");
-}
-
-void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
-                      const std::string& method, const std::string& why) {
-  Property p;
-  p.name = property;
-  p.source = Source::measured;
-  p.method = method;
-  p.value = nullptr;
-  p.inconclusive = true;
-  p.note = why;
-  element_for(topology, element).set(std::move(p));
-}
-
-std::uint32_t measured_line_or(const Topology& topology, const std::string& element,
-                               std::uint32_t fallback) {
-  const Property* p = conclusive(topology, element, "line");
-  if (!p) return fallback;
-  return static_cast<std::uint32_t>(p->value.get<double>());
 }
 
 bool probe_registered(const std::string& id) {

@@ -22,30 +22,12 @@ struct SmCacheElement {
 // l1 (ca), tex (tex), ro (nc), constant_l1 (const).
 const std::vector<SmCacheElement>& sm_cache_elements();
 
-// The element's measured, conclusive size in bytes, when the topology has one.
-std::optional<std::uint64_t> measured_size(const Topology& topology, const std::string& element);
-
-// Whether the topology has the element's size at all, conclusive or not. A size probe that ran
-// without a conclusion leaves an inconclusive finding (the probes planned from it then report
-// theirs inconclusive too); one that did not apply (the element does not cache its path) was
-// skipped and left none (and so are they).
-bool has_size_finding(const Topology& topology, const std::string& element);
-
-// Writes `property` of `element` as measured without a conclusion: value null, `why` as note.
-void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
-                      const std::string& method, const std::string& why);
-
-// The element's measured line size when conclusive, else `fallback`.
-std::uint32_t measured_line_or(const Topology& topology, const std::string& element,
-                               std::uint32_t fallback);
-
 // Whether all_probes() has a probe with this id, for needs() that name probes another build
 // may not have yet (constant_l1.size): what is not registered cannot be needed.
 bool probe_registered(const std::string& id);
 
 // The "<element>.size" probe ids of the table that this build registers.
 std::vector<std::string> registered_size_probes();
-
 
 // The fit rule of an element from a warm chase that fits it (`hit`) and one on the same path and
 // stride that overflows it (`miss`): the threshold midway between the hits' median and the

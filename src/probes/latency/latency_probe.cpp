@@ -7,8 +7,11 @@
 
 #include "analysis/stats.hpp"
 #include "backend/chain.hpp"
+#include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
 
 namespace memtopo {
 
@@ -45,24 +48,14 @@ const std::vector<LatencyTarget>& latency_targets() {
 
 namespace {
 
-constexpr std::uint64_t kSmallFootprintBytes = 1024;
 constexpr std::uint64_t kRegionBytes = 64 * 1024;
-constexpr std::uint32_t kSamplesPerConcurrentChase = 2048;
 constexpr std::uint32_t kConcurrentChases = 4;
+// A chase alone (a device-wide level) takes what kConcurrentChases chases of kBaselineSamples
+// would otherwise pool.
 constexpr std::uint32_t kSamplesAlone = 4096;
 // With no API L2 size to plan from: a footprint for L2 hits, and one far beyond any L2.
 constexpr std::uint64_t kFallbackL2FootprintBytes = 1ull << 20;
 constexpr std::uint64_t kFallbackDramFootprintBytes = 1ull << 30;
-constexpr double kDescribedBand = 0.1;       // "within 10 % of the p50"
-constexpr double kSeveralLevelsBelow = 0.8;  // confidence under which the note says so
-
-// A size measured earlier (not an API value, not a bound), or 0.
-std::uint64_t measured_size(const Topology& topology, const std::string& element) {
-  const Element* e = topology.find(element);
-  const Property* p = e ? e->find("size") : nullptr;
-  if (!p || p->source != Source::measured || p->inconclusive || !p->value.is_number()) return 0;
-  return p->value.get<std::uint64_t>();
-}
 
 class LatencyMeasurement {
  public:
@@ -73,7 +66,12 @@ class LatencyMeasurement {
  private:
   std::string id() const { return target_.element + ".latency"; }
   std::uint64_t plan_footprint(std::string& why) const;
-  ChaseSpec plan_chase(std::uint64_t footprint, std::uint32_t samples, std::uint64_t seed) const;
+  ChaseSpec plan_chase(LoadPath path, std::uint64_t footprint, std::uint32_t samples,
+                       std::uint64_t seed) const;
+  std::vector<ChaseSpec> plan_batch(std::uint64_t footprint, std::uint32_t chases,
+                                    std::uint32_t samples) const;
+  void report(std::uint64_t footprint, const std::string& footprint_why, std::uint32_t chases,
+              std::span<const Trace> traces);
   std::vector<std::uint32_t> page_local_indices(std::uint64_t footprint, std::uint32_t samples,
                                                 std::uint64_t seed) const;
 
@@ -91,18 +89,18 @@ std::uint64_t LatencyMeasurement::plan_footprint(std::string& why) const {
   std::uint64_t footprint = 0;
   switch (target_.footprint) {
     case LatencyFootprint::inside_element: {
-      const std::uint64_t size = measured_size(ctx_.topology, target_.element);
-      if (size > 0) {
-        footprint = size / 4;
+      if (const auto size = finding_count(ctx_.topology, target_.element, "size")) {
+        footprint = *size / 4;
         why = "a quarter of the measured " + target_.element + ".size";
       } else {
-        footprint = kSmallFootprintBytes;
+        footprint = kFitsAnyCacheBytes;
         why = "small (no measured " + target_.element + ".size)";
       }
       break;
     }
     case LatencyFootprint::beyond_l1_within_l2: {
-      const std::uint64_t l1 = measured_size(ctx_.topology, "l1");
+      // Sizes of this run only (never an API value or a bound); 0 when not measured.
+      const std::uint64_t l1 = finding_count(ctx_.topology, "l1", "size").value_or(0);
       if (l2_api > 0) {
         // Much smaller than L2 (1/16 of the API size), but at least twice the measured L1.
         footprint = std::max(floor_power_of_two(l2_api / 16), 2 * l1);
@@ -157,25 +155,33 @@ std::vector<std::uint32_t> LatencyMeasurement::page_local_indices(std::uint64_t 
   return indices;
 }
 
-ChaseSpec LatencyMeasurement::plan_chase(std::uint64_t footprint, std::uint32_t samples,
-                                         std::uint64_t seed) const {
-  ChaseSpec spec;
-  spec.path = target_.path;
-  spec.footprint_bytes = footprint;
-  spec.stride_bytes = target_.stride_bytes;
-  spec.seed = seed;
-  spec.warm_passes = target_.warm_passes;
-  spec.flush_device_caches = target_.flush_device_caches;
+ChaseSpec LatencyMeasurement::plan_chase(LoadPath path, std::uint64_t footprint,
+                                         std::uint32_t samples, std::uint64_t seed) const {
+  ChaseBuilder chase =
+      make_chase(path, footprint, target_.stride_bytes).warm_passes(target_.warm_passes);
+  if (target_.flush_device_caches) chase.flush_device_caches();
   if (target_.order == LatencyOrder::page_local_random && footprint >= kRegionBytes) {
-    spec.order = ChaseOrder::explicit_indices;
-    spec.indices = page_local_indices(footprint, samples, seed);
-    spec.start_index = spec.indices.front();
-    spec.timed_loads = static_cast<std::uint32_t>(spec.indices.size());  // each loaded once
+    auto indices = page_local_indices(footprint, samples, seed);
+    const auto loads = static_cast<std::uint32_t>(indices.size());  // each loaded once
+    chase.visiting(std::move(indices)).timed_loads(loads);
   } else {
-    spec.order = ChaseOrder::random_permutation;
-    spec.timed_loads = samples;
+    chase.random(seed).timed_loads(samples);
   }
-  return spec;
+  return std::move(chase).spec();
+}
+
+std::vector<ChaseSpec> LatencyMeasurement::plan_batch(std::uint64_t footprint, std::uint32_t chases,
+                                                      std::uint32_t samples) const {
+  std::vector<ChaseSpec> batch;
+  for (std::uint32_t c = 0; c < chases; ++c) {
+    batch.push_back(plan_chase(target_.path, footprint, samples, ctx_.seed + c));
+  }
+  // The reference chase (the first chase's, on the path that skips the level) only decides
+  // whether the level exists; it may share the batch.
+  if (target_.must_beat) {
+    batch.push_back(plan_chase(*target_.must_beat, footprint, samples, ctx_.seed));
+  }
+  return batch;
 }
 
 // The timed loads of several chases as one sample, with what each chase measured alongside.
@@ -227,23 +233,16 @@ void LatencyMeasurement::run() {
   const std::uint32_t chases =
       target_.run_alone ? 1
                         : std::clamp<std::uint32_t>(limits_.concurrent_slots, 1, kConcurrentChases);
-  const std::uint32_t samples = std::min(
-      target_.run_alone ? kSamplesAlone : kSamplesPerConcurrentChase, limits_.max_timed_loads);
-
-  std::vector<ChaseSpec> batch;
-  for (std::uint32_t c = 0; c < chases; ++c) {
-    batch.push_back(plan_chase(footprint, samples, ctx_.seed + c));
-  }
-  // The reference chase only decides whether the level exists; it may share the batch.
-  if (target_.must_beat) {
-    ChaseSpec reference = batch.front();
-    reference.path = *target_.must_beat;
-    batch.push_back(reference);
-  }
+  const std::uint32_t samples =
+      std::min(target_.run_alone ? kSamplesAlone : kBaselineSamples, limits_.max_timed_loads);
   ctx_.progress(id() + ": " + std::to_string(chases) + " chase(s) over " + format_bytes(footprint));
-  const std::vector<Trace> traces = ctx_.run(batch, id());
+  const std::vector<Trace> traces = ctx_.run(plan_batch(footprint, chases, samples), id());
+  report(footprint, footprint_why, chases, traces);
+}
 
-  PooledChases pooled = pool(std::span(traces).first(chases));
+void LatencyMeasurement::report(std::uint64_t footprint, const std::string& footprint_why,
+                                std::uint32_t chases, std::span<const Trace> traces) {
+  PooledChases pooled = pool(traces.first(chases));
   const Spread spread = summarize(pooled.corrected);
   nlohmann::json reference = nullptr;
   if (target_.must_beat) reference = check_level_exists(target_, spread, traces.back());
@@ -256,19 +255,6 @@ void LatencyMeasurement::run() {
   p.spread = spread;
   p.raw = summarize(pooled.raw);
   if (pooled.mean_clock_khz) p.seconds_value = spread.p50 / (*pooled.mean_clock_khz * 1e3);
-  // Confidence: the share of loads within 10 % of the p50, i.e. how well one number describes
-  // the level. Jitter keeps it near 1; a level answering at two latencies (near and far L2
-  // partitions) or frequent TLB misses pull it down.
-  p.confidence =
-      spread.p50 > 0 ? fraction_within(pooled.corrected, spread.p50, kDescribedBand) : 0.0;
-  if (spread.p50 <= 0) {
-    p.inconclusive = true;
-    p.note = "the timing overhead swallowed the latency";
-  } else if (*p.confidence < kSeveralLevelsBelow) {
-    p.note =
-        "loads answered at more than one latency (e.g. near and far L2 partitions); the p50 "
-        "describes only some of them";
-  }
   const std::string order = target_.order == LatencyOrder::page_local_random
                                 ? "random within " + format_bytes(kRegionBytes) + " regions"
                                 : "random order";
@@ -293,6 +279,20 @@ void LatencyMeasurement::run() {
       {"chases", std::move(pooled.per_chase)},
       {"reference", std::move(reference)},
   };
+  if (spread.p50 <= 0) {
+    p.inconclusive = true;
+    p.note = "the timing overhead swallowed the latency";
+  } else {
+    // How well one number describes the level: jitter keeps the share near 1; a level answering
+    // at two latencies (near and far L2 partitions) or frequent TLB misses pull it down.
+    set_confidence(
+        p, Confidence{share_within(pooled.corrected, spread.p50, kDescribedBand, "timed loads")});
+    if (*p.confidence < kSeveralLatenciesBelow) {
+      p.note =
+          "loads answered at more than one latency (e.g. near and far L2 partitions); the p50 "
+          "describes only some of them";
+    }
+  }
   element_for(ctx_.topology, target_.element).set(std::move(p));
 }
 

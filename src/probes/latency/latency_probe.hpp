@@ -45,6 +45,11 @@ struct LatencyTarget {
 
 const std::vector<LatencyTarget>& latency_targets();
 
+// A latency whose p50 describes less than this share of its loads (its confidence) answered at
+// more than one latency: its note says so, and so does the note of a miss penalty derived from
+// it. A threshold for the note, not a confidence.
+inline constexpr double kSeveralLatenciesBelow = 0.8;
+
 class LatencyProbe : public Probe {
  public:
   explicit LatencyProbe(LatencyTarget target) : target_(std::move(target)) {}

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
+#include "probes/latency/latency_probe.hpp"
 
 namespace memtopo {
 
@@ -33,22 +36,23 @@ Spread difference_spread(const Spread& next_level, const Spread& hit) {
 
 namespace {
 
-// A measured, conclusive latency with its spread, or nullptr.
-const Property* measured_latency(const Topology& topology, const std::string& element) {
-  const Element* e = topology.find(element);
-  const Property* p = e ? e->find("latency") : nullptr;
-  if (!p || p->source != Source::measured || p->inconclusive || !p->value.is_number() ||
-      !p->spread) {
-    return nullptr;
-  }
-  return p;
+// A conclusive latency of this run with its spread (what the penalty subtracts), or nullptr.
+const Property* latency_with_spread(const Topology& topology, const std::string& element) {
+  const Property* p = conclusive_finding(topology, element, "latency");
+  return p && p->spread ? p : nullptr;
+}
+
+nlohmann::json latency_evidence(const std::string& element, const Property& latency) {
+  return {{"property", element + ".latency"},
+          {"cycles", spread_evidence(*latency.spread)},
+          {"confidence", latency.confidence ? nlohmann::json(*latency.confidence) : nullptr}};
 }
 
 }  // namespace
 
 void MissPenaltyProbe::run(ProbeContext& ctx) {
-  const Property* hit = measured_latency(ctx.topology, target_.element);
-  const Property* next = measured_latency(ctx.topology, target_.next_level);
+  const Property* hit = latency_with_spread(ctx.topology, target_.element);
+  const Property* next = latency_with_spread(ctx.topology, target_.next_level);
   if (!hit || !next) {
     throw ProbeSkipped("needs measured " + target_.element + ".latency and " + target_.next_level +
                        ".latency (absent or inconclusive in this run)");
@@ -62,22 +66,29 @@ void MissPenaltyProbe::run(ProbeContext& ctx) {
              "spreads (p5 = next p5 - hit p95, p95 = next p95 - hit p5)";
   p.spread = difference_spread(*next->spread, *hit->spread);
   p.value = p.spread->p50;
-  p.confidence = std::min(hit->confidence.value_or(1.0), next->confidence.value_or(1.0));
-  p.evidence = {{"hit",
-                 {{"property", target_.element + ".latency"},
-                  {"cycles", spread_evidence(*hit->spread)},
-                  {"confidence", hit->confidence.value_or(1.0)}}},
-                {"next_level",
-                 {{"property", target_.next_level + ".latency"},
-                  {"cycles", spread_evidence(*next->spread)},
-                  {"confidence", next->confidence.value_or(1.0)}}}};
+  p.evidence = {{"hit", latency_evidence(target_.element, *hit)},
+                {"next_level", latency_evidence(target_.next_level, *next)}};
   if (!(p.spread->p50 > 0)) {
     p.value = nullptr;
     p.inconclusive = true;
     p.note = "the next level is not slower than the element: no penalty to derive";
-  } else if (next->confidence && *next->confidence < 0.8) {
-    p.note = "the next level answers at more than one latency (" + target_.next_level +
-             ".latency's note); the p50 difference describes only some misses";
+  } else {
+    // Both latencies at once: as sure as the less sure of them (a latency without a
+    // confidence has nothing against it).
+    std::vector<double> latencies;
+    for (const Property* latency : {hit, next}) {
+      if (latency->confidence) latencies.push_back(*latency->confidence);
+    }
+    Confidence confidence;
+    if (!latencies.empty()) {
+      confidence *= weakest_of(latencies,
+                               target_.element + ".latency and " + target_.next_level + ".latency");
+    }
+    set_confidence(p, confidence);
+    if (next->confidence && *next->confidence < kSeveralLatenciesBelow) {
+      p.note = "the next level answers at more than one latency (" + target_.next_level +
+               ".latency's note); the p50 difference describes only some misses";
+    }
   }
   element_for(ctx.topology, target_.element).set(std::move(p));
 }

@@ -1,35 +1,25 @@
+// l2.line: one fit verdict per stride 7 x unit over 3/4 of 7 x the measured l2.size, units from
+// 1 KiB down to the sector (the smallest that fits is the line), a cross-check at the line and a
+// contiguous check of the answer (l2_line_probe.hpp, docs/method.md).
 #include "probes/line/l2_line_probe.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <optional>
-#include <utility>
 
 #include "analysis/line_from_fits.hpp"
-#include "analysis/linesize.hpp"
 #include "analysis/size_rule.hpp"
-#include "analysis/stats.hpp"
+#include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
+#include "probes/line/alone_chases.hpp"
+#include "probes/line/line_constants.hpp"
 
 namespace memtopo {
 namespace {
 
-// Hit baseline: a warm chase over a footprint of many lines (so that near and far partitions
-// both answer) that any L2 holds and no L1 is involved in (the path skips L1).
-constexpr std::uint64_t kHitFootprintBytes = 64 * 1024;
-constexpr std::uint32_t kHitStrideBytes = 32;
-// Miss baseline: cold, flushed, one load per 1 KiB (a new line and sector every time).
-constexpr std::uint32_t kMissStrideBytes = 1024;
-constexpr std::uint32_t kSamples = 4096;
-// The timed cold chase at 4 B stride.
-constexpr std::uint32_t kGapsTimedLoads = 4096;
-// Line: strides kLinePrime x unit (odd, so that a modulo index over an even set count still
-// reaches every set at the line; 7 rarely divides a set count, as in the L1 line probe).
-constexpr std::uint64_t kLinePrime = 7;
-// Units are tried up to this: four times the largest line any GPU cache is known to have
-// (256 B), and strides of 7 KiB stay far below a page, so the TLB adds at most one miss per page.
-constexpr std::uint64_t kMaxLineBytes = 1024;
 // Fewer chain elements than this are too few to judge a fit by.
 constexpr std::uint64_t kMinJudgedElements = 64;
 // Timed loads per line chase, after one warm pass: the oldest lines of the chain, the first to
@@ -37,201 +27,179 @@ constexpr std::uint64_t kMinJudgedElements = 64;
 constexpr std::uint32_t kLineTimedLoads = 4096;
 // The contiguous check chases 5/4 of the size at the answer's own stride (see below).
 constexpr std::uint64_t kContiguousNumerator = 5, kContiguousDenominator = 4;
-// No sector or line is smaller (the size probes assume the same) when no sector was measured.
-constexpr std::uint64_t kFallbackSectorBytes = 32;
 
-ChaseSpec alone(LoadPath path, std::uint64_t footprint, std::uint32_t stride, std::uint32_t warm,
-                std::uint32_t timed, bool flush, std::uint64_t seed) {
-  ChaseSpec spec;
-  spec.path = path;
-  spec.footprint_bytes = footprint;
-  spec.stride_bytes = stride;
-  spec.order = warm > 0 ? ChaseOrder::random_permutation : ChaseOrder::sequential;
-  spec.seed = seed;
-  spec.warm_passes = warm;
-  spec.timed_loads = timed;
-  spec.flush_device_caches = flush;
-  return spec;
+struct L2LinePlan {
+  std::uint64_t size_bytes = 0;
+  std::uint64_t size_stride_bytes = 0;  // the stride the size staircase chased at (0: unknown)
+  DeviceWideThreshold threshold;
+  std::uint64_t sector_bytes = 0;  // measured, or kSmallestLineBytes
+  bool sector_measured = false;
+  std::uint64_t classify_bytes = 0;     // 3/4 of 7 x the size
+  std::uint64_t cross_check_bytes = 0;  // 5/4 of 7 x the size
+  std::vector<std::uint64_t> units;     // descending
+  std::uint32_t timed_loads = 0;
+};
+
+// Units from the largest worth trying down to the sector (descending: the cheapest chases first,
+// and the first miss ends the ladder since every smaller unit misses too).
+std::vector<std::uint64_t> descending_units(std::uint64_t sector, std::uint64_t classify_bytes) {
+  std::vector<std::uint64_t> units;
+  for (std::uint64_t unit = sector;
+       unit <= kLargestUnitBytes && classify_bytes / (kLinePrime * unit) >= kMinJudgedElements;
+       unit *= 2) {
+    units.insert(units.begin(), unit);
+  }
+  return units;
 }
 
-}  // namespace
-
-void measure_device_cache_sector(ProbeContext& ctx, const LineTarget& target,
-                                 const std::string& id) {
-  const BackendLimits limits = ctx.backend.limits();
-  const std::uint32_t samples = std::min(kSamples, limits.max_timed_loads);
-  const std::uint64_t miss_footprint = std::uint64_t{samples} * kMissStrideBytes;
-  if (miss_footprint > limits.max_footprint_bytes) {
-    throw ProbeSkipped("the backend cannot chase " + format_bytes(miss_footprint));
-  }
-  // Device-wide: every chase alone (a batch of one), so that no other chase disturbs it.
-  std::uint64_t loads = 0;
-  auto run_alone = [&](const ChaseSpec& spec, const std::string& phase) {
-    loads += loads_of(spec);
-    return std::move(ctx.run(std::vector<ChaseSpec>{spec}, id + "/" + phase).front());
-  };
-  ctx.progress(id + ": hit and DRAM baselines, then a cold 4 B-stride chase");
-  const Trace hit_trace = run_alone(
-      alone(target.path, kHitFootprintBytes, kHitStrideBytes, 1, samples, false, ctx.seed), "hit");
-  const Trace miss_trace = run_alone(
-      alone(target.path, miss_footprint, kMissStrideBytes, 0, samples, true, ctx.seed), "miss");
-  const Spread hit = summarize(corrected_cycles(hit_trace));
-  const Spread miss = summarize(corrected_cycles(miss_trace));
-  // The slowest typical hit (p95: far partitions) against the fastest typical miss (p5).
-  if (!(hit.p95 < miss.p5)) {
-    char numbers[160];
-    std::snprintf(numbers, sizeof numbers, ": hit p95 %.1f cycles, DRAM p5 %.1f", hit.p95, miss.p5);
-    throw ProbeSkipped("the level's hits and DRAM answers overlap" + std::string(numbers));
-  }
-  const double threshold = 0.5 * (hit.p95 + miss.p5);
-  const std::uint32_t timed = std::min(kGapsTimedLoads, limits.max_timed_loads);
-  ChaseSpec cold = alone(target.path, std::uint64_t{timed} * 4, 4, 0, timed, true, ctx.seed);
-  const Trace trace = run_alone(cold, "gaps");
-  const auto cycles = corrected_cycles(trace);
-  const GapEstimate gaps = estimate_fetch_granularity(cycles, trace.indices, threshold);
-
-  Property p;
-  p.name = "sector";
-  p.unit = "bytes";
-  p.source = Source::measured;
-  char method[400];
-  std::snprintf(method, sizeof method,
-                "cold fine-grained pointer chase via %s (device caches flushed, no warm pass): "
-                "%u timed loads at 4 B stride, sequential, alone on the device; the mode of the "
-                "byte gaps between accesses slower than %.1f cycles (midpoint of the warm hit "
-                "p95 and the cold 1 KiB-stride DRAM p5)",
-                std::string(to_string(target.path)).c_str(), timed, threshold);
-  p.method = method;
-  p.evidence = gap_evidence(gaps, threshold);
-  p.evidence.update({{"path", to_string(target.path)},
-                     {"timed_loads", timed},
-                     {"hit_cycles", spread_evidence(hit)},
-                     {"dram_cycles", spread_evidence(miss)},
-                     {"cost", {{"batches", 3}, {"loads", loads}}}});
-  set_granularity(p, gaps, cycles);
-  element_for(ctx.topology, target.element).set(std::move(p));
-}
-
-void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, const std::string& id) {
-  const BackendLimits limits = ctx.backend.limits();
-  const Element* element = ctx.topology.find(target.element);
-  const Property* size_property = element ? element->find("size") : nullptr;
-  if (!size_property || size_property->source != Source::measured || size_property->inconclusive ||
-      !size_property->value.is_number()) {
+// The plan from the measured size (and its threshold) and sector; skips without them or when
+// the backend cannot chase the cross-check.
+L2LinePlan plan_l2_line(const ProbeContext& ctx, const LineTarget& target) {
+  const Property* size = conclusive_finding(ctx.topology, target.element, "size");
+  const auto size_bytes = finding_count(ctx.topology, target.element, "size");
+  if (!size || !size_bytes) {
     throw ProbeSkipped("needs a measured " + target.element +
                        ".size (absent or inconclusive in this run): the capacity one SM fills "
                        "is what the strides are planned from");
   }
-  const std::uint64_t size = size_property->value.get<std::uint64_t>();
-  const nlohmann::json& size_evidence = size_property->evidence;
-  const auto threshold = device_wide_threshold(size_evidence);
+  const auto threshold = device_wide_threshold(size->evidence);
   if (!threshold) {
     throw ProbeSkipped(target.element + ".size has no threshold_cycles in its evidence");
   }
-  FitRule rule;
-  rule.threshold_cycles = threshold->cycles;
-  const Property* sector_property = element->find("sector");
-  const bool sector_measured = sector_property && sector_property->source == Source::measured &&
-                               !sector_property->inconclusive && sector_property->value.is_number();
-  const std::uint64_t sector =
-      sector_measured ? sector_property->value.get<std::uint64_t>() : kFallbackSectorBytes;
-
-  const std::uint64_t classify_target =
-      size * kLinePrime * kClassifyNumerator / kClassifyDenominator;
-  const std::uint64_t cross_check_target =
-      size * kLinePrime * kCrossCheckNumerator / kCrossCheckDenominator;
-  if (cross_check_target > limits.max_footprint_bytes) {
-    throw ProbeSkipped("the backend cannot chase " + format_bytes(cross_check_target) + ", " +
+  L2LinePlan plan;
+  plan.size_bytes = *size_bytes;
+  plan.size_stride_bytes = staircase_stride_bytes(size->evidence).value_or(0);
+  plan.threshold = *threshold;
+  const auto sector = finding_count(ctx.topology, target.element, "sector");
+  plan.sector_measured = sector.has_value();
+  plan.sector_bytes = sector.value_or(kSmallestLineBytes);
+  plan.classify_bytes = plan.size_bytes * kLinePrime * kClassifyNumerator / kClassifyDenominator;
+  plan.cross_check_bytes =
+      plan.size_bytes * kLinePrime * kCrossCheckNumerator / kCrossCheckDenominator;
+  const BackendLimits limits = ctx.backend.limits();
+  if (plan.cross_check_bytes > limits.max_footprint_bytes) {
+    throw ProbeSkipped("the backend cannot chase " + format_bytes(plan.cross_check_bytes) + ", " +
                        std::to_string(kLinePrime) + " x 5/4 of the measured size");
   }
-  // Units from the largest worth trying down to the sector (descending: the cheapest chases
-  // first, and the first miss ends the ladder since every smaller unit misses too).
-  std::vector<std::uint64_t> units;
-  for (std::uint64_t unit = sector;
-       unit <= kMaxLineBytes && classify_target / (kLinePrime * unit) >= kMinJudgedElements;
-       unit *= 2) {
-    units.insert(units.begin(), unit);
-  }
-  if (units.empty()) throw ProbeSkipped("the cache is too small for a stride ladder");
-  const std::uint32_t timed = std::min(kLineTimedLoads, limits.max_timed_loads);
+  plan.units = descending_units(plan.sector_bytes, plan.classify_bytes);
+  if (plan.units.empty()) throw ProbeSkipped("the cache is too small for a stride ladder");
+  plan.timed_loads = std::min(kLineTimedLoads, limits.max_timed_loads);
+  return plan;
+}
 
-  std::uint64_t loads = 0, batches = 0;
-  // One sequential chase alone at `stride` over `footprint_target` (rounded down to it), judged.
-  auto judge_at_stride = [&](std::uint64_t footprint_target, std::uint64_t stride,
-                             const std::string& phase) {
-    ChaseSpec spec = alone(target.path, round_down(footprint_target, stride),
-                           static_cast<std::uint32_t>(stride), 1, timed, false, ctx.seed);
-    spec.order = ChaseOrder::sequential;  // the capacity argument assumes address order
-    loads += loads_of(spec);
-    ++batches;
-    const Trace trace = std::move(ctx.run(std::vector<ChaseSpec>{spec}, id + "/" + phase).front());
-    return std::pair{spec.footprint_bytes, judge_fit(corrected_cycles(trace), trace.indices, rule)};
-  };
-  auto judge_alone = [&](std::uint64_t footprint_target, std::uint64_t unit,
-                         const std::string& phase) {
-    return judge_at_stride(footprint_target, kLinePrime * unit, phase);
-  };
+// A warm sequential chase alone at `stride` over a footprint target (rounded down to it), judged
+// with the size's threshold: its verdict and evidence.
+struct StrideFit {
+  FitVerdict verdict;
+  nlohmann::json evidence;
+};
 
-  nlohmann::json per_unit = nlohmann::json::array();
+// What the steps found: every unit's verdict (descending, to the first miss), the cross-check at
+// the smallest fitting unit and the contiguous check of the answer, with their evidence.
+struct UnitVerdicts {
   std::vector<UnitFit> fits;
-  for (std::uint64_t unit : units) {
-    ctx.progress(id + ": unit " + std::to_string(unit) + " B (stride " +
-                 std::to_string(kLinePrime * unit) + " B) over " + format_bytes(classify_target));
-    const auto [footprint, verdict] =
-        judge_alone(classify_target, unit, "unit" + std::to_string(unit));
-    fits.push_back({unit, verdict.fits, verdict.miss_score});
-    per_unit.push_back({{"unit_bytes", unit},
-                        {"stride_bytes", kLinePrime * unit},
-                        {"elements", footprint / (kLinePrime * unit)},
-                        {"verdict", verdict_evidence(verdict, footprint)}});
-    if (!verdict.fits) break;
+  nlohmann::json evidence = nlohmann::json::array();
+};
+struct CrossCheck {
+  std::optional<UnitFit> fit;
+  nlohmann::json evidence;  // null when not run
+};
+struct ContiguousCheck {
+  bool contradicts = false;
+  nlohmann::json evidence;  // null when not run
+};
+
+// The chases of the L2 line, each alone on the device, and the steps built from them.
+class L2LineChases {
+ public:
+  L2LineChases(ProbeContext& ctx, const LineTarget& target, const std::string& id,
+               const L2LinePlan& plan)
+      : ctx_(ctx), target_(target), id_(id), plan_(plan), chases_(ctx, id) {
+    rule_.threshold_cycles = plan.threshold.cycles;
   }
-  std::optional<UnitFit> cross_check;
-  nlohmann::json cross_check_evidence = nullptr;
-  const auto smallest_fit =
-      std::find_if(fits.rbegin(), fits.rend(), [](const UnitFit& f) { return f.fits; });
-  if (smallest_fit != fits.rend()) {
+
+  // Every unit at the classifying footprint, descending until the first miss.
+  UnitVerdicts judge_units() {
+    UnitVerdicts out;
+    for (std::uint64_t unit : plan_.units) {
+      ctx_.progress(id_ + ": unit " + std::to_string(unit) + " B (stride " +
+                    std::to_string(kLinePrime * unit) + " B) over " +
+                    format_bytes(plan_.classify_bytes));
+      const StrideFit fit = at_unit(plan_.classify_bytes, unit, "unit" + std::to_string(unit));
+      out.fits.push_back({unit, fit.verdict.fits, fit.verdict.miss_score});
+      out.evidence.push_back(fit.evidence);
+      if (!fit.verdict.fits) break;
+    }
+    return out;
+  }
+
+  // The smallest fitting unit over 5/4 of 7 x the size: it must miss.
+  CrossCheck cross_check(const std::vector<UnitFit>& fits) {
+    const auto smallest_fit =
+        std::find_if(fits.rbegin(), fits.rend(), [](const UnitFit& f) { return f.fits; });
+    if (smallest_fit == fits.rend()) return {};
     const std::uint64_t unit = smallest_fit->unit_bytes;
-    ctx.progress(id + ": cross-check at unit " + std::to_string(unit) + " B over " +
-                 format_bytes(cross_check_target));
-    const auto [footprint, verdict] = judge_alone(cross_check_target, unit, "cross_check");
-    cross_check = UnitFit{unit, verdict.fits, verdict.miss_score};
-    cross_check_evidence = {{"unit_bytes", unit},
-                            {"stride_bytes", kLinePrime * unit},
-                            {"elements", footprint / (kLinePrime * unit)},
-                            {"verdict", verdict_evidence(verdict, footprint)}};
+    ctx_.progress(id_ + ": cross-check at unit " + std::to_string(unit) + " B over " +
+                  format_bytes(plan_.cross_check_bytes));
+    const StrideFit fit = at_unit(plan_.cross_check_bytes, unit, "cross_check");
+    return {UnitFit{unit, fit.verdict.fits, fit.verdict.miss_score}, fit.evidence};
   }
-  const FitLadderLine inference = infer_line_from_unit_fits(fits, sector, cross_check);
 
   // Contiguous check of the answer u: a sequential chase at stride u itself over 5/4 of the
   // size. With a line of u every element takes a line of its own, the chase needs 5/4 of the
-  // capacity and misses (a modulo cache reaches no more sets at stride u). If it fits, the
-  // cache holds more than size / u elements u apart: its line is smaller than u, and the odd
-  // strides' misses came from elsewhere (on Hopper: hashed L2 slices and TLB misses at
-  // footprints of hundreds of MiB, which make L2 hits slower than the threshold).
-  // It can only fit when u exceeds the stride the size was measured at (below that the size
-  // already counts a line per element), so it runs only then.
-  const std::uint64_t size_stride = staircase_stride_bytes(size_evidence).value_or(0);
-  nlohmann::json contiguous_evidence = nullptr;
-  bool contradicted = false;
-  if (inference.line_bytes && *inference.line_bytes > sector &&
-      *inference.line_bytes > size_stride) {
-    const std::uint64_t unit = *inference.line_bytes;
-    const std::uint64_t footprint_target = size * kContiguousNumerator / kContiguousDenominator;
-    ctx.progress(id + ": contiguous check at stride " + std::to_string(unit) + " B over " +
-                 format_bytes(footprint_target));
-    const auto [footprint, verdict] = judge_at_stride(footprint_target, unit, "contiguous_check");
-    contradicted = verdict.fits;
-    contiguous_evidence = {{"stride_bytes", unit},
-                           {"elements", footprint / unit},
-                           {"verdict", verdict_evidence(verdict, footprint)},
-                           {"contradicts", contradicted}};
+  // capacity and misses (a modulo cache reaches no more sets at stride u). If it fits, the cache
+  // holds more than size / u elements u apart: its line is smaller than u, and the odd strides'
+  // misses came from elsewhere (on Hopper: hashed L2 slices and TLB misses at footprints of
+  // hundreds of MiB, which make L2 hits slower than the threshold). It can only fit when u
+  // exceeds the stride the size was measured at (below that the size already counts a line per
+  // element), so it runs only then.
+  ContiguousCheck contiguous_check(const FitLadderLine& inference) {
+    if (!inference.line_bytes || *inference.line_bytes <= plan_.sector_bytes ||
+        *inference.line_bytes <= plan_.size_stride_bytes) {
+      return {};
+    }
+    const std::uint64_t stride = *inference.line_bytes;
+    const std::uint64_t footprint_target =
+        plan_.size_bytes * kContiguousNumerator / kContiguousDenominator;
+    ctx_.progress(id_ + ": contiguous check at stride " + std::to_string(stride) + " B over " +
+                  format_bytes(footprint_target));
+    StrideFit fit = at_stride(footprint_target, stride, "contiguous_check");
+    fit.evidence["contradicts"] = fit.verdict.fits;
+    return {fit.verdict.fits, std::move(fit.evidence)};
   }
 
-  Property p;
-  p.name = "line";
-  p.unit = "bytes";
-  p.source = Source::measured;
+  nlohmann::json cost_evidence() const { return chases_.cost_evidence(); }
+
+ private:
+  // Sequential: the capacity argument assumes address order.
+  StrideFit at_stride(std::uint64_t footprint_target, std::uint64_t stride,
+                      const std::string& phase) {
+    const std::uint64_t footprint = round_down(footprint_target, stride);
+    const Trace trace =
+        chases_.run(make_chase(target_.path, footprint, static_cast<std::uint32_t>(stride))
+                        .timed_loads(plan_.timed_loads),
+                    phase);
+    const FitVerdict verdict = judge_fit(corrected_cycles(trace), trace.indices, rule_);
+    return {verdict,
+            {{"stride_bytes", stride},
+             {"elements", footprint / stride},
+             {"verdict", verdict_evidence(verdict, footprint)}}};
+  }
+  StrideFit at_unit(std::uint64_t footprint_target, std::uint64_t unit, const std::string& phase) {
+    StrideFit fit = at_stride(footprint_target, kLinePrime * unit, phase);
+    fit.evidence["unit_bytes"] = unit;
+    return fit;
+  }
+
+  ProbeContext& ctx_;
+  const LineTarget& target_;
+  const std::string& id_;
+  const L2LinePlan& plan_;
+  AloneChases chases_;
+  FitRule rule_;
+};
+
+std::string l2_line_method(const LineTarget& target, const L2LinePlan& plan) {
   char method[700];
   std::snprintf(method, sizeof method,
                 "capacity per stride, one fit verdict each: warm pointer chases via %s, alone on "
@@ -239,52 +207,80 @@ void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, cons
                 "%s.size threshold; strides %llu x unit for units %llu B down to %s%llu B, each "
                 "over 3/4 of %llu x the measured size %s (held only when unit >= line); line = "
                 "the smallest unit that fits; cross-check: 5/4 of it must miss there",
-                std::string(to_string(target.path)).c_str(), timed, target.element.c_str(),
-                static_cast<unsigned long long>(kLinePrime),
-                static_cast<unsigned long long>(units.front()),
-                sector_measured ? "the measured sector " : "an assumed ",
-                static_cast<unsigned long long>(sector),
-                static_cast<unsigned long long>(kLinePrime), format_bytes(size).c_str());
-  p.method = method;
-  p.evidence = {
-      {"path", to_string(target.path)},
-      {"size_bytes", size},
-      {"sector_bytes", sector_measured ? nlohmann::json(sector) : nlohmann::json(nullptr)},
-      {"prime", kLinePrime},
-      {"threshold_cycles", rule.threshold_cycles},
-      {"threshold_rule", threshold->rule},
-      {"timed_loads", timed},
-      {"classify_footprint_bytes", classify_target},
-      {"cross_check_footprint_bytes", cross_check_target},
-      {"units", std::move(per_unit)},
-      {"cross_check", std::move(cross_check_evidence)},
-      {"smallest_fitting_unit_bytes", inference.smallest_fitting_unit},
-      {"largest_missing_unit_bytes", inference.largest_missing_unit},
-      {"contrast", inference.contrast},
-      {"cross_check_agrees", inference.cross_check_agrees},
-      {"size_over_capacity_bytes",
-       {{"low_exclusive", inference.size_over_capacity_low_bytes},
-        {"high", inference.size_over_capacity_high_bytes}}},
-      {"cost", {{"batches", batches}, {"loads", loads}}}};
-  p.evidence["contiguous_check"] = std::move(contiguous_evidence);
+                std::string(to_string(target.path)).c_str(), plan.timed_loads,
+                target.element.c_str(), static_cast<unsigned long long>(kLinePrime),
+                static_cast<unsigned long long>(plan.units.front()),
+                plan.sector_measured ? "the measured sector " : "an assumed ",
+                static_cast<unsigned long long>(plan.sector_bytes),
+                static_cast<unsigned long long>(kLinePrime), format_bytes(plan.size_bytes).c_str());
+  return method;
+}
+
+nlohmann::json l2_line_evidence(const LineTarget& target, const L2LinePlan& plan,
+                                const FitLadderLine& inference) {
+  return {{"path", to_string(target.path)},
+          {"size_bytes", plan.size_bytes},
+          {"sector_bytes",
+           plan.sector_measured ? nlohmann::json(plan.sector_bytes) : nlohmann::json(nullptr)},
+          {"prime", kLinePrime},
+          {"threshold_cycles", plan.threshold.cycles},
+          {"threshold_rule", plan.threshold.rule},
+          {"timed_loads", plan.timed_loads},
+          {"classify_footprint_bytes", plan.classify_bytes},
+          {"cross_check_footprint_bytes", plan.cross_check_bytes},
+          {"smallest_fitting_unit_bytes", inference.smallest_fitting_unit},
+          {"largest_missing_unit_bytes", inference.largest_missing_unit},
+          {"contrast", inference.contrast},
+          {"cross_check_agrees", inference.cross_check_agrees},
+          {"size_over_capacity_bytes",
+           {{"low_exclusive", inference.size_over_capacity_low_bytes},
+            {"high", inference.size_over_capacity_high_bytes}}}};
+}
+
+// The line, or the bound a contradicting contiguous check leaves, or inconclusive.
+void conclude_l2_line(Property& p, const L2LinePlan& plan, const FitLadderLine& inference,
+                      bool contradicted) {
   p.note = inference.note;
   if (contradicted) {
     // Known: the line is below the odd strides' answer. Reported as that bound, inconclusive.
     p.value = *inference.line_bytes;
     p.bound = Bound::upper;
     p.inconclusive = true;
-    p.confidence = 0;
     p.note = "the odd strides say " + std::to_string(*inference.line_bytes) +
              " B, but a sequential chase at that stride over 5/4 of the size fits: the cache "
              "holds more elements that far apart than size / stride, so its line is smaller";
   } else if (inference.line_bytes) {
     p.value = *inference.line_bytes;
-    p.confidence = inference.confidence;
-    p.evidence["sectored"] = *inference.line_bytes > sector;
+    p.evidence["sectored"] = *inference.line_bytes > plan.sector_bytes;
+    set_confidence(p, inference.confidence);
   } else {
     p.value = nullptr;
     p.inconclusive = true;
   }
+}
+
+}  // namespace
+
+void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, const std::string& id) {
+  const L2LinePlan plan = plan_l2_line(ctx, target);
+  L2LineChases chases(ctx, target, id, plan);
+  UnitVerdicts units = chases.judge_units();
+  CrossCheck cross = chases.cross_check(units.fits);
+  const FitLadderLine inference =
+      infer_line_from_unit_fits(units.fits, plan.sector_bytes, cross.fit);
+  ContiguousCheck contiguous = chases.contiguous_check(inference);
+
+  Property p;
+  p.name = "line";
+  p.unit = "bytes";
+  p.source = Source::measured;
+  p.method = l2_line_method(target, plan);
+  p.evidence = l2_line_evidence(target, plan, inference);
+  p.evidence["units"] = std::move(units.evidence);
+  p.evidence["cross_check"] = std::move(cross.evidence);
+  p.evidence["contiguous_check"] = std::move(contiguous.evidence);
+  p.evidence["cost"] = chases.cost_evidence();
+  conclude_l2_line(p, plan, inference, contiguous.contradicts);
   element_for(ctx.topology, target.element).set(std::move(p));
 }
 

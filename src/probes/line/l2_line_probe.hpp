@@ -11,16 +11,18 @@
 //           line_from_fits.hpp); a chase over 5/4 of 7 x the size at that unit must miss (the
 //           cross-check). Descending, stopping at the first miss: about 1.5 x size / line loads
 //           of chain for the smallest pair, and every larger unit costs half the one below.
+//           A contiguous chase at the answer's own stride over 5/4 of the size must miss too.
 #include <string>
 
-#include "probes/line/line_probe.hpp"
 #include "probes/core/probe.hpp"
+#include "probes/line/line_probe.hpp"
 
 namespace memtopo {
 
+// l2_sector_probe.cpp
 void measure_device_cache_sector(ProbeContext& ctx, const LineTarget& target,
                                  const std::string& id);
-void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target,
-                               const std::string& id);
+// l2_line_probe.cpp
+void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, const std::string& id);
 
 }  // namespace memtopo

@@ -4,10 +4,13 @@
 #include <cstdio>
 
 #include "analysis/size_rule.hpp"
+#include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
-#include "probes/size/size_search.hpp"
+#include "probes/core/findings.hpp"
 #include "probes/core/sm_caches.hpp"
+#include "probes/size/size_search.hpp"
 
 namespace memtopo {
 namespace {
@@ -15,17 +18,14 @@ namespace {
 // Reservations: k/4 of the most a block may reserve, k = 1 .. 4 (0 is l1.size's own
 // measurement). Fractions of what the API reports, never a GPU's carveout steps.
 constexpr std::uint32_t kReservationQuarters = 4;
-// The size searches start where l1.size's does (1 KiB, which any L1 holds) ...
-constexpr std::uint64_t kStartFootprintBytes = 1024;
-constexpr std::uint32_t kBaselineSamples = 2048;
-// ... and time two passes when the backend can record them (see cache_size_probe.cpp).
-constexpr std::uint32_t kTimedPasses = 2;
+// The size searches run as l1.size's: from kFitsAnyCacheBytes, kTimedPasses timed passes when
+// the backend can record them (see cache_size_probe.cpp).
 
 struct CarveoutRow {
   std::uint64_t reserved = 0;
   std::optional<std::uint64_t> l1_bytes;
-  double confidence = 0;
-  std::string how;  // "l1.size" or the search outcome
+  std::optional<Confidence> confidence;  // with l1_bytes only
+  std::string how;                       // "l1.size" or the search outcome
 };
 
 class CarveoutMeasurement {
@@ -35,36 +35,36 @@ class CarveoutMeasurement {
   void run();
 
  private:
+  // As l1.size's chases: sequential, so that an overfull set misses on every pass.
   ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_loads,
-                  std::uint64_t reserved) {
-    ChaseSpec spec;
-    spec.path = path;
-    spec.footprint_bytes = footprint;
-    spec.stride_bytes = stride_;
-    spec.order = ChaseOrder::sequential;  // as l1.size: an overfull set misses every pass
-    spec.seed = ctx_.seed + next_seed_++;
-    spec.warm_passes = 1;
-    spec.timed_loads = timed_loads;
-    spec.reserved_shared_bytes = static_cast<std::uint32_t>(reserved);
-    return spec;
+                  std::uint64_t reserved) const {
+    return make_chase(path, footprint, stride_)
+        .timed_loads(timed_loads)
+        .reserving_shared(static_cast<std::uint32_t>(reserved));
   }
+  // Per reservation, a small warm chase via ca and one via cg, all in one batch.
+  std::vector<Trace> run_baselines(const std::vector<std::uint64_t>& reservations);
+  // The fit rule of one reservation's two baselines (their summaries go to the evidence).
+  // Throws ProbeSkipped unless ca is clearly faster than cg.
+  FitRule judge_baseline(std::uint64_t reserved, const Trace& ca, const Trace& cg);
   CarveoutRow measure_row(std::uint64_t reserved, const FitRule& rule);
   void report(const std::vector<CarveoutRow>& rows);
+  Property table(const std::vector<CarveoutRow>& rows) const;
+  void report_unified_size(Element& l1, const std::vector<CarveoutRow>& rows) const;
 
   ProbeContext& ctx_;
   BackendLimits limits_;
   std::uint64_t l1_size_ = 0;
-  double l1_size_confidence_ = 0;
+  Confidence l1_size_confidence_;  // inherited from l1.size (nothing against it without one)
   std::uint32_t stride_ = kSmallestLineBytes;
   std::uint64_t max_reserved_ = 0;
-  std::uint64_t next_seed_ = 0;
   std::uint64_t loads_ = 0;
   nlohmann::json baselines_ = nlohmann::json::array();
 };
 
 CarveoutRow CarveoutMeasurement::measure_row(std::uint64_t reserved, const FitRule& rule) {
   SizeSearchPlan plan;
-  plan.start_bytes = round_down(kStartFootprintBytes, stride_);
+  plan.start_bytes = round_down(kFitsAnyCacheBytes, stride_);
   // The doubling ends at the first of its footprints beyond l1.size, which must miss: a
   // reservation never makes the L1 larger than with none.
   plan.max_bytes = plan.start_bytes;
@@ -92,10 +92,10 @@ CarveoutRow CarveoutMeasurement::measure_row(std::uint64_t reserved, const FitRu
     return verdicts;
   };
   const SizeSearchResult result = search_cache_size(plan, measure);
-  CarveoutRow row{reserved, std::nullopt, 0, std::string(to_string(result.outcome))};
+  CarveoutRow row{reserved, std::nullopt, std::nullopt, std::string(to_string(result.outcome))};
   if (result.outcome == SizeSearchOutcome::found) {
     row.l1_bytes = result.size_bytes;
-    row.confidence = result.confidence;
+    row.confidence = size_confidence(result);
   } else if (result.outcome == SizeSearchOutcome::fits_up_to_max) {
     // Everything up to l1.size and beyond fits; a reservation never makes the L1 larger than
     // with none, so it is l1.size, as sure as that was.
@@ -106,17 +106,45 @@ CarveoutRow CarveoutMeasurement::measure_row(std::uint64_t reserved, const FitRu
   return row;
 }
 
+std::vector<Trace> CarveoutMeasurement::run_baselines(
+    const std::vector<std::uint64_t>& reservations) {
+  const std::uint32_t samples = std::min(kBaselineSamples, limits_.max_timed_loads);
+  std::vector<ChaseSpec> batch;
+  for (std::uint64_t reserved : reservations) {
+    batch.push_back(chase(LoadPath::ca, kFitsAnyCacheBytes, samples, reserved));
+    batch.push_back(chase(LoadPath::cg, kFitsAnyCacheBytes, samples, reserved));
+  }
+  auto traces = ctx_.run(batch, "l1.carveout/baseline");
+  for (const auto& spec : batch) loads_ += loads_of(spec);
+  return traces;
+}
+
+FitRule CarveoutMeasurement::judge_baseline(std::uint64_t reserved, const Trace& ca,
+                                            const Trace& cg) {
+  const LevelBaselines b =
+      judge_baselines(ca, cg, LoadPath::ca, LoadPath::cg,
+                      "with " + format_bytes(reserved) +
+                          " of shared memory reserved, ca loads are not cached in L1");
+  baselines_.push_back({{"reserved_shared_bytes", reserved},
+                        {"hit_cycles", spread_evidence(b.hit)},
+                        {"next_level_cycles", spread_evidence(b.next_level)},
+                        {"threshold_cycles", b.rule.threshold_cycles}});
+  return b.rule;
+}
+
 void CarveoutMeasurement::run() {
-  const auto size = measured_size(ctx_.topology, "l1");
+  const auto size = finding_count(ctx_.topology, "l1", "size");
   if (!size) {
     throw ProbeSkipped(
         "l1.size was not measured: the L1 does not cache ca loads (or its size search was "
         "inconclusive), so there is no L1 whose carveout could be measured");
   }
   l1_size_ = *size;
-  const Property* size_property = ctx_.topology.find("l1")->find("size");
-  l1_size_confidence_ = size_property->confidence.value_or(0);
-  stride_ = measured_line_or(ctx_.topology, "l1", kSmallestLineBytes);
+  if (const auto confidence = conclusive_finding(ctx_.topology, "l1", "size")->confidence) {
+    l1_size_confidence_ *= inherited(*confidence, "l1.size");
+  }
+  stride_ = static_cast<std::uint32_t>(
+      finding_count(ctx_.topology, "l1", "line").value_or(kSmallestLineBytes));
   const std::uint64_t optin = ctx_.backend.facts().shared_per_block_optin_bytes;
   max_reserved_ = std::min(optin, limits_.max_reserved_shared_bytes);
   if (max_reserved_ == 0) {
@@ -128,32 +156,18 @@ void CarveoutMeasurement::run() {
   for (std::uint32_t q = 1; q <= kReservationQuarters; ++q) {
     reservations.push_back(max_reserved_ * q / kReservationQuarters);
   }
-  // The fit rule per reservation: a small warm chase via ca and one via cg, all in one batch.
-  const std::uint32_t samples = std::min(kBaselineSamples, limits_.max_timed_loads);
-  std::vector<ChaseSpec> batch;
-  for (std::uint64_t reserved : reservations) {
-    batch.push_back(chase(LoadPath::ca, kStartFootprintBytes, samples, reserved));
-    batch.push_back(chase(LoadPath::cg, kStartFootprintBytes, samples, reserved));
-  }
-  const auto traces = ctx_.run(batch, "l1.carveout/baseline");
-  for (const auto& spec : batch) loads_ += loads_of(spec);
-
+  const std::vector<Trace> traces = run_baselines(reservations);
   std::vector<CarveoutRow> rows = {{0, l1_size_, l1_size_confidence_, "l1.size"}};
   for (std::size_t i = 0; i < reservations.size(); ++i) {
-    const LevelBaselines b =
-        judge_baselines(traces[2 * i], traces[2 * i + 1], LoadPath::ca, LoadPath::cg,
-                        "with " + format_bytes(reservations[i]) +
-                            " of shared memory reserved, ca loads are not cached in L1");
-    baselines_.push_back({{"reserved_shared_bytes", reservations[i]},
-                          {"hit_cycles", spread_evidence(b.hit)},
-                          {"next_level_cycles", spread_evidence(b.next_level)},
-                          {"threshold_cycles", b.rule.threshold_cycles}});
-    rows.push_back(measure_row(reservations[i], b.rule));
+    const FitRule rule = judge_baseline(reservations[i], traces[2 * i], traces[2 * i + 1]);
+    rows.push_back(measure_row(reservations[i], rule));
   }
   report(rows);
 }
 
-void CarveoutMeasurement::report(const std::vector<CarveoutRow>& rows) {
+// The table: per reservation, the L1 size and how sure it is; the table is as sure as its
+// least sure row, and holds only as much as the share of rows that found a size.
+Property CarveoutMeasurement::table(const std::vector<CarveoutRow>& rows) const {
   Property table;
   table.name = "carveout";
   table.unit = "bytes";
@@ -166,31 +180,43 @@ void CarveoutMeasurement::report(const std::vector<CarveoutRow>& rows) {
                 stride_, kTimedPasses, format_bytes(max_reserved_).c_str());
   table.method = method;
   table.value = nlohmann::json::array();
-  double confidence = 1;
+  std::vector<double> row_confidences;
   std::vector<std::string> failed;
   for (const CarveoutRow& row : rows) {
-    nlohmann::json entry = {{"reserved_shared_bytes", row.reserved},
-                            {"confidence", row.confidence},
-                            {"l1_bytes", nullptr}};
+    nlohmann::json entry = {
+        {"reserved_shared_bytes", row.reserved}, {"confidence", nullptr}, {"l1_bytes", nullptr}};
     if (row.l1_bytes) {
       entry["l1_bytes"] = *row.l1_bytes;
+      entry["confidence"] = row.confidence->value();
+      row_confidences.push_back(row.confidence->value());
     } else {
       failed.push_back(format_bytes(row.reserved) + " (" + row.how + ")");
     }
-    confidence = std::min(confidence, row.confidence);
     table.value.push_back(std::move(entry));
-  }
-  table.confidence = confidence;
-  if (!failed.empty()) {
-    table.note = "no L1 size at " + failed.front() + (failed.size() > 1 ? " and others" : "");
   }
   table.evidence = {{"max_reserved_shared_bytes", max_reserved_},
                     {"stride_bytes", stride_},
                     {"baselines", baselines_},
                     {"loads", loads_}};
-  Element& l1 = element_for(ctx_.topology, "l1");
-  l1.set(std::move(table));
+  Confidence confidence{
+      share(static_cast<double>(row_confidences.size()) / static_cast<double>(rows.size()),
+            "of the rows found an L1 size")};
+  if (!row_confidences.empty()) confidence *= weakest_of(row_confidences, "rows with a size");
+  set_confidence(table, confidence);
+  if (!failed.empty()) {
+    table.note = "no L1 size at " + failed.front() + (failed.size() > 1 ? " and others" : "");
+  }
+  return table;
+}
 
+void CarveoutMeasurement::report(const std::vector<CarveoutRow>& rows) {
+  Element& l1 = element_for(ctx_.topology, "l1");
+  l1.set(table(rows));
+  report_unified_size(l1, rows);
+}
+
+void CarveoutMeasurement::report_unified_size(Element& l1,
+                                              const std::vector<CarveoutRow>& rows) const {
   // An L1 that keeps its size whatever is reserved is not one array with shared memory: there
   // is no unified capacity to derive.
   const bool shrinks = std::any_of(rows.begin(), rows.end(), [&](const CarveoutRow& row) {
@@ -221,13 +247,16 @@ void CarveoutMeasurement::report(const std::vector<CarveoutRow>& rows) {
       "from l1.carveout: the largest L1 size + reservation of its rows. A reservation R gets a "
       "carveout of at least R, so L1(R) + R never exceeds the L1 + shared capacity: a lower "
       "bound, exact when R is one of the device's carveout steps";
+  // A bound, so inconclusive, and without a confidence of its own: the row it comes from says
+  // how sure its L1 size is.
   unified.value = *best->l1_bytes + best->reserved;
   unified.inconclusive = true;
   unified.bound = Bound::lower;
-  unified.confidence = best->confidence;
   unified.note = "lower bound, from " + format_bytes(*best->l1_bytes) + " of L1 with " +
                  format_bytes(best->reserved) + " reserved";
-  unified.evidence = {{"reserved_shared_bytes", best->reserved}, {"l1_bytes", *best->l1_bytes}};
+  unified.evidence = {{"reserved_shared_bytes", best->reserved},
+                      {"l1_bytes", *best->l1_bytes},
+                      {"row_confidence", best->confidence->value()}};
   l1.set(std::move(unified));
 }
 

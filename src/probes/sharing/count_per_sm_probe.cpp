@@ -4,8 +4,11 @@
 #include <cstdio>
 
 #include "analysis/size_rule.hpp"
+#include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
 
 namespace memtopo {
 namespace {
@@ -33,32 +36,32 @@ class CountMeasurement {
   void run();
 
  private:
-  ChaseSpec chase(LoadPath path, std::uint32_t chasers) const {
-    ChaseSpec spec;
-    spec.path = path;
-    spec.footprint_bytes = segment_ * chasers;
-    spec.stride_bytes = stride_;
-    spec.order = ChaseOrder::sequential;  // an overfull set thrashes on every pass
-    spec.warm_passes = 1;
-    spec.timed_loads = timed_loads_;
-    spec.chasers = chasers;
-    spec.private_segments = true;
-    spec.schedule = ChaserSchedule::concurrent;
-    return spec;
+  // `chasers` warps of one block at once, each on its private segment; sequential, so that an
+  // overfull set thrashes on every pass.
+  ChaseSpec chase(std::uint32_t chasers) const {
+    return make_chase(target_.path, segment_ * chasers, stride_)
+        .timed_loads(timed_loads_)
+        .chasers(chasers, ChaserSchedule::concurrent)
+        .private_segments();
   }
   // One chaser over kMissReferenceCapacities times the size (within the path's limit): what a
   // miss of this element costs.
   ChaseSpec miss_reference() const {
-    ChaseSpec spec = chase(target_.path, 1);
-    spec.private_segments = false;
-    spec.footprint_bytes =
+    const std::uint64_t footprint =
         round_down(std::min(size_ * kMissReferenceCapacities, max_footprint_), stride_);
-    spec.timed_loads = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(spec.footprint_bytes / stride_, limits_.max_timed_loads));
-    return spec;
+    return make_chase(target_.path, footprint, stride_)
+        .timed_loads(static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(footprint / stride_, limits_.max_timed_loads)));
   }
+  // Plans from the element's size and line; false when the size is not usable (the finding
+  // then says why, or the probe is skipped like the size).
+  bool plan();
+  // The count verdicts of k = 1, 2, ... chasers, up to the first count that misses.
+  std::vector<CountVerdict> measure_counts();
   CountVerdict judge(std::uint32_t chasers, const Trace& trace) const;
-  void report(const std::vector<CountVerdict>& verdicts, std::uint32_t bound) const;
+  void report(const std::vector<CountVerdict>& verdicts) const;
+  // The count and its confidence, a lower bound, or no value, from the verdicts.
+  void set_count(Property& p, const std::vector<CountVerdict>& verdicts) const;
   std::string id() const { return target_.element + ".count_per_sm"; }
 
   ProbeContext& ctx_;
@@ -69,6 +72,7 @@ class CountMeasurement {
   std::uint64_t max_footprint_ = 0;  // of the element's path
   std::uint32_t stride_ = 0;
   std::uint32_t timed_loads_ = 0;
+  std::uint32_t bound_ = 0;  // the most chasers one SM can run on segments of this size
   LevelBaselines baselines_;
   double overflow_ = 1;  // miss fraction of the overflowing reference: the contrast's scale
   std::uint64_t loads_ = 0;
@@ -90,41 +94,44 @@ CountVerdict CountMeasurement::judge(std::uint32_t chasers, const Trace& trace) 
   return verdict;
 }
 
-void CountMeasurement::run() {
-  const auto size = measured_size(ctx_.topology, target_.element);
+bool CountMeasurement::plan() {
+  const auto size = finding_count(ctx_.topology, target_.element, "size");
   if (!size) {
-    const std::string why =
-        target_.element + ".size is " +
-        (has_size_finding(ctx_.topology, target_.element) ? "inconclusive"
-                                                          : "not measured (skipped)") +
-        ": the per-chaser footprint is planned from it";
-    if (!has_size_finding(ctx_.topology, target_.element)) throw ProbeSkipped(why);
+    const bool size_ran = any_finding(ctx_.topology, target_.element, "size") != nullptr;
+    const std::string why = target_.element + ".size is " +
+                            (size_ran ? "inconclusive" : "not measured (skipped)") +
+                            ": the per-chaser footprint is planned from it";
+    if (!size_ran) throw ProbeSkipped(why);
     set_inconclusive(ctx_.topology, target_.element, "count_per_sm",
                      "concurrent chasers on private segments (thesis 004, 4.6)", why);
-    return;
+    return false;
   }
   size_ = *size;
-  stride_ = measured_line_or(ctx_.topology, target_.element, kSmallestLineBytes);
+  stride_ = static_cast<std::uint32_t>(
+      finding_count(ctx_.topology, target_.element, "line").value_or(kSmallestLineBytes));
   segment_ = round_down(size_ * kFootprintNumerator / kFootprintDenominator, stride_);
   if (segment_ < stride_) throw ProbeSkipped("the measured size holds less than one line");
   max_footprint_ = target_.path == LoadPath::constant ? limits_.max_constant_footprint_bytes
                                                       : limits_.max_footprint_bytes;
   // Chasers are warps of one block, so a block of max_chasers warps is the most we can place
   // on one SM; and their segments together must fit the path's footprint limit.
-  const auto bound = static_cast<std::uint32_t>(
+  bound_ = static_cast<std::uint32_t>(
       std::min<std::uint64_t>(limits_.max_chasers, max_footprint_ / segment_));
-  if (bound < 2) throw ProbeSkipped("the backend cannot run two chasers of this footprint");
+  if (bound_ < 2) throw ProbeSkipped("the backend cannot run two chasers of this footprint");
   timed_loads_ = static_cast<std::uint32_t>(
       std::min<std::uint64_t>(segment_ / stride_, limits_.max_timed_loads));
+  return true;
+}
 
+std::vector<CountVerdict> CountMeasurement::measure_counts() {
   std::vector<CountVerdict> verdicts;
   std::uint32_t next = 1;
   const std::uint32_t per_batch = std::max<std::uint32_t>(
       1, std::min(kCountsPerBatch, std::max<std::uint32_t>(1, limits_.concurrent_slots)));
-  while (next <= bound && (verdicts.empty() || verdicts.back().all_hit)) {
+  while (next <= bound_ && (verdicts.empty() || verdicts.back().all_hit)) {
     std::vector<ChaseSpec> batch;
-    for (std::uint32_t k = next; k < next + per_batch && k <= bound; ++k) {
-      batch.push_back(chase(target_.path, k));
+    for (std::uint32_t k = next; k < next + per_batch && k <= bound_; ++k) {
+      batch.push_back(chase(k));
     }
     const bool first = next == 1;
     // The first batch carries the miss reference: one chaser over several times the size.
@@ -147,11 +154,14 @@ void CountMeasurement::run() {
     }
     next += static_cast<std::uint32_t>(counted);
   }
-  report(verdicts, bound);
+  return verdicts;
 }
 
-void CountMeasurement::report(const std::vector<CountVerdict>& verdicts,
-                              std::uint32_t bound) const {
+void CountMeasurement::run() {
+  if (plan()) report(measure_counts());
+}
+
+void CountMeasurement::report(const std::vector<CountVerdict>& verdicts) const {
   Property p;
   p.name = "count_per_sm";
   p.unit = "";
@@ -162,7 +172,7 @@ void CountMeasurement::report(const std::vector<CountVerdict>& verdicts,
                 "the measured size) at a %u B stride, k = 1, 2, 3 ... up to %u; the count is the "
                 "largest k whose chasers all still hit (thesis 004, 4.6)",
                 std::string(to_string(target_.path)).c_str(), format_bytes(segment_).c_str(),
-                stride_, bound);
+                stride_, bound_);
   p.method = method;
   nlohmann::json tried = nlohmann::json::array();
   for (const CountVerdict& v : verdicts) {
@@ -178,33 +188,40 @@ void CountMeasurement::report(const std::vector<CountVerdict>& verdicts,
                 {"next_level_cycles", spread_evidence(baselines_.next_level)},
                 {"threshold_cycles", baselines_.rule.threshold_cycles},
                 {"overflow_miss_fraction", overflow_},
-                {"max_chasers", bound},
+                {"max_chasers", bound_},
                 {"loads", loads_},
                 {"counts_tried", std::move(tried)}};
+  set_count(p, verdicts);
+  element_for(ctx_.topology, target_.element).set(std::move(p));
+}
 
+void CountMeasurement::set_count(Property& p, const std::vector<CountVerdict>& verdicts) const {
   if (verdicts.empty() || !verdicts.front().all_hit) {
     p.value = nullptr;
     p.inconclusive = true;
     p.note = "even one chaser missed: the segment does not fit one instance";
-  } else if (verdicts.back().all_hit) {
+    return;
+  }
+  if (verdicts.back().all_hit) {
     p.value = verdicts.back().chasers;
     p.inconclusive = true;
     p.bound = Bound::lower;
     p.note = "lower bound: all " + std::to_string(verdicts.back().chasers) +
              " chasers the backend can place on one SM still hit";
-  } else {
-    const std::uint32_t count = verdicts.back().chasers - 1;
-    double worst_fit = 0;
-    for (std::size_t i = 0; i + 1 < verdicts.size(); ++i) {
-      worst_fit = std::max(worst_fit, verdicts[i].worst_miss_fraction);
-    }
-    p.value = count;
-    // The contrast between the first crowded count and the worst uncrowded one, on the scale of
-    // what a chase that certainly overflows the cache shows at this stride.
-    const double contrast = verdicts.back().worst_miss_fraction - worst_fit;
-    p.confidence = std::clamp(contrast / std::max(overflow_, 1e-9), 0.0, 1.0);
+    return;
   }
-  element_for(ctx_.topology, target_.element).set(std::move(p));
+  const CountVerdict& crowded = verdicts.back();
+  double worst_fit = 0;
+  for (std::size_t i = 0; i + 1 < verdicts.size(); ++i) {
+    worst_fit = std::max(worst_fit, verdicts[i].worst_miss_fraction);
+  }
+  p.value = crowded.chasers - 1;
+  // The contrast between the first crowded count and the worst uncrowded one, on the scale of
+  // what a chase that certainly overflows the cache shows at this stride.
+  set_confidence(p, Confidence{contrast(crowded.worst_miss_fraction - worst_fit, overflow_,
+                                        "miss fraction of " + std::to_string(crowded.chasers) +
+                                            " chasers over the worst of fewer, against an "
+                                            "overflowing chase's,")});
 }
 
 }  // namespace

@@ -8,8 +8,11 @@
 #include "analysis/size_rule.hpp"
 #include "analysis/stats.hpp"
 #include "backend/chain.hpp"
+#include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
 #include "probes/size/size_search.hpp"
 
 namespace memtopo {
@@ -21,8 +24,7 @@ const std::vector<SizeTarget>& size_targets() {
       {"tex", LoadPath::tex, LoadPath::cg, "L2",
        "texture fetches are not cached on the SM (tex ≈ cg)",
        "texture cache size: pointer chase over tex1Dfetch, doubling then section then scan"},
-      {"ro", LoadPath::nc, LoadPath::cg, "L2",
-       "read-only loads are not cached on the SM (nc ≈ cg)",
+      {"ro", LoadPath::nc, LoadPath::cg, "L2", "read-only loads are not cached on the SM (nc ≈ cg)",
        "read-only (__ldg) cache size: pointer chase over ld.global.nc, doubling, section, scan"},
   };
   return table;
@@ -30,22 +32,14 @@ const std::vector<SizeTarget>& size_targets() {
 
 namespace {
 
-// The line size is not known when sizes are measured, so chain elements are 32 bytes apart:
-// no line or sector is smaller, so no line is skipped and one overfull set shows up.
-constexpr std::uint64_t kStrideBytes = 32;
-// The baselines and the first doubling step: 1 KiB (where the thesis starts), which any data
-// cache holds.
-constexpr std::uint64_t kStartFootprintBytes = 1024;
-constexpr std::uint32_t kBaselineSamples = 2048;
 // The hit baseline also measures the outlier rate the fit rule allows for (size_rule.hpp): a
-// few outliers in 2048 loads bound the rate only loosely, 16384 tie it near the true rate.
+// few outliers in kBaselineSamples loads bound the rate only loosely, 16384 tie it near the
+// true rate.
 constexpr std::uint32_t kHitBaselineSamples = 16384;
-// Timed passes per footprint when the backend can record them: with two, an element misses
-// only when it is slow on both, which rare outliers practically never are (see size_rule.hpp).
-constexpr std::uint32_t kTimedPasses = 2;
-// Small footprints are timed over more passes, up to this many timed loads: their chains are
-// short, so this costs little, and the slow-access test needs some thousand accesses before the
-// few misses of one overfull set under random replacement stand out from the outliers.
+// Small footprints are timed over more than kTimedPasses passes, up to this many timed loads:
+// their chains are short, so this costs little, and the slow-access test needs some thousand
+// accesses before the few misses of one overfull set under random replacement stand out from
+// the outliers.
 constexpr std::uint64_t kMinTimedLoads = 4096;
 
 using Clock = std::chrono::steady_clock;
@@ -63,18 +57,13 @@ class SizeMeasurement {
   void run();
 
  private:
-  ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_loads) {
-    ChaseSpec spec;
-    spec.path = path;
-    spec.footprint_bytes = footprint;
-    spec.stride_bytes = static_cast<std::uint32_t>(kStrideBytes);
-    // Sequential: every pass visits an overfull set's lines in the same cyclic order, which
-    // thrashes LRU and FIFO sets completely, so a single overfull set misses on every pass.
-    spec.order = ChaseOrder::sequential;
-    spec.seed = ctx_.seed + next_seed_++;
-    spec.warm_passes = 1;
-    spec.timed_loads = timed_loads;
-    return spec;
+  // The line size is not known when sizes are measured, so chain elements are
+  // kSmallestLineBytes apart: no line or sector is smaller, so no line is skipped and one
+  // overfull set shows up. Sequential: every pass visits an overfull set's lines in the same
+  // cyclic order, which thrashes LRU and FIFO sets completely, so a single overfull set misses
+  // on every pass.
+  static ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_loads) {
+    return make_chase(path, footprint, kSmallestLineBytes).timed_loads(timed_loads);
   }
   std::vector<Trace> run_batch(const std::vector<ChaseSpec>& batch, std::string_view phase);
   void measure_baselines();
@@ -84,12 +73,14 @@ class SizeMeasurement {
   std::vector<FitVerdict> measure_footprints(std::span<const std::uint64_t> footprints,
                                              std::string_view phase);
   void report(const SizeSearchResult& result);
+  std::string method() const;
+  nlohmann::json evidence(const SizeSearchResult& result) const;
+  void set_outcome(Property& p, const SizeSearchResult& result) const;
   std::string id() const { return target_.element + ".size"; }
 
   ProbeContext& ctx_;
   const SizeTarget& target_;
   BackendLimits limits_;
-  std::uint64_t next_seed_ = 0;
   Spread hit_{}, next_level_{};
   std::uint32_t hit_sm_ = 0, next_level_sm_ = 0;
   FitRule rule_;
@@ -108,15 +99,15 @@ std::vector<Trace> SizeMeasurement::run_batch(const std::vector<ChaseSpec>& batc
 }
 
 void SizeMeasurement::measure_baselines() {
-  if (kStartFootprintBytes > limits_.max_footprint_bytes) {
-    throw ProbeSkipped("the backend cannot chase even " + format_bytes(kStartFootprintBytes));
+  if (kFitsAnyCacheBytes > limits_.max_footprint_bytes) {
+    throw ProbeSkipped("the backend cannot chase even " + format_bytes(kFitsAnyCacheBytes));
   }
   const std::uint32_t samples = std::min(kBaselineSamples, limits_.max_timed_loads);
   const std::uint32_t hit_samples = std::min(kHitBaselineSamples, limits_.max_timed_loads);
   // Two independent chases on different SMs: the one under test and one that skips it.
   const std::vector<ChaseSpec> batch = {
-      chase(target_.path, kStartFootprintBytes, hit_samples),
-      chase(target_.next_level_path, kStartFootprintBytes, samples)};
+      chase(target_.path, kFitsAnyCacheBytes, hit_samples),
+      chase(target_.next_level_path, kFitsAnyCacheBytes, samples)};
   const auto traces = run_batch(batch, "baseline");
   const LevelBaselines baselines = judge_baselines(
       traces[0], traces[1], target_.path, target_.next_level_path, target_.not_cached_reason);
@@ -130,15 +121,15 @@ void SizeMeasurement::measure_baselines() {
 std::uint64_t SizeMeasurement::search_limit() const {
   // Whole passes must be timed: one timed load per element at the least.
   std::uint64_t limit = std::min<std::uint64_t>(
-      limits_.max_footprint_bytes, std::uint64_t{limits_.max_timed_loads} * kStrideBytes);
+      limits_.max_footprint_bytes, std::uint64_t{limits_.max_timed_loads} * kSmallestLineBytes);
   // Beyond the next level's capacity a miss is no longer answered at the baseline's latency;
   // the device's own L2 size (an API fact) bounds the plan, it is never the answer.
   if (ctx_.backend.facts().l2_bytes > 0) limit = std::min(limit, ctx_.backend.facts().l2_bytes);
-  return round_down(limit, kStrideBytes);
+  return round_down(limit, kSmallestLineBytes);
 }
 
 std::uint32_t SizeMeasurement::timed_loads_for(std::uint64_t footprint) const {
-  const std::uint64_t elements = footprint / kStrideBytes;
+  const std::uint64_t elements = footprint / kSmallestLineBytes;
   const std::uint64_t wanted = std::max<std::uint64_t>(elements * kTimedPasses, kMinTimedLoads);
   std::uint64_t passes = (wanted + elements - 1) / elements;
   while (passes > 1 && elements * passes > limits_.max_timed_loads) --passes;
@@ -168,9 +159,9 @@ void SizeMeasurement::run() {
   measure_baselines();
 
   SizeSearchPlan plan;
-  plan.start_bytes = kStartFootprintBytes;
+  plan.start_bytes = kFitsAnyCacheBytes;
   plan.max_bytes = search_limit();
-  plan.stride_bytes = kStrideBytes;
+  plan.stride_bytes = kSmallestLineBytes;
   plan.batch_slots = std::max<std::uint32_t>(1, limits_.concurrent_slots);
   const auto result = search_cache_size(
       plan, [this](std::span<const std::uint64_t> footprints, std::string_view phase) {
@@ -179,23 +170,21 @@ void SizeMeasurement::run() {
   report(result);
 }
 
-void SizeMeasurement::report(const SizeSearchResult& result) {
-  Property p;
-  p.name = "size";
-  p.unit = "bytes";
-  p.source = Source::measured;
-  char method[520];
+std::string SizeMeasurement::method() const {
+  char text[520];
   std::snprintf(
-      method, sizeof method,
-      "fine-grained pointer chase via %s, %llu B stride, sequential, 1 warm + at least %u timed "
+      text, sizeof text,
+      "fine-grained pointer chase via %s, %u B stride, sequential, 1 warm + at least %u timed "
       "passes (%llu timed loads); doubling, k-ary section, fine scan; fits while both its "
       "elements slow on every pass and its accesses slower than %.1f cycles (midpoint of hit "
       "p50 %.1f and %s p5 %.1f) stay within what a %.2f %% outlier rate explains",
-      std::string(to_string(target_.path)).c_str(), static_cast<unsigned long long>(kStrideBytes),
-      kTimedPasses, static_cast<unsigned long long>(kMinTimedLoads), rule_.threshold_cycles,
-      hit_.p50, target_.next_level_name.c_str(), next_level_.p5, 100 * rule_.outlier_rate);
-  p.method = method;
+      std::string(to_string(target_.path)).c_str(), kSmallestLineBytes, kTimedPasses,
+      static_cast<unsigned long long>(kMinTimedLoads), rule_.threshold_cycles, hit_.p50,
+      target_.next_level_name.c_str(), next_level_.p5, 100 * rule_.outlier_rate);
+  return text;
+}
 
+nlohmann::json SizeMeasurement::evidence(const SizeSearchResult& result) const {
   nlohmann::json tried = nlohmann::json::array();
   for (const auto& step : result.steps) {
     auto entry = verdict_evidence(step.verdict, step.footprint_bytes);
@@ -212,11 +201,11 @@ void SizeMeasurement::report(const SizeSearchResult& result) {
   }
   nlohmann::json timings = nlohmann::json::object();
   for (const auto& [phase, seconds] : phase_seconds_) timings[phase + "_s"] = seconds;
-  p.evidence = {
+  return {
       {"outcome", to_string(result.outcome)},
       {"path", to_string(target_.path)},
       {"next_level_path", to_string(target_.next_level_path)},
-      {"stride_bytes", kStrideBytes},
+      {"stride_bytes", kSmallestLineBytes},
       {"hit_cycles", spread_evidence(hit_)},
       {"hit_sm", hit_sm_},
       {"next_level_cycles", spread_evidence(next_level_)},
@@ -234,11 +223,15 @@ void SizeMeasurement::report(const SizeSearchResult& result) {
       {"loads", loads_},
       {"timings", std::move(timings)},
   };
+}
 
+// The value, bound, note and confidence the search's outcome gives the finding.
+void SizeMeasurement::set_outcome(Property& p, const SizeSearchResult& result) const {
+  const auto confidence = size_confidence(result);
   switch (result.outcome) {
     case SizeSearchOutcome::found:
       p.value = result.size_bytes;
-      p.confidence = result.confidence;
+      set_confidence(p, *confidence);
       if (auto it = hit_spreads_.find(result.size_bytes); it != hit_spreads_.end()) {
         p.spread = it->second;
       }
@@ -253,21 +246,35 @@ void SizeMeasurement::report(const SizeSearchResult& result) {
     case SizeSearchOutcome::misses_at_start:
       p.value = nullptr;
       p.inconclusive = true;
-      p.note = "even the smallest footprint, " + format_bytes(kStartFootprintBytes) + ", missed";
+      p.note = "even the smallest footprint, " + format_bytes(kFitsAnyCacheBytes) + ", missed";
       break;
     case SizeSearchOutcome::no_edge:
       p.inconclusive = true;
-      if (result.size_bytes != 0) {
+      if (confidence) {
+        // Inconclusive, so no confidence on the finding: how sure the estimate is stays in
+        // the evidence, with its factors.
         p.value = result.size_bytes;
-        p.confidence = result.confidence;
-        p.note = "the fine scans showed no clean edge (verdicts flip near it); the value is the "
-                 "step the fewest of all verdicts contradict, a best estimate";
+        p.evidence["estimate_confidence"] = {{"value", confidence->value()},
+                                             {"factors", confidence->evidence()}};
+        p.note =
+            "the fine scans showed no clean edge (verdicts flip near it); the value is the "
+            "step the fewest of all verdicts contradict, a best estimate";
       } else {
         p.value = nullptr;
         p.note = "the fine scans showed no clean edge between fitting and missing footprints";
       }
       break;
   }
+}
+
+void SizeMeasurement::report(const SizeSearchResult& result) {
+  Property p;
+  p.name = "size";
+  p.unit = "bytes";
+  p.source = Source::measured;
+  p.method = method();
+  p.evidence = evidence(result);
+  set_outcome(p, result);
   element_for(ctx_.topology, target_.element).set(std::move(p));
 }
 

@@ -234,7 +234,7 @@ void SizeSearchPlanner::after_scan() {
   }
   if (fit_ == 0 || miss_ == 0 || result_.reopenings == plan_.max_reopenings) {
     // No scan showed the edge. The best estimate left is the step that the fewest of all
-    // verdicts contradict, at half its confidence: the caller reports it as inconclusive.
+    // verdicts contradict (size_confidence says how sure): the caller reports it inconclusive.
     std::vector<ScanPoint> all;
     for (const SearchStep& step : result_.steps) {
       all.push_back({step.footprint_bytes, step.verdict.miss_score, step.verdict.fits});
@@ -243,7 +243,7 @@ void SizeSearchPlanner::after_scan() {
       return a.footprint_bytes < b.footprint_bytes;
     });
     result_.size_bytes = fewest_contradictions_edge(all);
-    result_.confidence = result_.size_bytes ? 0.5 * edge_confidence(all, result_.size_bytes) : 0;
+    if (result_.size_bytes != 0) result_.confidence = edge_confidence(all, result_.size_bytes);
     finish(SizeSearchOutcome::no_edge);
     return;
   }
@@ -257,6 +257,28 @@ void SizeSearchPlanner::finish(SizeSearchOutcome outcome) {
   batch_ = {};
   step_.clear();
   step_verdicts_.clear();
+}
+
+std::optional<Confidence> size_confidence(const SizeSearchResult& result) {
+  switch (result.outcome) {
+    case SizeSearchOutcome::found:
+      return Confidence{edge(result.confidence,
+                             "verdicts of the fine scan's range: agreement x "
+                             "contrast about the fewest-contradictions edge")};
+    case SizeSearchOutcome::no_edge:
+      if (result.size_bytes == 0) return std::nullopt;
+      return Confidence{
+          edge(result.confidence,
+               "all verdicts of the search: agreement x contrast about the fewest-contradictions "
+               "step"),
+          methods_agreeing(1, 2,
+                           "ways to locate the edge gave it (the fit of one step to every "
+                           "verdict did, no fine scan showed it)")};
+    case SizeSearchOutcome::fits_up_to_max:
+    case SizeSearchOutcome::misses_at_start:
+      return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 SizeSearchResult search_cache_size(const SizeSearchPlan& plan, const MeasureFootprints& measure) {

@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analysis/confidence.hpp"
 #include "analysis/size_rule.hpp"
 
 namespace memtopo {
@@ -64,7 +66,10 @@ struct SizeSearchResult {
   std::uint64_t bracket_fit = 0, bracket_miss = 0;    // bracket the last fine scan covered
   std::vector<SearchStep> steps;                      // every footprint measured, in order
   std::vector<ScanPoint> scan;                        // the last fine scan
-  double confidence = 0;                              // edge_confidence of the last fine scan
+  // edge_confidence (analysis/size_rule) of size_bytes: over the verdicts of the last fine
+  // scan's range when found; over every verdict of the search for no_edge's best estimate; 0
+  // without a size. size_confidence() turns it into the finding's confidence.
+  double confidence = 0;
   std::uint32_t batches = 0;
   std::uint32_t reopenings = 0;
 };
@@ -118,6 +123,15 @@ class SizeSearchPlanner {
   std::string step_phase_;
   FootprintBatch batch_;  // the part of the step handed out now
 };
+
+// The confidence of the result's size, by the rules of analysis/confidence.hpp:
+//   found:   edge(confidence), the agreement x contrast of the verdicts around the edge;
+//   no_edge with a best estimate: the same edge factor over all verdicts, times
+//            methods_agreeing(1 of 2): of the two ways the search locates an edge, a fine scan
+//            that shows it and the fit of one step to every verdict, only the second gave it;
+//   otherwise (no size, or a bound): none.
+// A no_edge estimate is reported inconclusive, so its confidence goes into the evidence only.
+std::optional<Confidence> size_confidence(const SizeSearchResult& result);
 
 // Runs a planner to the end, measuring each batch with `measure`.
 SizeSearchResult search_cache_size(const SizeSearchPlan& plan, const MeasureFootprints& measure);

@@ -1,10 +1,10 @@
 #pragma once
 // One staircase probe for every multi-level question: a table row says which load path is swept,
 // over which footprints, how the chain is laid out, and what the steps it finds mean (constant
-// L1 and L1.5 sizes, the L2 size and its segments, TLB reaches). The sweep is reduced, cut at
-// its change points (analysis/staircase) and every step refined by a section search between the
-// two footprints that bracket it. Plus the L2 partition probe: near and far latency from the two
-// modes of one warm L2 chase.
+// L1 and L1.5 sizes, the L2 size and a step inside it, TLB reaches). The sweep (sweep.hpp) is
+// reduced, cut at its change points (analysis/staircase) and every step refined by a section
+// search between the two footprints that bracket it; one file per question turns the steps
+// into findings (rows.hpp).
 #include <memory>
 #include <string>
 #include <utility>
@@ -48,15 +48,7 @@ class StaircaseProbe : public Probe {
   StaircaseRow row_;
 };
 
-// l2.partitions (with l2.near_latency and l2.far_latency).
-class L2PartitionProbe : public Probe {
- public:
-  std::string id() const override { return "l2.partitions"; }
-  std::string description() const override;
-  void run(ProbeContext& ctx) override;
-};
-
-// Every staircase row and the partition probe, in run order.
+// Every staircase row, in run order.
 std::vector<std::unique_ptr<Probe>> staircase_probes();
 
 }  // namespace memtopo

@@ -57,6 +57,20 @@ TEST(Findings, SetConfidenceWritesTheValueAndItsFactors) {
   EXPECT_EQ(p.evidence["confidence_factors"][1]["rule"], "share");
 }
 
+TEST(Findings, SetInconclusiveLeavesANullValueWithTheReasonAndNoConfidence) {
+  Topology t;
+  set_inconclusive(t, "tex", "count_per_sm", "concurrent chasers", "tex.size is inconclusive");
+  const Property* p = any_finding(t, "tex", "count_per_sm");
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(p->value.is_null());
+  EXPECT_TRUE(p->inconclusive);
+  EXPECT_FALSE(p->confidence);
+  EXPECT_EQ(p->source, Source::measured);
+  EXPECT_EQ(p->method, "concurrent chasers");
+  EXPECT_EQ(p->note, "tex.size is inconclusive");
+  EXPECT_EQ(conclusive_finding(t, "tex", "count_per_sm"), nullptr);
+}
+
 TEST(ChaseBuilder, SetsOnlyWhatItIsToldOnTopOfTheDefaults) {
   const ChaseSpec plain = make_chase(LoadPath::cg, 4096, 32);
   EXPECT_EQ(plain.path, LoadPath::cg);

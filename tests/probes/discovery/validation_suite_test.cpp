@@ -244,8 +244,9 @@ const std::vector<Case>& cases() {
       {.path = "tests/validation/sims/fa-random-64-s32.json",
        .what = "4 KiB fully associative random, 64/32",
        .unresolved = {"ways", "sets", "set_bits", "policy"},
-       .why = "fully associative random: l1.ways is inconclusive, so sets, set_bits and policy "
-              "are skipped"},
+       .why = "fully associative random: l1.ways is inconclusive, so sets and set_bits are "
+              "skipped, and the policy, from a scan-resistance test alone (LRU, FIFO and random "
+              "all lose the reused lines to a stream), is inconclusive"},
       {.path = "tests/validation/sims/split-instances-32k.json",
        .what = "32 KiB 4-way, 2 instances per SM"},
       {.path = "tests/validation/sims/heavy-noise-48k.json",
@@ -263,8 +264,8 @@ const std::vector<Case>& cases() {
        .unresolved = {"size", "ways", "sets", "set_bits", "policy"},
        .why = "random replacement on 8 ways, unsectored: one overfull set adds about two slow "
               "accesses per pass against some 7 000 elements' outliers, so the size comes out "
-              "6 lines high with confidence 0.28; l1.ways is inconclusive, so sets, set_bits and "
-              "policy are skipped"},
+              "6 lines high with confidence 0.28; l1.ways is inconclusive, so sets and set_bits "
+              "are skipped and the policy (scan resistance alone) is inconclusive"},
       {.path = "tests/validation/sims/32-unsectored-fifo-8k.json",
        .what = "8 KiB 8-way FIFO, 32 B lines"},
       {.path = "tests/validation/sims/unequal-fifo-heavy.json",
@@ -291,7 +292,7 @@ class TableWriter : public ::testing::Environment {
     std::ofstream out(path);
     out << "| Case | What it is | Property | Configured | Found | Confidence | Verdict |\n";
     out << "|---|---|---|---|---|---|---|\n";
-    // In case order, then property order (the disabled test's rows come last otherwise).
+    // In case order, then property order, whatever order the cases ran in (--gtest_shuffle).
     auto rank = [](const Row& r) {
       std::size_t ci = 0, pi = 0;
       while (ci < cases().size() && sim_file_test_name(cases()[ci].path) != r.case_name) ++ci;

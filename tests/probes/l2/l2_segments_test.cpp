@@ -41,6 +41,19 @@ void expect_one_sm_size(const ProbeRun& run, const SimTruth& truth) {
   EXPECT_EQ(segment_size.source, Source::derived);
   EXPECT_EQ(number(segment_size), number(size));
   EXPECT_NEAR(number(segment_size), segment, 4 * line);
+  if (!segment_size.inconclusive) {  // as sure as the l2.size it is
+    EXPECT_EQ(segment_size.evidence.at("confidence_factors")[0].at("rule"), "inherited");
+    EXPECT_DOUBLE_EQ(*segment_size.confidence, *size.confidence);
+  }
+}
+
+// A conclusive count is as sure as the agreement of its pairs: every pair's two chases agreed
+// (a clear verdict), one more check per pair (Laplace: (pairs + 1) / (pairs + 2)).
+void expect_pairs_agreement(const Property& segments) {
+  const double pairs = static_cast<double>(segments.evidence.at("pairs").size());
+  ASSERT_GT(pairs, 0);
+  EXPECT_DOUBLE_EQ(*segments.confidence, (pairs + 1) / (pairs + 2));
+  EXPECT_EQ(segments.evidence.at("confidence_factors")[0].at("rule"), "agreement");
 }
 
 // Every group of SMs the probe found is one segment: SM s fills segment s mod segments.
@@ -66,6 +79,7 @@ TEST(L2Segments, TwoSegmentsOneSmFillsHalfTheL2) {
   EXPECT_EQ(segments.value.get<int>(), 2);
   EXPECT_FALSE(segments.inconclusive) << segments.note;
   EXPECT_GT(*segments.confidence, 0.9);
+  expect_pairs_agreement(segments);
   expect_groups_follow_segments(segments, 2);
   // Two segments of the one-SM size make up the whole L2.
   EXPECT_NEAR(segments.evidence.at("segments_x_size_over_api").get<double>(), 1.0, 0.01);
@@ -82,7 +96,7 @@ TEST(L2Segments, NoSegmentsEverySmSharesTheWholeL2) {
   ASSERT_TRUE(segments.value.is_number()) << segments.note;
   EXPECT_EQ(segments.value.get<int>(), 1);
   EXPECT_FALSE(segments.inconclusive) << segments.note;
-  EXPECT_GT(*segments.confidence, 0.9);
+  expect_pairs_agreement(segments);  // 7 pairs of 8 SMs: 8 / 9
   EXPECT_NE(segments.note.find("one segment"), std::string::npos) << segments.note;
   std::cout << "[ segments ] no segments: " << run.seconds << " s, " << run.loads << " loads\n";
 }
@@ -98,7 +112,10 @@ TEST(L2Segments, SpecsThatRunAloneGiveOnlyALowerBound) {
   EXPECT_TRUE(segments.inconclusive);
   EXPECT_EQ(segments.bound, Bound::lower);
   EXPECT_NE(segments.note.find("do not share a device cache"), std::string::npos) << segments.note;
-  EXPECT_TRUE(property(run, "l2", "segment_size").inconclusive);
+  EXPECT_FALSE(segments.confidence.has_value());  // a bound carries no confidence
+  const Property& segment_size = property(run, "l2", "segment_size");
+  EXPECT_TRUE(segment_size.inconclusive);
+  EXPECT_FALSE(segment_size.confidence.has_value());
 }
 
 }  // namespace

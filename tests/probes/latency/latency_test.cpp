@@ -25,6 +25,12 @@ void expect_latency(const ProbeRun& run, const std::string& element, double conf
   EXPECT_GE(p.spread->samples, 1024u);
   const double clock_hz = p.evidence.at("clock_khz").get<double>() * 1e3;
   EXPECT_DOUBLE_EQ(*p.seconds_value, p.spread->p50 / clock_hz);
+  // The confidence is the share_within rule's (analysis/confidence.hpp), its factor in the
+  // evidence.
+  const auto& factors = p.evidence.at("confidence_factors");
+  ASSERT_EQ(factors.size(), 1u);
+  EXPECT_EQ(factors[0].at("rule"), "share_within");
+  EXPECT_DOUBLE_EQ(factors[0].at("value").get<double>(), *p.confidence);
 }
 
 // The least confidence (share of loads within 10 % of the p50) a latency of `configured` cycles

@@ -43,6 +43,7 @@ TEST(MissPenalty, NextLevelMinusHitLatencyForEveryRow) {
   const double hit_conf = property(run, "l1", "latency").confidence.value_or(1);
   const double next_conf = property(run, "l2", "latency").confidence.value_or(1);
   EXPECT_DOUBLE_EQ(*p.confidence, std::min(hit_conf, next_conf));
+  EXPECT_EQ(p.evidence.at("confidence_factors")[0].at("rule"), "weakest_of");
 }
 
 TEST(MissPenalty, SkippedWithoutTheLatencies) {

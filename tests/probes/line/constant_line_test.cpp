@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "backend/sim/sim_backend.hpp"
-#include "support/probe_harness.hpp"
 #include "probes/core/probe.hpp"
+#include "support/probe_harness.hpp"
 
 namespace memtopo::testing {
 namespace {
@@ -30,6 +30,7 @@ void expect_line(const ProbeRun& run, const std::string& element, double truth_b
   EXPECT_EQ(line.value.get<double>(), truth_bytes);
   ASSERT_TRUE(line.confidence.has_value());
   EXPECT_GT(*line.confidence, 0.9);
+  EXPECT_EQ(line.evidence.at("confidence_factors").at(0).at("rule"), "share");
 }
 
 class ConstantLineOnSim : public ::testing::TestWithParam<std::string> {};

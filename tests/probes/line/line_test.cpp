@@ -2,11 +2,12 @@
 // description configures, exactly, sectored and unsectored.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
-#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "backend/sim/sim_backend.hpp"
 #include "probes/core/chase_helpers.hpp"
@@ -34,6 +35,7 @@ TEST_P(L1LineOnSim, LineAndSectorAsConfigured) {
   EXPECT_FALSE(s.inconclusive);
   ASSERT_TRUE(s.confidence.has_value());
   EXPECT_GT(*s.confidence, 0.9);
+  EXPECT_EQ(s.evidence.at("confidence_factors").at(0).at("rule"), "share");
   EXPECT_EQ(s.evidence.at("mode_gap_bytes").get<std::uint64_t>(), sector);
   EXPECT_TRUE(s.evidence.at("gap_histogram_bytes").contains(std::to_string(sector)));
 
@@ -43,7 +45,16 @@ TEST_P(L1LineOnSim, LineAndSectorAsConfigured) {
   EXPECT_EQ(l.source, Source::measured);
   EXPECT_FALSE(l.inconclusive);
   ASSERT_TRUE(l.confidence.has_value());
+  // By hand: an exact ratio (octave_closeness 1), every stride of the ladder as the line predicts
+  // (5 strides on the smallest ladders here: agreement 6 / 7 = 0.857, 6 strides 7 / 8), a clean
+  // search edge: above 0.8.
   EXPECT_GT(*l.confidence, 0.8) << l.note;
+  std::vector<std::string> rules;
+  for (const auto& f : l.evidence.at("confidence_factors")) rules.push_back(f.at("rule"));
+  ASSERT_GE(rules.size(), 3u) << l.evidence.at("confidence_factors").dump(1);
+  EXPECT_EQ(rules[0], "octave_closeness");
+  EXPECT_EQ(rules[1], "agreement");
+  EXPECT_EQ(rules[2], "edge");
   EXPECT_EQ(l.evidence.at("sectored").get<bool>(), sector < line);
   // The raw ratio size / capacity is close to the line, not merely rounded to it.
   EXPECT_NEAR(l.evidence.at("raw_ratio_bytes").get<double>(), static_cast<double>(line),
@@ -58,12 +69,12 @@ TEST_P(L1LineOnSim, LineAndSectorAsConfigured) {
 
 INSTANTIATE_TEST_SUITE_P(
     Devices, L1LineOnSim,
-    ::testing::Values("sims/hopper-like.json",                      // 128 B lines, 32 B sectors
-                      "tests/probes/sims/line-64-unsectored.json",  // 64 B, unsectored
-                      "tests/probes/sims/line-128-s64.json",        // 128 B lines, 64 B sectors
-                      "tests/probes/sims/line-32-unsectored.json",  // 32 B, 96 B stride aliases
+    ::testing::Values("sims/hopper-like.json",                         // 128 B lines, 32 B sectors
+                      "tests/probes/sims/line-64-unsectored.json",     // 64 B, unsectored
+                      "tests/probes/sims/line-128-s64.json",           // 128 B lines, 64 B sectors
+                      "tests/probes/sims/line-32-unsectored.json",     // 32 B, 96 B stride aliases
                       "tests/probes/sims/line-256-s32-outliers.json",  // 256/32, 0.1 % outliers
-                      "tests/sims/l1-227k.json"),                   // 227 sets (prime)
+                      "tests/sims/l1-227k.json"),                      // 227 sets (prime)
     [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 TEST(L1Line, APrimeDividingTheSetCountIsReportedNotGuessed) {
@@ -76,6 +87,7 @@ TEST(L1Line, APrimeDividingTheSetCountIsReportedNotGuessed) {
   const Property& l = property(run, "l1", "line");
   EXPECT_TRUE(l.value.is_null()) << l.value;
   EXPECT_TRUE(l.inconclusive);
+  EXPECT_FALSE(l.confidence.has_value()) << "an inconclusive finding carries no confidence";
   EXPECT_NE(l.note.find("prime divides"), std::string::npos) << l.note;
   EXPECT_TRUE(l.evidence.contains("lower_bound_bytes"));
 }
@@ -111,8 +123,7 @@ std::map<std::string, std::uint64_t> critical_paths(const std::string& sim) {
   CriticalPathBackend counting(*backend);
   Topology topology;
   topology.device = counting.facts();
-  ProbeContext ctx{counting, topology, [](const std::string&) {}, [] { return false; }, 1,
-                   nullptr};
+  ProbeContext ctx{counting, topology, [](const std::string&) {}, [] { return false; }, 1, nullptr};
   std::map<std::string, std::uint64_t> out;
   for (const auto& probe : all_probes()) {
     const std::string id = probe->id();
@@ -126,14 +137,15 @@ std::map<std::string, std::uint64_t> critical_paths(const std::string& sim) {
 
 TEST(L1Line, CostOnHopperLikeWithinHalfTheSizeSweep) {
   const ProbeRun size_only = run_on_sim("sims/hopper-like.json", {"l1.size"});
-  const ProbeRun with_line = run_on_sim("sims/hopper-like.json", {"l1.size", "l1.sector", "l1.line"});
+  const ProbeRun with_line =
+      run_on_sim("sims/hopper-like.json", {"l1.size", "l1.sector", "l1.line"});
   const std::uint64_t size_loads = property(size_only, "l1", "size").evidence.at("loads");
   const auto& sector_cost = property(with_line, "l1", "sector").evidence.at("cost");
   const auto& line_cost = property(with_line, "l1", "line").evidence.at("cost");
   const std::uint64_t loads =
       sector_cost.at("loads").get<std::uint64_t>() + line_cost.at("loads").get<std::uint64_t>();
-  const std::uint64_t batches = sector_cost.at("batches").get<std::uint64_t>() +
-                                line_cost.at("batches").get<std::uint64_t>();
+  const std::uint64_t batches =
+      sector_cost.at("batches").get<std::uint64_t>() + line_cost.at("batches").get<std::uint64_t>();
   const std::uint64_t critical = sector_cost.at("critical_path_loads").get<std::uint64_t>() +
                                  line_cost.at("critical_path_loads").get<std::uint64_t>();
   std::cout << "[ line ] hopper-like: l1.size " << size_loads << " loads, " << size_only.batches
@@ -165,8 +177,8 @@ namespace {
 TEST(LineRows, TextureAndReadOnlyRowsFindTheirOwnCaches) {
   const std::string file = "tests/probes/sims/separate-tex.json";
   const SimTruth truth = read_truth(file);
-  const ProbeRun run = run_on_sim(file, {"tex.size", "tex.sector", "tex.line", "ro.size",
-                                         "ro.sector", "ro.line"});
+  const ProbeRun run =
+      run_on_sim(file, {"tex.size", "tex.sector", "tex.line", "ro.size", "ro.sector", "ro.line"});
   for (const auto& [id, reason] : run.skipped) ADD_FAILURE() << id << " skipped: " << reason;
   const auto texture = truth.cache("Texture");
   const auto l1 = truth.cache("L1");
@@ -177,22 +189,6 @@ TEST(LineRows, TextureAndReadOnlyRowsFindTheirOwnCaches) {
   EXPECT_EQ(property(run, "ro", "sector").value, l1.at("sector_bytes"));
   EXPECT_EQ(property(run, "ro", "line").value, l1.at("line_bytes"));
   EXPECT_EQ(property(run, "tex", "line").evidence.at("path"), "prime");
-}
-
-// L2 on the Hopper-like device: the sector from a cold chase. The line is measured from the
-// capacity per stride (l2_line_test.cpp), planned from l2.size: without it, skipped and says so.
-TEST(LineRows, L2SectorFromAColdChaseAndTheLineNeedsTheMeasuredSize) {
-  const std::string file = "sims/hopper-like.json";
-  const auto l2 = read_truth(file).cache("L2");
-  const ProbeRun run = run_on_sim(file, {"l2.sector", "l2.line"});
-  const Property& sector = property(run, "l2", "sector");
-  EXPECT_EQ(sector.value, l2.at("sector_bytes")) << sector.note << sector.evidence.dump(1);
-  ASSERT_TRUE(sector.confidence.has_value());
-  EXPECT_GT(*sector.confidence, 0.9);
-  ASSERT_TRUE(run.skipped.count("l2.line"));
-  EXPECT_NE(run.skipped.at("l2.line").find("l2.size"), std::string::npos);
-  // Every L2 chase ran alone.
-  EXPECT_EQ(run.batches, sector.evidence.at("cost").at("batches").get<std::uint64_t>());
 }
 
 // The power-of-two path on a cache whose set index is a bit selection that skips address bit 7
@@ -221,6 +217,15 @@ TEST(LineRows, PowerOfTwoStridesAnswerWhereThePrimeDividesTheSets) {
   EXPECT_EQ(line.value, l1.at("line_bytes")) << line.evidence.dump(1);
   EXPECT_EQ(line.evidence.at("path"), "power_of_two");
   EXPECT_NE(line.note.find("prime"), std::string::npos) << line.note;
+  // One of two methods answered while the other saw a mapping it cannot explain: at most even
+  // odds (methods_agreeing 1 of 2), whatever the power-of-two path's own evidence.
+  ASSERT_TRUE(line.confidence.has_value());
+  EXPECT_LE(*line.confidence, 0.5);
+  bool halved = false;
+  for (const auto& f : line.evidence.at("confidence_factors")) {
+    halved |= f.at("rule") == "methods_agreeing" && f.at("value") == 0.5;
+  }
+  EXPECT_TRUE(halved) << line.evidence.at("confidence_factors").dump(1);
 }
 
 }  // namespace

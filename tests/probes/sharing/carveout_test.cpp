@@ -2,6 +2,8 @@
 // one line of what the description's carveout rule leaves (docs/sim-format.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/probe_harness.hpp"
 
 namespace memtopo::testing {
@@ -53,6 +55,12 @@ TEST(Carveout, EveryReservationsL1IsWithinOneLineOfTheTruth) {
       truth.cache("L1").at("size_bytes").get<double>() +
       truth.description.at("shared_memory").at("carveout_steps_bytes")[0].get<double>();
   EXPECT_NEAR(unified.value.get<double>(), truth_unified, line);
+  // A bound carries no confidence; the table is as sure as its least sure row.
+  EXPECT_FALSE(unified.confidence);
+  double least = 1;
+  for (const auto& row : table.value) least = std::min(least, row.at("confidence").get<double>());
+  ASSERT_TRUE(table.confidence);
+  EXPECT_DOUBLE_EQ(*table.confidence, least);
 }
 
 TEST(Carveout, AnL1ApartFromSharedMemoryKeepsItsSizeAndHasNoUnifiedSize) {

@@ -28,6 +28,7 @@ TEST_P(CountPerSmOnSim, EqualsTheInstancesOfTheAnsweringCache) {
     EXPECT_EQ(p.value.get<int>(), cache->value("instances_per_sm", 1)) << p.evidence.dump(1);
     EXPECT_FALSE(p.inconclusive);
     EXPECT_GE(p.confidence.value_or(0), 0.8);
+    EXPECT_EQ(p.evidence.at("confidence_factors")[0].at("rule"), "contrast");
   }
 }
 

@@ -36,6 +36,11 @@ TEST_P(SharingOnSim, EveryElementListsTheElementsItsCacheServes) {
     for (const auto& other : p.value) measured.insert(other.get<std::string>());
     EXPECT_EQ(measured, truly_shared_with(truth, element)) << p.evidence.dump(1);
     EXPECT_GE(p.confidence.value_or(0), 0.8);
+    // Every direction of its pairs agreed, each clear (sharing_relation.hpp).
+    const auto& factors = p.evidence.at("confidence_factors");
+    ASSERT_EQ(factors.size(), 2u);
+    EXPECT_EQ(factors[0].at("rule"), "agreement");
+    EXPECT_EQ(factors[1].at("rule"), "contrast");
     EXPECT_TRUE(p.evidence.at("contradictions").empty());
   }
   for (const auto& warning : run.topology.warnings) {

@@ -29,6 +29,9 @@ TEST_P(L1SizeOnSim, WithinOneLineOfTheConfiguredSize) {
   // A clean edge on a deterministic LRU cache: every footprint of the scan agrees.
   ASSERT_TRUE(size.confidence.has_value());
   EXPECT_GE(*size.confidence, 0.9);
+  // Computed by the edge rule (analysis/confidence.hpp), its factor in the evidence.
+  ASSERT_EQ(size.evidence.at("confidence_factors").size(), 1u);
+  EXPECT_EQ(size.evidence.at("confidence_factors")[0].at("rule"), "edge");
   // The spread at the size is the hit latency.
   ASSERT_TRUE(size.spread.has_value());
   EXPECT_NEAR(size.spread->p50, l1.at("hit_latency").get<double>(), truth.jitter());

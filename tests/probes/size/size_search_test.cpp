@@ -129,6 +129,51 @@ TEST(SizeSearch, SaysSoWhenEvenTheStartMisses) {
   EXPECT_EQ(r.outcome, SizeSearchOutcome::misses_at_start);
 }
 
+TEST(SizeSearch, AFoundEdgeIsAsSureAsItsEdgeConfidence) {
+  SyntheticCache cache(98304);
+  const auto r = search(cache, plan(8));
+  const auto confidence = size_confidence(r);
+  ASSERT_TRUE(confidence);
+  ASSERT_EQ(confidence->factors().size(), 1u);
+  EXPECT_EQ(confidence->factors()[0].rule, "edge");
+  EXPECT_DOUBLE_EQ(confidence->value(), r.confidence);
+}
+
+// Fine scans that never show the edge (every scanned footprint fits, while the doubling and the
+// section miss above the size): after its reopenings the search gives up with the best
+// estimate, which only one of its two ways to locate an edge supports.
+TEST(SizeSearch, NoEdgeGivesABestEstimateAtEvenOddsOfItsEdgeConfidence) {
+  const std::uint64_t size = 204800;
+  const auto r = search_cache_size(
+      plan(4), [&](std::span<const std::uint64_t> footprints, std::string_view phase) {
+        std::vector<FitVerdict> verdicts;
+        for (std::uint64_t f : footprints) {
+          FitVerdict v;
+          v.fits = phase == "scan" || f <= size;
+          v.miss_score = v.fits ? 0.0 : 0.01;
+          verdicts.push_back(v);
+        }
+        return verdicts;
+      });
+  ASSERT_EQ(r.outcome, SizeSearchOutcome::no_edge);
+  EXPECT_EQ(r.reopenings, 2u);
+  ASSERT_NE(r.size_bytes, 0u);
+  EXPECT_GT(r.confidence, 0.0);
+  const auto confidence = size_confidence(r);
+  ASSERT_TRUE(confidence);
+  ASSERT_EQ(confidence->factors().size(), 2u);
+  EXPECT_EQ(confidence->factors()[0].rule, "edge");
+  EXPECT_EQ(confidence->factors()[1].rule, "methods_agreeing");
+  EXPECT_DOUBLE_EQ(confidence->factors()[1].value, 0.5);
+  EXPECT_DOUBLE_EQ(confidence->value(), 0.5 * r.confidence);
+}
+
+TEST(SizeSearch, BoundsAndMissesAtTheStartHaveNoConfidence) {
+  SyntheticCache huge(1u << 30), tiny(512);
+  EXPECT_FALSE(size_confidence(search(huge, plan(4, 48 * 1024))));
+  EXPECT_FALSE(size_confidence(search(tiny, plan(4))));
+}
+
 TEST(SectionPoints, FewestPointsForTheFewestBatches) {
   // 4096 strides down to 4: ratio 1024 needs two batches of up to 132 points; 31 points per
   // batch (32 x 32 = 1024) already do it in two.

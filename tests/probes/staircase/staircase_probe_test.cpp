@@ -1,6 +1,6 @@
-// Staircase probes end to end on simulated devices: constant L1 and L1.5, L2 size, L2 near/far
-// partitions, TLB reach and miss penalty, DRAM latency with TLB misses. Every expectation comes
-// from the description file.
+// Staircase probes end to end on simulated devices: constant L1 and L1.5, L2 size, TLB reach
+// and miss penalty, DRAM latency with TLB misses. Every expectation comes from the description
+// file. (l2.partitions: tests/probes/l2/l2_partitions_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,11 +15,27 @@ namespace {
 // The probes of this file, with the L1 ones the L2 sweep is planned from (start beyond the
 // measured L1, stride of the measured line).
 const std::vector<std::string> kStaircaseIds = {"l1.size",          "l1.sector", "l1.line",
-                                                "constant_l1.size", "l2.size",   "l2.partitions",
-                                                "tlb_l1.reach"};
+                                                "constant_l1.size", "l2.size",   "tlb_l1.reach"};
 
 double number(const Property& p) {
   return p.value.get<double>();
+}
+
+// The rules a finding's confidence was computed by, in order (its evidence.confidence_factors).
+std::vector<std::string> rules_of(const Property& p) {
+  std::vector<std::string> rules;
+  for (const auto& factor : p.evidence.at("confidence_factors")) {
+    rules.push_back(factor.at("rule").get<std::string>());
+  }
+  return rules;
+}
+
+// A size or reach from a refined step is as sure as the staircase's step times the section
+// search's edge: two edge factors, both in the evidence.
+void expect_refined_step_confidence(const Property& p) {
+  EXPECT_EQ(rules_of(p), (std::vector<std::string>{"edge", "edge"}));
+  EXPECT_DOUBLE_EQ(*p.confidence, p.evidence.at("step_confidence").get<double>() *
+                                      p.evidence.at("edge_confidence").get<double>());
 }
 
 // The constant caches of the description, in lookup order.
@@ -41,6 +57,7 @@ void expect_l2_size(const ProbeRun& run, const SimTruth& truth) {
   EXPECT_LT(l2, number(size) + bracket);
   EXPECT_LE(bracket, 4 * truth.cache("L1").at("line_bytes").get<double>());
   EXPECT_GT(*size.confidence, 0.9);
+  expect_refined_step_confidence(size);
   EXPECT_EQ(size.evidence.at("api_l2_bytes").get<double>(), l2);
   EXPECT_EQ(run.topology.find("l2")->find("segment_size"), nullptr);  // no step inside L2
 }
@@ -69,6 +86,7 @@ TEST_P(StaircaseOnSim, ConstantCachesSizeAndLatency) {
       EXPECT_FALSE(size.inconclusive);
       EXPECT_EQ(number(size), configured);
       EXPECT_GT(*size.confidence, 0.9);
+      expect_refined_step_confidence(size);
     } else {
       // Larger than the bank: a lower bound, never a size.
       EXPECT_TRUE(size.inconclusive);
@@ -76,30 +94,10 @@ TEST_P(StaircaseOnSim, ConstantCachesSizeAndLatency) {
       EXPECT_NE(size.note.find("lower bound: the constant bank (64 KiB) caps the footprint"),
                 std::string::npos);
       EXPECT_EQ(size.evidence.at("bound"), "lower");
+      EXPECT_FALSE(size.confidence.has_value());  // a bound carries no confidence
     }
+    EXPECT_EQ(rules_of(latency), std::vector<std::string>{"share_within"});
   }
-}
-
-TEST_P(StaircaseOnSim, L2NearAndFarLatencyAndPartitions) {
-  const SimTruth truth = read_truth(GetParam());
-  const ProbeRun run = run_on_sim(GetParam(), {"l2.partitions"});
-  const auto& l2 = truth.cache("L2");
-  const int partitions = l2.value("partitions", 1);
-  const double hit = l2.at("hit_latency").get<double>();
-  const Property& near = property(run, "l2", "near_latency");
-  EXPECT_NEAR(number(near), hit, truth.jitter());
-  const Property& count = property(run, "l2", "partitions");
-  EXPECT_EQ(count.value.get<int>(), partitions);
-  if (partitions == 1) {
-    EXPECT_TRUE(count.inconclusive);
-    EXPECT_EQ(run.topology.find("l2")->find("far_latency"), nullptr);
-    return;
-  }
-  const Property& far = property(run, "l2", "far_latency");
-  EXPECT_NEAR(number(far), hit + l2.at("far_latency_extra").get<double>(), truth.jitter());
-  EXPECT_GT(*count.confidence, 0.8);
-  ASSERT_TRUE(far.seconds_value.has_value());
-  EXPECT_DOUBLE_EQ(*far.seconds_value, number(far) / (truth.number("clock_khz") * 1e3));
 }
 
 TEST_P(StaircaseOnSim, TlbReachMissPenaltyAndDramWithTlbMisses) {
@@ -116,10 +114,15 @@ TEST_P(StaircaseOnSim, TlbReachMissPenaltyAndDramWithTlbMisses) {
     ASSERT_TRUE(measured.value.is_number()) << measured.note;
     EXPECT_EQ(number(measured), reach);
     EXPECT_GT(*measured.confidence, 0.9);
+    expect_refined_step_confidence(measured);
     // The penalty is a difference of two plateau means: jitter cancels to well under a cycle;
     // rare outliers (2e-4 at +300) add a little on either side.
     const double extra = tlb.at("miss_latency_extra").get<double>();
-    EXPECT_NEAR(number(property(run, elements[k], "miss_penalty")), extra, 1.5);
+    const Property& penalty = property(run, elements[k], "miss_penalty");
+    EXPECT_NEAR(number(penalty), extra, 1.5);
+    // As sure as the staircase's step, which the reach's evidence holds too.
+    EXPECT_EQ(rules_of(penalty), std::vector<std::string>{"edge"});
+    EXPECT_DOUBLE_EQ(*penalty.confidence, measured.evidence.at("step_confidence").get<double>());
     all_extras += extra;
   }
   const Property& page = property(run, "tlb_l1", "page");
@@ -128,6 +131,7 @@ TEST_P(StaircaseOnSim, TlbReachMissPenaltyAndDramWithTlbMisses) {
   // A cold chase with a new page and a new line at every load: DRAM plus every TLB level's miss.
   const Property& dram = property(run, "dram", "latency_tlb_miss");
   EXPECT_NEAR(number(dram), truth.number("dram_latency") + all_extras, truth.jitter());
+  EXPECT_EQ(rules_of(dram), std::vector<std::string>{"share_within"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Sims, StaircaseOnSim,

@@ -1,0 +1,159 @@
+// Sets and set-index bits, from the ways' overfull set (paper 000, 4.3): the sets are what the
+// ways' chases showed; an address bit selects the set when flipping it in one of W lines of a
+// full set moves that line out (the W + 1 lines then no longer overflow the set).
+#include <bit>
+#include <map>
+#include <set>
+
+#include "analysis/stats.hpp"
+#include "probes/geometry/geometry_measurement.hpp"
+
+namespace memtopo {
+namespace {
+
+// One bit test per address bit from the line offset up to this many bits above the cache's
+// line count.
+constexpr unsigned kBitsAboveCapacity = 1;
+
+// Sets and set bits come from the ways' chases (the bit tests chase the ways' set): as sure as
+// the ways.
+Confidence from_the_ways(const GeometryMeasurement& g, const Property& ways) {
+  Confidence confidence;
+  if (ways.confidence) confidence *= inherited(*ways.confidence, g.element() + ".ways");
+  return confidence;
+}
+
+struct BitTests {
+  std::vector<std::uint32_t> bits;  // the bit each chase flips
+  std::vector<ChaseSpec> specs;
+};
+
+// W lines of the set plus one of them with a single bit flipped, for every bit that moves one
+// of them to a line outside the set (within the footprint limit).
+BitTests plan_bit_tests(const GeometryMeasurement& g, const std::vector<std::uint64_t>& group,
+                        std::uint64_t cache_lines) {
+  const unsigned line_shift = static_cast<unsigned>(std::countr_zero(g.line()));
+  const unsigned top =
+      line_shift + static_cast<unsigned>(std::bit_width(cache_lines)) + kBitsAboveCapacity;
+  const std::set<std::uint64_t> members(group.begin(), group.end());
+  const std::vector<std::uint64_t> base(group.begin(), group.end() - 1);  // W lines of one set
+  BitTests tests;
+  for (unsigned bit = line_shift; bit < top; ++bit) {
+    const std::uint64_t flip = std::uint64_t{1} << (bit - line_shift);
+    std::optional<std::uint64_t> moved;
+    for (auto x : base) {
+      if (!members.count(x ^ flip)) {
+        moved = x ^ flip;
+        break;
+      }
+    }
+    if (!moved || (*moved + 1) * g.line() > g.limits().max_footprint_bytes) continue;
+    std::vector<std::uint32_t> words;
+    for (auto x : base) words.push_back(g.word_of_line(x));
+    words.push_back(g.word_of_line(*moved));
+    tests.bits.push_back(bit);
+    tests.specs.push_back(g.explicit_chase(
+        std::move(words), 1, static_cast<std::uint32_t>(base.size() + 1) * kGeometryPasses));
+  }
+  return tests;
+}
+
+// Where the set count alone says what the bits are: one set (none), unequal sets (modulo).
+bool write_bits_known_from_the_sets(GeometryMeasurement& g, const Property& ways,
+                                    std::uint64_t sets, const nlohmann::json& ev) {
+  Property p;
+  p.name = "set_bits";
+  p.unit = "";
+  p.source = Source::measured;
+  p.evidence = ev;
+  if (sets == 1) {
+    p.value = nlohmann::json::array();
+    p.method = "one set (fully associative): no address bit selects a set";
+  } else if (!ways.value.is_number()) {  // unequal sets: modulo over a set count, no bits
+    p.value = {{"modulo", sets}};
+    p.method = "unequal sets found by modulo spacing: line number mod sets";
+  } else {
+    return false;
+  }
+  g.write(std::move(p), from_the_ways(g, ways));
+  return true;
+}
+
+}  // namespace
+
+void write_sets_from_ways(GeometryMeasurement& g) {
+  const Property& w = g.plan_from_ways();
+  Property p;
+  p.name = "sets";
+  p.unit = "";
+  p.source = Source::measured;
+  p.method = "from the " + g.element() +
+             ".ways chases: the spacing of the lines of one "
+             "overfull set (modulo), else cache lines / ways";
+  p.value = w.evidence.at("sets");
+  p.evidence = {{"from", g.element() + ".ways"},
+                {"set_mapping", w.evidence.at("set_mapping")},
+                {"cache_lines", w.evidence.at("cache_lines")},
+                {"ways", w.value}};
+  g.write(std::move(p), from_the_ways(g, w));
+}
+
+void measure_set_bits(GeometryMeasurement& g) {
+  const Property& w = g.plan_from_ways();
+  const auto sets = w.evidence.at("sets").get<std::uint64_t>();
+  nlohmann::json ev = {{"from", g.element() + ".ways"}, {"sets", sets}};
+  if (write_bits_known_from_the_sets(g, w, sets, ev)) return;
+  const auto group = w.evidence.at("overflow_lines").get<std::vector<std::uint64_t>>();
+  const BitTests plan = plan_bit_tests(g, group, w.evidence.at("cache_lines").get<std::uint64_t>());
+  const auto traces = g.run(plan.specs, "bits");
+  std::map<std::uint32_t, bool> overflowed;
+  nlohmann::json tests = nlohmann::json::array();
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    // The set overflows when its lines collect a slow access per pass at least.
+    const auto slow = count_above(corrected_cycles(traces[i]), g.threshold());
+    overflowed[plan.bits[i]] = slow >= kGeometryPasses;
+    tests.push_back(
+        {{"bit", plan.bits[i]}, {"slow_accesses", slow}, {"overflowed", slow >= kGeometryPasses}});
+  }
+  const auto index_bits = index_bits_from_tests(overflowed);
+  ev["bit_tests"] = std::move(tests);
+  ev["index_bits"] = index_bits;
+  ev["loads"] = g.loads();
+  ev["batches"] = g.batches();
+  const bool power_of_two = std::has_single_bit(sets);
+  Property p;
+  p.name = "set_bits";
+  p.unit = "";
+  p.source = Source::measured;
+  p.method =
+      "W lines of one full set plus one line with a single address bit flipped: the set "
+      "overflows unless the bit selects the set (paper 000, 4.3)";
+  if (power_of_two && index_bits.size() == static_cast<std::size_t>(std::countr_zero(sets))) {
+    p.value = index_bits;
+    const auto line_shift = static_cast<std::uint32_t>(std::countr_zero(g.line()));
+    bool contiguous = index_bits.front() == line_shift;
+    for (std::size_t i = 1; i < index_bits.size(); ++i)
+      contiguous = contiguous && index_bits[i] == index_bits[i - 1] + 1;
+    ev["equivalent_to_modulo"] = contiguous;
+  } else if (!power_of_two && w.evidence.at("set_mapping") == "modulo") {
+    p.value = {{"modulo", sets}};
+    p.method +=
+        "; the set count is not a power of two and every bit moves lines: line number "
+        "mod sets";
+  } else {
+    p.value = nullptr;
+    p.inconclusive = true;
+    p.note = std::to_string(index_bits.size()) + " bits move lines to another set, but " +
+             std::to_string(sets) + " sets need " +
+             (power_of_two ? std::to_string(std::countr_zero(sets)) : std::string("a non-bit")) +
+             " selection";
+  }
+  p.evidence = std::move(ev);
+  if (p.inconclusive) {
+    g.store(std::move(p));
+  } else {
+    g.write(std::move(p), from_the_ways(g, w));
+  }
+}
+
+}  // namespace memtopo

@@ -1,0 +1,111 @@
+// <element>.line of an SM-local cache: plan the stride ladders, classify every stride, search the
+// capacity at the first strides that held their probe footprint, infer the line on both paths
+// and conclude.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/confidence.hpp"
+#include "analysis/linesize.hpp"
+#include "probes/core/findings.hpp"
+#include "probes/line/capacity_searches.hpp"
+#include "probes/line/line_constants.hpp"
+#include "probes/line/line_evidence.hpp"
+#include "probes/line/line_measurement.hpp"
+#include "probes/line/stride_ladders.hpp"
+
+namespace memtopo {
+namespace {
+
+std::string bytes(std::uint64_t value) {
+  return std::to_string(value) + " B";
+}
+
+// A path's own confidence times the edge of its size searches (the weakest, for the prime path).
+Confidence with_edge(const Confidence& path, const std::vector<CapacitySearch>& searches,
+                     bool power_of_two) {
+  Confidence out = path;
+  // A path with a line has found the capacity at its first stride beyond it: an edge.
+  if (const auto weakest = weakest_edge(searches, power_of_two)) {
+    out *= edge(*weakest, power_of_two ? "capacity search at the power-of-two stride"
+                                       : "weaker of the capacity searches at the prime strides");
+  }
+  return out;
+}
+
+void add_note(Property& p, const std::string& remark) {
+  p.note += (p.note.empty() ? "" : "; ") + remark;
+}
+
+// The prime path answered: its value stands; the power-of-two path agrees, disagrees (then even
+// odds between them) or says nothing (expected under a modulo index over an even set count,
+// which the prime path assumes: no second method to count).
+void conclude_from_prime(Property& p, const LinePaths& paths, Confidence confidence) {
+  const std::uint64_t line = *paths.prime.line_bytes;
+  p.value = line;
+  p.note = paths.prime.note;
+  if (const auto other = paths.power_of_two.line_bytes) {
+    const bool same = *other == line;
+    confidence *= methods_agreeing(
+        same ? 2 : 1, 2,
+        "paths (prime strides " + bytes(line) + ", power-of-two " + bytes(*other) + ") agreeing");
+    if (!same) add_note(p, "the power-of-two path says " + bytes(*other));
+  }
+  p.evidence["path"] = "prime";
+  set_confidence(p, confidence);
+}
+
+// Only the power-of-two path answered (hashed set index, or the prime dividing the sets): one
+// method answers while the other saw a mapping it cannot explain (on an H100 the same unified
+// cache gave 128 B via ca and 512 B via tex this way).
+void conclude_from_power_of_two(Property& p, const LinePaths& paths, Confidence confidence) {
+  const std::uint64_t line = *paths.power_of_two.line_bytes;
+  p.value = line;
+  confidence *= methods_agreeing(1, 2, "paths answering (the prime strides did not)");
+  p.note = "from the power-of-two strides (" + paths.power_of_two.note +
+           "); the prime strides: " + paths.prime.note;
+  p.evidence["path"] = "power_of_two";
+  p.evidence["sectored"] = paths.plan.sector_bytes && line > *paths.plan.sector_bytes;
+  set_confidence(p, confidence);
+}
+
+void conclude_inconclusive(Property& p, const LinePaths& paths) {
+  p.value = nullptr;
+  p.inconclusive = true;
+  p.note = paths.prime.note + "; power-of-two strides: " + paths.power_of_two.note;
+  if (paths.prime.lower_bound) p.evidence["lower_bound_bytes"] = *paths.prime.lower_bound;
+}
+
+}  // namespace
+
+void measure_line(LineMeasurement& m) {
+  const std::uint64_t size = m.size_or_skip();
+  LinePlan plan = plan_stride_ladders(m, size, m.measured_sector());
+  classify_strides(m, plan);
+  const std::vector<CapacitySearch> searches = search_capacities(m, plan);
+  const LineInference prime =
+      infer_line(size, plan.sector_bytes.value_or(0), kLinePrime, plan.prime.strides);
+  const PowerOfTwoLine pow2 = infer_line_from_power_of_two_strides(size, plan.power_of_two.strides);
+  std::optional<Confidence> pow2_confidence;
+  if (pow2.line_bytes) pow2_confidence = with_edge(pow2.confidence, searches, true);
+  const LinePaths paths{plan, searches, prime, pow2,
+                        pow2_confidence ? std::optional(pow2_confidence->value()) : std::nullopt};
+
+  Property p;
+  p.name = "line";
+  p.unit = "bytes";
+  p.source = Source::measured;
+  p.method = line_method(m, plan);
+  p.evidence = line_evidence(m, paths);
+  if (prime.line_bytes) {
+    conclude_from_prime(p, paths, with_edge(prime.confidence, searches, false));
+  } else if (pow2.line_bytes) {
+    conclude_from_power_of_two(p, paths, *pow2_confidence);
+  } else {
+    conclude_inconclusive(p, paths);
+  }
+  m.publish(std::move(p));
+}
+
+}  // namespace memtopo

@@ -1,0 +1,126 @@
+// The L2 row: one ld.global.cg staircase from beyond L1 to beyond the API L2 size. Its last step
+// is l2.size; a step before it lies inside L2 (l2.segment_size).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
+#include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
+#include "probes/staircase/rows.hpp"
+#include "probes/staircase/step_findings.hpp"
+#include "probes/staircase/sweep.hpp"
+
+namespace memtopo::staircase {
+namespace {
+
+constexpr std::uint64_t kL2SweepStartBytes = 1ull << 20;          // without a measured L1 size
+constexpr std::uint64_t kL2SweepEndFactor = 3;                    // up to 3x the API L2 size
+constexpr std::uint64_t kL1Multiple = 4;                          // start beyond the L1
+constexpr std::uint64_t kFallbackL2SweepEndBytes = 256ull << 20;  // no API L2 size
+// The sweep needs at least this ratio between its last and first footprint.
+constexpr std::uint64_t kMinSweepSpan = 4;
+
+// The footprints and stride of the L2 sweep.
+struct L2Plan {
+  std::uint32_t stride = 0;  // the measured L1 line, else kSmallestLineBytes
+  bool line_measured = false;
+  std::uint64_t start = 0;   // beyond the measured L1
+  std::uint64_t end = 0;     // beyond the API L2 size, within the backend's limits
+  std::uint64_t api_l2 = 0;  // 0 when the API gives none
+};
+
+L2Plan plan_l2_sweep(ProbeContext& ctx) {
+  L2Plan plan;
+  plan.api_l2 = ctx.backend.facts().l2_bytes;
+  const auto l1 = finding_count(ctx.topology, "l1", "size");
+  const auto line = finding_count(ctx.topology, "l1", "line");
+  // The measured L1 line, else no line or sector is smaller: each element then takes its own
+  // line (or shares one), and the footprint at the step is the capacity.
+  plan.line_measured = line.has_value();
+  plan.stride = line ? static_cast<std::uint32_t>(*line) : kSmallestLineBytes;
+  plan.start = l1 ? kL1Multiple * *l1 : kL2SweepStartBytes;
+  const std::uint64_t end =
+      plan.api_l2 > 0 ? kL2SweepEndFactor * plan.api_l2 : kFallbackL2SweepEndBytes;
+  plan.end = std::min({end, ctx.backend.limits().max_footprint_bytes, kMaxIndexedBytes});
+  if (plan.end < kMinSweepSpan * plan.start) {
+    throw ProbeSkipped("the backend's footprint limit leaves no L2 sweep");
+  }
+  return plan;
+}
+
+std::string l2_method(const L2Plan& plan) {
+  return "fine-grained pointer chase via cg, alone, " + format_bytes(plan.stride) + " stride (" +
+         (plan.line_measured ? "the measured l1.line"
+                             : "no measured line: " + format_bytes(kSmallestLineBytes)) +
+         "), sequential, 1 warm pass + up to " + std::to_string(kMaxTimedLoads) +
+         " timed loads, footprints " + format_bytes(static_cast<double>(plan.start)) + " to " +
+         format_bytes(static_cast<double>(plan.end)) +
+         "; staircase (geometric reduction, PELT, KS), last step refined by a section search";
+}
+
+// The note comparing the measured size with the API's: agreement within the search's
+// resolution, or what a difference means.
+std::string api_comparison(const RefinedStep& last, const L2Plan& plan) {
+  const double api = static_cast<double>(plan.api_l2);
+  const double resolution = static_cast<double>(last.first_miss_bytes - last.edge_bytes);
+  if (std::abs(static_cast<double>(last.edge_bytes) - api) <= resolution + plan.stride) {
+    return "agrees with the API L2 size (" + format_bytes(api) + ") within the search resolution";
+  }
+  return "API says " + format_bytes(api) +
+         "; measured/API = " + format_number(static_cast<double>(last.edge_bytes) / api, 3) +
+         ": below 1, part of the L2 is not available to these loads (reserved, persisting or a "
+         "partition holding only its own share); above 1, the line is smaller than the stride";
+}
+
+Property l2_size(const RefinedStep& last, const L2Plan& plan, const nlohmann::json& evidence,
+                 const std::string& method) {
+  Property size = size_from_step(last, method);
+  size.evidence["staircase"] = evidence;
+  size.evidence["api_l2_bytes"] = plan.api_l2;
+  if (plan.api_l2 > 0) {
+    size.evidence["measured_over_api"] =
+        static_cast<double>(last.edge_bytes) / static_cast<double>(plan.api_l2);
+    size.note = api_comparison(last, plan);
+  }
+  return size;
+}
+
+// A step before the last lies inside L2: a segment (e.g. the near partition's share).
+Property inner_segment(const RefinedStep& first, std::size_t steps, const nlohmann::json& evidence,
+                       const std::string& method) {
+  Property p = size_from_step(first, "the first of several steps below the L2 size: " + method);
+  p.name = "segment_size";
+  p.note = "a step inside L2 (" + std::to_string(steps - 1) +
+           " before the last): a near/far partition boundary or a segment";
+  p.evidence["staircase"] = evidence;
+  return p;
+}
+
+}  // namespace
+
+void run_l2_and_dram(ProbeContext& ctx, const StaircaseRow& row) {
+  const L2Plan plan = plan_l2_sweep(ctx);
+  Sweep sweep(ctx, row, {Layout::sequential, plan.stride, std::nullopt, 0});
+  const Staircase s =
+      sweep.coarse(footprint_grid(plan.start, plan.end, row.grid_ratio, plan.stride));
+  const std::string method = l2_method(plan);
+  nlohmann::json evidence = staircase_evidence(s, sweep);
+  evidence["api_l2_bytes"] = plan.api_l2;
+  Element& l2 = element_for(ctx.topology, "l2");
+  if (s.steps.empty()) {
+    Property p =
+        lower_bound_size(s.levels.back(), "no step up to the largest footprint swept", method);
+    p.evidence["staircase"] = evidence;
+    l2.set(std::move(p));
+    return;
+  }
+  l2.set(l2_size(sweep.refine(s, s.steps.size() - 1), plan, evidence, method));
+  if (s.steps.size() > 1)
+    l2.set(inner_segment(sweep.refine(s, 0), s.steps.size(), evidence, method));
+}
+
+}  // namespace memtopo::staircase

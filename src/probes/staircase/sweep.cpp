@@ -1,0 +1,271 @@
+#include "probes/staircase/sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+#include "analysis/size_rule.hpp"
+#include "analysis/stats.hpp"
+#include "backend/chain.hpp"
+#include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
+#include "probes/size/size_search.hpp"
+
+namespace memtopo::staircase {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A new answer after a step lies above the level before's p95 by at least this: 2 % (well above
+// jitter at any latency), at least 2 cycles.
+constexpr double kThresholdMarginShare = 0.02;
+constexpr double kMinThresholdMarginCycles = 2.0;
+// The miss floor lies below the new answers' p5 by their p50 - p5 spread, at least 1 % of the
+// p5: a spread of a cycle or two (a simulated device) says nothing about the jitter that the
+// per-chase overhead correction adds.
+constexpr double kMissFloorMinShare = 0.01;
+// Mixes the seed with an element's index for its offset inside its stride (the golden ratio's
+// 64-bit fraction: consecutive elements get unrelated offsets).
+constexpr std::uint64_t kOffsetSeedMultiplier = 0x9E3779B97F4A7C15ull;
+// The grid's own points stop a hair below `end`, which it then adds itself: no point next to it.
+constexpr double kGridEndSlack = 0.999;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The accesses of the level after a step that lie clearly above the level before's slowest
+// typical answer (its p95 plus a margin), sorted: the step's new answers.
+double new_answer_margin(const StaircaseLevel& before) {
+  return std::max(kMinThresholdMarginCycles, kThresholdMarginShare * before.spread.p95);
+}
+std::vector<double> new_answers(const StaircaseLevel& before, std::vector<double> after) {
+  const double above = before.spread.p95 + new_answer_margin(before);
+  std::erase_if(after, [&](double x) { return x <= above; });
+  std::sort(after.begin(), after.end());
+  return after;
+}
+
+// An access is slow above the midpoint of the level before's slowest typical answer (its p95)
+// and the fastest typical new answer after the step (the p5 of the new answers). A level with
+// two modes (near and far L2) keeps its far answers below the threshold, and a level where only
+// some accesses go further (a line that several elements share) still has its new answers above.
+double step_threshold(const StaircaseLevel& before, const std::vector<double>& after) {
+  const auto fresh = new_answers(before, after);
+  if (fresh.empty()) return before.spread.p95 + new_answer_margin(before);
+  return 0.5 * (before.spread.p95 + percentile_of_sorted(fresh, 0.05));
+}
+
+// A floor that almost no new answer falls under: their p5 less their p50 - p5 spread
+// (kMissFloorMinShare). A cache that every SM shares has no load path that skips only it, and
+// its hits can be slow (a far partition with a TLB miss on top) while all its misses go to the
+// next level: its geometry judges misses against this floor too (device_wide_threshold).
+double step_miss_floor(const StaircaseLevel& before, const std::vector<double>& after) {
+  const auto fresh = new_answers(before, after);
+  if (fresh.empty()) return before.spread.p95 + new_answer_margin(before);
+  const double p5 = percentile_of_sorted(fresh, 0.05);
+  return p5 - std::max(percentile_of_sorted(fresh, 0.5) - p5, kMissFloorMinShare * p5);
+}
+
+// The footprints judged so far, ascending, with their verdicts.
+using Verdicts = std::map<std::uint64_t, FitVerdict>;
+
+// The largest footprint known to fit and the smallest known to miss.
+struct Bracket {
+  std::uint64_t fit = 0;
+  std::uint64_t miss = 0;
+};
+
+// Narrows `bracket` by the verdicts on `points` (ascending): the first point at or above `from`
+// that misses becomes the miss, the largest point below it that fits becomes the fit.
+void narrow(Bracket& bracket, std::span<const std::uint64_t> points, const Verdicts& verdicts,
+            std::uint64_t from) {
+  for (std::uint64_t p : points) {
+    if (p >= from && !verdicts.at(p).fits) {
+      bracket.miss = p;
+      break;
+    }
+  }
+  for (std::uint64_t p : points) {
+    if (p < bracket.miss && verdicts.at(p).fits) bracket.fit = p;
+  }
+}
+
+std::vector<std::uint64_t> footprints_of(const Verdicts& verdicts) {
+  std::vector<std::uint64_t> footprints;
+  for (const auto& [footprint, verdict] : verdicts) footprints.push_back(footprint);
+  return footprints;
+}
+
+// Sampled chases (fewer timed loads than kTimedPasses passes) resolve no better than the share
+// of slow accesses their outlier limit allows: the section stops at that many strides.
+std::uint32_t resolvable_strides(const FitVerdict& verdict, std::uint64_t footprint,
+                                 std::uint32_t stride) {
+  const double resolved_bytes =
+      verdict.min_passes >= kTimedPasses ? 0 : verdict.limit * static_cast<double>(footprint);
+  return static_cast<std::uint32_t>(
+      std::max(1.0, std::floor(resolved_bytes / static_cast<double>(stride))));
+}
+
+}  // namespace
+
+WordReference per_word_medians(std::span<const Measured> chases) {
+  std::map<std::uint32_t, std::vector<double>> samples;
+  for (const Measured& m : chases) {
+    for (std::size_t j = 0; j < m.cycles.size(); ++j) samples[m.indices[j]].push_back(m.cycles[j]);
+  }
+  WordReference reference;
+  for (auto& [word, cycles] : samples) reference[word] = median(cycles);
+  return reference;
+}
+
+std::vector<std::uint64_t> footprint_grid(std::uint64_t start, std::uint64_t end, double ratio,
+                                          std::uint64_t stride) {
+  std::vector<std::uint64_t> grid;
+  for (double f = static_cast<double>(start); f < static_cast<double>(end) * kGridEndSlack;
+       f *= ratio) {
+    const std::uint64_t point = std::max(stride, round_down(static_cast<std::uint64_t>(f), stride));
+    if (grid.empty() || point > grid.back()) grid.push_back(point);
+  }
+  const std::uint64_t last = round_down(end, stride);
+  if (grid.empty() || last > grid.back()) grid.push_back(last);
+  return grid;
+}
+
+Sweep::Sweep(ProbeContext& ctx, const StaircaseRow& row, Layout layout)
+    : ctx_(ctx), row_(row), layout_(layout), limits_(ctx.backend.limits()) {}
+
+std::uint32_t Sweep::chases_per_batch() const {
+  return row_.run_alone ? 1 : std::max<std::uint32_t>(1, limits_.concurrent_slots);
+}
+
+std::vector<std::uint32_t> Sweep::one_per_page_indices(std::uint64_t elements) const {
+  // Element i sits at a seeded offset inside its stride, the same for every chain length, so
+  // that the elements spread over L2 sets (a stride of a page would put them all in one set of
+  // a modulo-indexed L2) and a refined footprint walks the same addresses as the coarse ones.
+  const std::uint64_t words_per_stride = layout_.stride_bytes / 4;
+  std::vector<std::uint32_t> indices;
+  for (std::uint64_t i = layout_.first_element; i < elements; ++i) {
+    SplitMix64 offset(ctx_.seed * kOffsetSeedMultiplier + i);
+    indices.push_back(
+        static_cast<std::uint32_t>(i * words_per_stride + offset.below(words_per_stride)));
+  }
+  // A seeded single cycle (Sattolo): every pass visits the pages in the same order, which
+  // thrashes an LRU TLB as soon as the pages exceed its entries.
+  SplitMix64 rng(ctx_.seed);
+  for (std::size_t i = indices.size() - 1; i > 0; --i) std::swap(indices[i], indices[rng.below(i)]);
+  return indices;
+}
+
+void Sweep::set_reference(WordReference reference) {
+  reference_ = std::move(reference);
+  std::vector<double> values;
+  for (const auto& [word, cycles] : reference_) values.push_back(cycles);
+  reference_median_ = values.empty() ? 0 : median(values);
+}
+
+ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
+  const std::uint64_t elements = footprint / layout_.stride_bytes;
+  const std::uint64_t timed =
+      std::clamp<std::uint64_t>(elements * kTimedPasses, kMinTimedLoads, kMaxTimedLoads);
+  ChaseBuilder builder = make_chase(row_.path, footprint, layout_.stride_bytes)
+                             .on_sm(layout_.sm)
+                             .timed_loads(static_cast<std::uint32_t>(
+                                 std::min<std::uint64_t>(timed, limits_.max_timed_loads)));
+  if (layout_.kind == Layout::one_per_page) builder.visiting(one_per_page_indices(elements));
+  return builder;
+}
+
+std::vector<Measured> Sweep::measure(std::span<const std::uint64_t> footprints,
+                                     const std::string& phase) {
+  const auto start = Clock::now();
+  const std::size_t per_batch = chases_per_batch();
+  std::vector<Measured> out;
+  for (std::size_t first = 0; first < footprints.size(); first += per_batch) {
+    std::vector<ChaseSpec> batch;
+    for (std::size_t i = first; i < std::min(footprints.size(), first + per_batch); ++i) {
+      batch.push_back(chase(footprints[i]).spec());
+      loads_ += loads_of(batch.back());
+    }
+    ctx_.progress(row_.id + ": " + phase + " " + format_bytes(footprints[first]));
+    for (Trace& t : ctx_.run(batch, row_.id + "/" + phase)) {
+      Measured m{corrected_cycles(t), std::move(t.indices)};
+      for (std::size_t j = 0; j < m.cycles.size() && !reference_.empty(); ++j) {
+        const auto it = reference_.find(m.indices[j]);
+        if (it != reference_.end()) m.cycles[j] += reference_median_ - it->second;
+      }
+      out.push_back(std::move(m));
+    }
+    ++batches_;
+  }
+  seconds_[phase] += seconds_since(start);
+  return out;
+}
+
+Staircase Sweep::coarse(std::span<const std::uint64_t> footprints) {
+  coarse_ = measure(footprints, "sweep");
+  std::vector<std::vector<double>> cycles;
+  for (const auto& m : coarse_) cycles.push_back(m.cycles);
+  return analyze_staircase(footprints, cycles);
+}
+
+std::vector<double> Sweep::pooled(const StaircaseLevel& level) const {
+  std::vector<double> out;
+  for (std::size_t i = level.first; i <= level.last; ++i) {
+    out.insert(out.end(), coarse_[i].cycles.begin(), coarse_[i].cycles.end());
+  }
+  return out;
+}
+
+nlohmann::json Sweep::cost() const {
+  nlohmann::json timings = nlohmann::json::object();
+  for (const auto& [phase, seconds] : seconds_) timings[phase + "_s"] = seconds;
+  return {{"batches", batches_}, {"loads", loads_}, {"timings", timings}};
+}
+
+RefinedStep Sweep::refine(const Staircase& s, std::size_t k) {
+  const StaircaseLevel& before = s.levels[k];
+  const StaircaseLevel& after = s.levels[k + 1];
+  RefinedStep r;
+  r.step = s.steps[k];
+  const std::vector<double> after_accesses = pooled(after);
+  r.threshold_cycles = step_threshold(before, after_accesses);
+  r.miss_floor_cycles = step_miss_floor(before, after_accesses);
+  FitRule rule;
+  rule.threshold_cycles = r.threshold_cycles;
+
+  Verdicts verdicts;
+  const auto judge = [&](std::span<const std::uint64_t> footprints,
+                         std::span<const Measured> measured) {
+    for (std::size_t i = 0; i < footprints.size(); ++i) {
+      verdicts[footprints[i]] = judge_fit(measured[i].cycles, measured[i].indices, rule);
+    }
+  };
+  const std::span<const std::uint64_t> level_range(s.footprints.data() + before.first,
+                                                   after.last - before.first + 1);
+  judge(level_range, std::span(coarse_).subspan(before.first, level_range.size()));
+
+  // Bracket: the first footprint that misses at or after the step's level, and the largest
+  // fitting footprint below it; then a section search between the two.
+  Bracket bracket{0, level_range.back()};
+  narrow(bracket, footprints_of(verdicts), verdicts, before.to_bytes);
+  if (bracket.fit == 0) bracket.fit = before.from_bytes;
+  for (;;) {
+    const auto points =
+        section_points(bracket.fit, bracket.miss, stride(), chases_per_batch(),
+                       resolvable_strides(verdicts.at(bracket.miss), bracket.miss, stride()));
+    if (points.empty()) break;
+    judge(points, measure(points, "section"));
+    narrow(bracket, points, verdicts, 0);
+  }
+  r.edge_bytes = bracket.fit;
+  r.first_miss_bytes = bracket.miss;
+  for (const auto& [footprint, verdict] : verdicts) {
+    r.verdicts.push_back({footprint, verdict.miss_fraction, verdict.fits});
+  }
+  r.edge_confidence = edge_confidence(r.verdicts, bracket.fit);
+  return r;
+}
+
+}  // namespace memtopo::staircase

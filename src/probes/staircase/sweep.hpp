@@ -1,0 +1,112 @@
+#pragma once
+// The sweep every staircase row runs: chains over a grid of footprints on the row's load path,
+// cut into levels and steps (analysis/staircase), and every step refined by a section search
+// between the two footprints that bracket it.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/size_rule.hpp"
+#include "analysis/staircase.hpp"
+#include "backend/experiment.hpp"
+#include "probes/core/chase_builder.hpp"
+#include "probes/core/probe.hpp"
+#include "probes/staircase/staircase_probe.hpp"
+
+namespace memtopo::staircase {
+
+// Timed loads per chase: kTimedPasses passes over the chain (so that a missing element is slow
+// twice and an outlier never makes one), at least this many samples, at most that many.
+inline constexpr std::uint32_t kMinTimedLoads = 1024;
+inline constexpr std::uint32_t kMaxTimedLoads = 16384;
+// 32-bit word indices: a chase's array holds at most 2^32 words.
+inline constexpr std::uint64_t kMaxIndexedBytes = std::uint64_t{4} * UINT32_MAX;
+
+// How a footprint becomes a chain.
+struct Layout {
+  enum Kind {
+    sequential,    // every stride, in address order: pages in turn, every pass the same order
+    one_per_page,  // one element per stride (>= a page) at a seeded offset, random order
+  } kind = sequential;
+  std::uint32_t stride_bytes = 0;
+  std::optional<std::uint32_t> sm;  // pin every chase to this SM (near/far L2 depend on it)
+  std::uint64_t first_element = 0;  // one_per_page: elements below this are not on the chain
+};
+
+// Per-word reference latencies (word -> cycles), subtracted from every access of that word with
+// their median added back: removes what is fixed per address (a line in a near or a far L2
+// partition) and leaves what changes with the footprint (TLB misses). The thesis' reduction
+// against a reference vector (004, 3.3.2), applied per access.
+using WordReference = std::map<std::uint32_t, double>;
+
+// What one chase gave: corrected cycles and the word each timed load read.
+struct Measured {
+  std::vector<double> cycles;
+  std::vector<std::uint32_t> indices;
+};
+
+// Per-word medians of the timed loads of some chases: a reference (see WordReference).
+WordReference per_word_medians(std::span<const Measured> chases);
+
+// One refined step: the largest footprint of the level before and the evidence around it.
+struct RefinedStep {
+  StaircaseStep step;
+  double threshold_cycles = 0;
+  double miss_floor_cycles = 0;        // below almost every new answer after the step
+  std::uint64_t edge_bytes = 0;        // largest footprint that fits (the level before holds it)
+  std::uint64_t first_miss_bytes = 0;  // smallest footprint that misses
+  std::vector<ScanPoint> verdicts;     // every footprint judged, coarse and section
+  double edge_confidence = 0;          // size_rule's edge_confidence over the verdicts
+};
+
+// The coarse grid: start, start * ratio, ... up to end (always included), on the stride.
+std::vector<std::uint64_t> footprint_grid(std::uint64_t start, std::uint64_t end, double ratio,
+                                          std::uint64_t stride);
+
+// A sweep on one row: plans chases, runs them, keeps the coarse traces and the cost.
+class Sweep {
+ public:
+  Sweep(ProbeContext& ctx, const StaircaseRow& row, Layout layout);
+
+  // The reference every later access is corrected by (see WordReference).
+  void set_reference(WordReference reference);
+
+  // The chase over `footprint` in this layout, as a builder: callers may change what differs.
+  ChaseBuilder chase(std::uint64_t footprint) const;
+  // One chase per footprint, as many per batch as the row allows; `phase` names the timing.
+  std::vector<Measured> measure(std::span<const std::uint64_t> footprints,
+                                const std::string& phase);
+  // Measures the grid and cuts it into levels and steps; keeps the traces for refine.
+  Staircase coarse(std::span<const std::uint64_t> footprints);
+  // Step k of `s` (which coarse() returned), refined by a section search.
+  RefinedStep refine(const Staircase& s, std::size_t k);
+
+  std::uint32_t stride() const { return layout_.stride_bytes; }
+  const Layout& layout() const { return layout_; }
+  const std::vector<Measured>& coarse() const { return coarse_; }
+  // Every access of a level's footprints, pooled.
+  std::vector<double> pooled(const StaircaseLevel& level) const;
+  nlohmann::json cost() const;
+
+ private:
+  std::vector<std::uint32_t> one_per_page_indices(std::uint64_t elements) const;
+  std::uint32_t chases_per_batch() const;
+
+  ProbeContext& ctx_;
+  const StaircaseRow& row_;
+  Layout layout_;
+  BackendLimits limits_;
+  std::vector<Measured> coarse_;
+  WordReference reference_;
+  double reference_median_ = 0;
+  std::map<std::string, double> seconds_;
+  std::uint64_t loads_ = 0;
+  std::uint32_t batches_ = 0;
+};
+
+}  // namespace memtopo::staircase

@@ -1,0 +1,160 @@
+// The geometry row of the device-wide L2 (l2.ways, .sets, .set_bits, .policy) end to end on
+// simulated devices: what the description configures, with every chase alone.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backend/sim/sim_backend.hpp"
+#include "geometry/geometry_support.hpp"
+#include "probes/core/elements.hpp"
+#include "probes/core/probe.hpp"
+#include "support/probe_harness.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+const std::vector<std::string> kL2GeometryIds = {"l2.ways", "l2.sets", "l2.set_bits", "l2.policy"};
+
+struct L2Run {
+  Topology topology;
+  std::map<std::string, std::string> skipped;
+  std::size_t largest_l2_batch = 0;
+};
+
+// The L1 size and line (where the L2 staircase starts and its stride), the L2 size, sector and
+// line, then the L2 geometry row with its batches watched.
+L2Run run_l2_geometry(const std::string& file) {
+  auto sim = make_sim_backend_from_file(source_path(file));
+  BatchSizeWatcher backend(*sim);
+  L2Run run;
+  run.topology.device = backend.facts();
+  ProbeContext ctx{backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
+  std::vector<std::string> ids = {"l1.size",   "l1.sector", "l1.line",
+                                  "l2.sector", "l2.size",   "l2.line"};
+  ids.insert(ids.end(), kL2GeometryIds.begin(), kL2GeometryIds.end());
+  for (const auto& probe : all_probes()) {
+    if (std::find(ids.begin(), ids.end(), probe->id()) == ids.end()) continue;
+    backend.watching = std::find(kL2GeometryIds.begin(), kL2GeometryIds.end(), probe->id()) !=
+                       kL2GeometryIds.end();
+    try {
+      probe->run(ctx);
+    } catch (const ProbeSkipped& skipped) {
+      run.skipped[probe->id()] = skipped.what();
+    }
+  }
+  run.largest_l2_batch = backend.largest;
+  return run;
+}
+
+class L2GeometryOnSim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(L2GeometryOnSim, WaysSetsAndPolicyAsConfiguredWithEveryChaseAlone) {
+  const GeometryTruth truth = geometry_truth(GetParam(), "L2");
+  const L2Run run = run_l2_geometry(GetParam());
+  for (const auto& [id, reason] : run.skipped) ADD_FAILURE() << id << " skipped: " << reason;
+  EXPECT_EQ(run.largest_l2_batch, 1u);
+
+  const Element* l2 = run.topology.find("l2");
+  ASSERT_NE(l2, nullptr);
+  const Property* ways = l2->find("ways");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_FALSE(ways->inconclusive) << ways->note << "\n" << ways->evidence.dump();
+  EXPECT_EQ(ways->value, truth.ways) << ways->evidence.dump();
+  EXPECT_EQ(ways->evidence.at("threshold_source"), "l2.size");
+  EXPECT_EQ(ways->evidence.at("line_source"), "l2.line");
+  EXPECT_EQ(ways->evidence.at("path"), "cg");
+  ASSERT_NE(l2->find("sets"), nullptr);
+  EXPECT_EQ(l2->find("sets")->value, truth.sets);
+  ASSERT_NE(l2->find("set_bits"), nullptr);
+  EXPECT_EQ(l2->find("set_bits")->value, truth.set_bits) << l2->find("set_bits")->evidence.dump();
+  const Property* policy = l2->find("policy");
+  ASSERT_NE(policy, nullptr);
+  EXPECT_EQ(policy->value, truth.policy) << policy->note << "\n" << policy->evidence.dump();
+  // The runs gave the ways; every sampled set agreed with them, and sets and set bits inherit.
+  expect_every_check_agreed(*ways);
+  EXPECT_EQ(ways->evidence.at("confidence_factors").size(), 1u);
+  EXPECT_EQ(l2->find("sets")->confidence, ways->confidence);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, L2GeometryOnSim,
+                         ::testing::Values("tests/probes/sims/geometry-l2-16way-lru.json",
+                                           "tests/probes/sims/geometry-l2-8way-fifo.json",
+                                           "tests/probes/sims/geometry-l2-far-tlb.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
+
+// An L2 with random replacement: the chase past its size misses scattered lines, not W + 1
+// runs, so the ways stay inconclusive (with the evidence) rather than guessed, and the policy
+// falls back to the scan test, which claims no class for a cache that loses its working set.
+TEST(Geometry, L2WithRandomReplacementLeavesTheWaysInconclusive) {
+  const L2Run run = run_l2_geometry("tests/probes/sims/geometry-l2-16way-random.json");
+  const Element* l2 = run.topology.find("l2");
+  ASSERT_NE(l2, nullptr);
+  const Property* ways = l2->find("ways");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_TRUE(ways->inconclusive) << ways->evidence.dump();
+  EXPECT_TRUE(ways->value.is_null());
+  EXPECT_NE(ways->note.find("runs"), std::string::npos) << ways->note;
+  EXPECT_GT(ways->evidence.at("missing_lines").get<int>(), 0);
+  EXPECT_EQ(run.skipped.count("l2.sets"), 1u);
+  const Property* policy = l2->find("policy");
+  ASSERT_NE(policy, nullptr);
+  EXPECT_TRUE(policy->inconclusive) << policy->evidence.dump();
+  EXPECT_EQ(policy->evidence.at("threshold_source"), "l2.size");
+  EXPECT_EQ(run.largest_l2_batch, 1u);
+}
+
+// Without the L2 size nothing is planned: the row skips, naming what it needs.
+TEST(Geometry, L2RowSkipsWithoutASize) {
+  const ProbeRun run = run_on_sim("tests/probes/sims/geometry-l2-16way-lru.json", {"l2.ways"});
+  ASSERT_EQ(run.skipped.count("l2.ways"), 1u);
+  EXPECT_NE(run.skipped.at("l2.ways").find("l2.size"), std::string::npos);
+}
+
+// Where l2.line is only an upper bound (the contiguous check contradicted the odd strides, as on
+// Hopper) that the size staircase's stride reaches, the L2 row chases at that stride: one line
+// per element, and "past the size" as the size search meant it. The ways come back right.
+TEST(Geometry, L2RowChasesAtTheSizeStrideUnderAnUpperBoundLine) {
+  const std::string file = "tests/probes/sims/geometry-l2-16way-lru.json";
+  const GeometryTruth truth = geometry_truth(file, "L2");
+  ProbeRun run = run_on_sim(file, {"l1.size", "l1.sector", "l1.line", "l2.size"});
+  const Element* l2 = run.topology.find("l2");
+  ASSERT_TRUE(l2 && l2->find("size"));
+  const auto stride =
+      l2->find("size")->evidence.at("staircase").at("stride_bytes").get<std::uint64_t>();
+  Property line;
+  line.name = "line";
+  line.unit = "bytes";
+  line.source = Source::measured;
+  line.value = 2 * stride;  // line < 2 x stride: the stride is at least the line
+  line.bound = Bound::upper;
+  line.inconclusive = true;
+  element_for(run.topology, "l2").set(line);
+  auto backend = make_sim_backend_from_file(source_path(file));
+  ProbeContext ctx{*backend, run.topology, [](const std::string&) {}, [] { return false; }, 1, {}};
+  for (const auto& probe : all_probes()) {
+    if (probe->id() == "l2.ways" || probe->id() == "l2.sets") probe->run(ctx);
+  }
+  const Property* ways = run.topology.find("l2")->find("ways");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_EQ(ways->value, truth.ways) << ways->note << "\n" << ways->evidence.dump();
+  EXPECT_EQ(ways->evidence.at("line_bytes").get<std::uint64_t>(), stride);
+  EXPECT_NE(ways->evidence.at("line_source").get<std::string>().find("staircase stride"),
+            std::string::npos);
+  EXPECT_EQ(run.topology.find("l2")->find("sets")->value, truth.sets);
+
+  // A bound the stride does not reach (line < 4 x stride) leaves the row skipped.
+  line.value = 4 * stride;
+  element_for(run.topology, "l2").set(line);
+  for (const auto& probe : all_probes()) {
+    if (probe->id() == "l2.ways") {
+      EXPECT_THROW(probe->run(ctx), ProbeSkipped);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace memtopo::testing
