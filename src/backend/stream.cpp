@@ -44,6 +44,8 @@ std::string_view to_string(StreamPlacement placement) {
       return "per_block";
     case StreamPlacement::shared_by_all:
       return "shared_by_all";
+    case StreamPlacement::one_pass:
+      return "one_pass";
   }
   return "?";
 }
@@ -90,15 +92,25 @@ StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms) {
   geometry.warp_tile_bytes = warp_tile_bytes(spec);
   geometry.footprint_bytes =
       spec.footprint_bytes / geometry.warp_tile_bytes * geometry.warp_tile_bytes;
-  geometry.warps =
-      std::uint64_t{sms} * spec.blocks_per_sm * (spec.threads_per_block / kStreamWarpThreads);
-  const std::uint64_t per_iteration =
-      geometry.warps * geometry.warp_tile_bytes * (spec.op == StreamOp::copy ? 2 : 1);
-  geometry.iterations =
-      per_iteration == 0
-          ? 0
-          : std::max<std::uint64_t>(1, (spec.bytes_per_launch + per_iteration - 1) / per_iteration);
-  geometry.bytes_moved = geometry.iterations * per_iteration;
+  const std::uint64_t warps_per_block = spec.threads_per_block / kStreamWarpThreads;
+  const std::uint64_t tile_moves =
+      geometry.warp_tile_bytes * (spec.op == StreamOp::copy ? 2 : 1);  // bytes per warp tile
+  if (warps_per_block == 0 || tile_moves == 0) return geometry;
+  if (spec.placement == StreamPlacement::one_pass) {
+    // As many blocks as bytes_per_launch needs, one tile per warp.
+    const std::uint64_t block_moves = warps_per_block * tile_moves;
+    geometry.blocks =
+        std::max<std::uint64_t>(1, (spec.bytes_per_launch + block_moves - 1) / block_moves);
+    geometry.warps = geometry.blocks * warps_per_block;
+    geometry.iterations = 1;
+  } else {
+    geometry.blocks = std::uint64_t{sms} * spec.blocks_per_sm;
+    geometry.warps = geometry.blocks * warps_per_block;
+    const std::uint64_t per_iteration = geometry.warps * tile_moves;
+    geometry.iterations =
+        std::max<std::uint64_t>(1, (spec.bytes_per_launch + per_iteration - 1) / per_iteration);
+  }
+  geometry.bytes_moved = geometry.iterations * geometry.warps * tile_moves;
   return geometry;
 }
 

@@ -31,6 +31,12 @@ enum class StreamPlacement {
   // tile g and every warp steps by all warps' tiles, so together they sweep the array in order.
   // What the device-wide levels (L2, DRAM) need.
   shared_by_all,
+  // One array as in shared_by_all, but every warp streams one tile and ends: the grid covers
+  // bytes_per_launch once (wrapping inside the array), and the GPU runs its blocks in waves of
+  // what fits (blocks_per_sm is not used). What gpu-stream's kernels do: on Hopper, stores to
+  // DRAM reach about 7 % more this way than from warps that loop (looping warps drift apart
+  // and spread their stores over more DRAM pages).
+  one_pass,
 };
 std::string_view to_string(StreamPlacement placement);
 
@@ -76,6 +82,7 @@ struct StreamGeometry {
   std::uint64_t footprint_bytes = 0;  // rounded down to whole warp tiles
   std::uint64_t warp_tile_bytes = 0;  // 32 x vector_bytes x unroll
   std::uint64_t warps = 0;            // of the whole launch
+  std::uint64_t blocks = 0;           // the grid
   std::uint64_t iterations = 0;       // per warp
   std::uint64_t bytes_moved = 0;      // per launch, reads plus writes
 };

@@ -13,7 +13,8 @@ struct StreamRunnerConfig {
   std::uint32_t sm_count = 0;                // the grid is blocks_per_sm x this
   std::size_t max_dynamic_shared_bytes = 0;  // opt-in shared memory per block
   std::uint64_t max_texture_1d_linear_elements = 0;
-  std::uint64_t global_memory_bytes = 0;  // sizes what the runner keeps between streams
+  std::uint64_t global_memory_bytes = 0;      // sizes what the runner keeps between streams
+  std::uint64_t max_grid_blocks = INT32_MAX;  // gridDim.x of every CUDA device since sm_30
 };
 
 class StreamRunner {

@@ -50,7 +50,7 @@ void check_runnable(const StreamSpec& spec, const SimDescription& description) {
   validate(spec);
   const auto fail = [](const std::string& what) { throw ExperimentError("stream spec: " + what); };
   const std::uint64_t threads = std::uint64_t{spec.blocks_per_sm} * spec.threads_per_block;
-  if (threads > model.max_threads_per_sm) {
+  if (spec.placement != StreamPlacement::one_pass && threads > model.max_threads_per_sm) {
     fail(std::to_string(spec.blocks_per_sm) + " blocks of " +
          std::to_string(spec.threads_per_block) + " threads exceed the " +
          std::to_string(model.max_threads_per_sm) + " threads an SM holds");
@@ -100,7 +100,12 @@ ServingLevel serving_level(const StreamSpec& spec, const SimDescription& descrip
 double modelled_bytes_per_cycle(const StreamSpec& spec, const SimDescription& description) {
   const ThroughputDescription& model = model_of(description);
   const ServingLevel level = serving_level(spec, description);
-  const double in_flight = static_cast<double>(spec.blocks_per_sm) * spec.threads_per_block *
+  // A one-pass grid runs in waves: as many of its blocks at once as an SM holds.
+  const std::uint64_t resident_blocks =
+      spec.placement == StreamPlacement::one_pass
+          ? std::max<std::uint64_t>(1, model.max_threads_per_sm / spec.threads_per_block)
+          : spec.blocks_per_sm;
+  const double in_flight = static_cast<double>(resident_blocks) * spec.threads_per_block *
                            spec.vector_bytes * spec.unroll;
   const double issue =
       model.load_instructions_per_cycle > 0

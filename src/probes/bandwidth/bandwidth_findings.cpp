@@ -49,9 +49,11 @@ std::string instructions(const StreamSpec& spec) {
 
 std::string method_of(const StreamMeasurement& m) {
   const StreamSpec& spec = m.spec;
-  const std::string where = spec.placement == StreamPlacement::per_block
-                                ? "every block going over one window of "
-                                : "all SMs sharing one array of ";
+  const std::string where =
+      spec.placement == StreamPlacement::per_block ? "every block going over one window of "
+      : spec.placement == StreamPlacement::one_pass
+          ? "a one-pass grid (one tile per warp, blocks in waves) over one array of "
+          : "all SMs sharing one array of ";
   return std::string(to_string(spec.op)) + " stream of " + instructions(spec) + ", " + where +
          format_bytes(static_cast<double>(m.result.footprint_bytes)) +
          "; best launch of a search over blocks per SM x threads x vector x unroll; p50 of " +
@@ -62,18 +64,28 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
   const StreamMeasurement& m = outcome.final;
   nlohmann::json launch = to_json(outcome.search.best);
   launch["bytes_per_launch"] = m.result.bytes_moved;
-  launch["grid_blocks"] = std::uint64_t{m.result.sms} * m.spec.blocks_per_sm;
-  return {{"op", std::string(to_string(m.spec.op))},
-          {"path", std::string(to_string(m.spec.path))},
-          {"placement", std::string(to_string(m.spec.placement))},
-          {"footprint_bytes", m.result.footprint_bytes},
-          {"footprint_rule", plan.rule},
-          {"launch", launch},
-          {"sm_clock_khz", m.result.sm_clock_khz},
-          {"memory_clock_khz", m.result.memory_clock_khz},
-          {"sms", m.result.sms},
-          {"seconds", m.result.seconds},
-          {"search", to_json(outcome.search)}};
+  launch["grid_blocks"] = stream_geometry(m.spec, m.result.sms).blocks;
+  nlohmann::json evidence = {{"op", std::string(to_string(m.spec.op))},
+                             {"path", std::string(to_string(m.spec.path))},
+                             {"placement", std::string(to_string(m.spec.placement))},
+                             {"footprint_bytes", m.result.footprint_bytes},
+                             {"footprint_rule", plan.rule},
+                             {"launch", launch},
+                             {"sm_clock_khz", m.result.sm_clock_khz},
+                             {"memory_clock_khz", m.result.memory_clock_khz},
+                             {"sms", m.result.sms},
+                             {"seconds", m.result.seconds},
+                             {"search", to_json(outcome.search)}};
+  if (outcome.other_shape) {
+    const StreamMeasurement& other = *outcome.other_shape;
+    evidence["other_launch_shape"] = {{"placement", std::string(to_string(other.spec.placement))},
+                                      {"p50_bytes_per_second", other.median_bytes_per_second},
+                                      {"bytes_per_launch", other.result.bytes_moved},
+                                      {"seconds", other.result.seconds}};
+  } else if (!outcome.other_shape_not_run.empty()) {
+    evidence["other_launch_shape"] = {{"not_run", outcome.other_shape_not_run}};
+  }
+  return evidence;
 }
 
 std::vector<double> scaled(const std::vector<double>& values, double factor) {

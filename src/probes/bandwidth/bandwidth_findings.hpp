@@ -2,6 +2,7 @@
 // The findings a bandwidth probe writes: a measured rate (read, write or copy) with its spread,
 // clocks, launch configuration and search as evidence; the per-SM-clock figure derived from it;
 // the API's DRAM peak and the fraction of it that was measured.
+#include <optional>
 #include <string>
 
 #include "model/topology.hpp"
@@ -16,6 +17,10 @@ namespace memtopo {
 struct OpOutcome {
   SearchResult search;
   StreamMeasurement final;
+  // DRAM: the same configuration in the launch shape that lost (looping warps or one pass),
+  // or why it could not run.
+  std::optional<StreamMeasurement> other_shape;
+  std::string other_shape_not_run;
 };
 
 // `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in

@@ -52,6 +52,17 @@ StreamMeasurement StreamMeter::run_once(const StreamSpec& spec) {
 
 StreamMeasurement StreamMeter::measure(const LaunchConfig& config, std::uint32_t timed_launches,
                                        std::uint64_t footprint) {
+  return measure_sized(config, timed_launches, footprint, kTargetLaunchSeconds);
+}
+
+StreamMeasurement StreamMeter::measure_long(const LaunchConfig& config,
+                                            std::uint32_t timed_launches, double launch_seconds) {
+  return measure_sized(config, timed_launches, 0, launch_seconds);
+}
+
+StreamMeasurement StreamMeter::measure_sized(const LaunchConfig& config,
+                                             std::uint32_t timed_launches, std::uint64_t footprint,
+                                             double launch_seconds) {
   StreamSpec spec = base_;
   spec.blocks_per_sm = config.blocks_per_sm;
   spec.threads_per_block = config.threads_per_block;
@@ -61,7 +72,7 @@ StreamMeasurement StreamMeter::measure(const LaunchConfig& config, std::uint32_t
   if (footprint > 0) spec.footprint_bytes = footprint;
   const auto size_for = [&](double rate) {
     return std::max(kMinBytesPerLaunch,
-                    static_cast<std::uint64_t>(std::ceil(rate * kTargetLaunchSeconds)));
+                    static_cast<std::uint64_t>(std::ceil(rate * launch_seconds)));
   };
   spec.bytes_per_launch = size_for(rate_estimate_);
   StreamMeasurement m = run_once(spec);

@@ -31,6 +31,13 @@ class StreamMeter {
   // stream can.
   StreamMeasurement measure(const LaunchConfig& config, std::uint32_t timed_launches,
                             std::uint64_t footprint = 0);
+  // The same with launches sized to last about `launch_seconds` each (a final measurement:
+  // launch overhead and the ramp at a launch's start and end weigh less in longer launches).
+  StreamMeasurement measure_long(const LaunchConfig& config, std::uint32_t timed_launches,
+                                 double launch_seconds);
+
+  // Runs with another placement from now on (a one-pass grid over the same array).
+  void set_placement(StreamPlacement placement) { base_.placement = placement; }
 
   // A MeasureLaunch for search_launch: the median bandwidth over `timed_launches`, nullopt
   // (with the reason) where the backend cannot run the configuration.
@@ -41,6 +48,8 @@ class StreamMeter {
 
  private:
   StreamMeasurement run_once(const StreamSpec& spec);
+  StreamMeasurement measure_sized(const LaunchConfig& config, std::uint32_t timed_launches,
+                                  std::uint64_t footprint, double launch_seconds);
 
   ProbeContext& ctx_;
   StreamSpec base_;
