@@ -60,6 +60,12 @@ std::vector<std::uint64_t> EvictionSetReduction::without_group(std::size_t g) co
 }
 
 void EvictionSetReduction::plan() {
+  if (first_round_) {
+    std::vector<std::uint64_t> control = {target_};
+    control.insert(control.end(), set_.begin(), set_.end());
+    round_ = {std::move(control), set_};
+    return;
+  }
   const std::size_t count =
       set_.size() <= kSingleRemovalLimit ? set_.size() : std::min(groups_, set_.size());
   if (tests_ + count + 1 > max_tests_) {
@@ -88,6 +94,45 @@ void EvictionSetReduction::finish_minimal() {
   round_.clear();
 }
 
+// With pruning: the candidates that missed in the control, and in every chase that still evicted
+// the target (its set overfull, so its congruent lines missed) unless that chase left them out.
+std::vector<std::uint64_t> EvictionSetReduction::pruned(
+    const std::vector<std::vector<bool>>& missed, const std::vector<std::size_t>& removable) const {
+  if (!prune_) return set_;
+  const auto in_control = missed_candidates(round_[0], missed[0]);
+  std::set<std::uint64_t> keep(in_control.begin(), in_control.end());
+  for (std::size_t g : removable) {
+    const auto left_out = group(g);
+    std::set<std::uint64_t> still(left_out.begin(), left_out.end());
+    for (std::uint64_t x : missed_candidates(round_[g + 1], missed[g + 1])) still.insert(x);
+    std::erase_if(keep, [&](std::uint64_t x) { return !still.count(x); });
+  }
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t x : set_) {
+    if (keep.count(x)) out.push_back(x);
+  }
+  return out;
+}
+
+void EvictionSetReduction::record_first_round(const std::vector<std::vector<bool>>& missed) {
+  first_round_ = false;
+  if (!missed[0][0]) {
+    fail("the " + std::to_string(set_.size()) + " candidates did not evict the target");
+    return;
+  }
+  // Candidates that missed with the target and hit without it: its set's lines.
+  std::vector<std::uint64_t> stopped;
+  for (std::size_t i = 0; i < set_.size(); ++i) {
+    if (missed[0][i + 1] && !missed[1][i]) stopped.push_back(set_[i]);
+  }
+  if (!stopped.empty()) {
+    set_ = std::move(stopped);
+  } else if (prune_) {
+    set_ = missed_candidates(round_[0], missed[0]);
+  }
+  plan();
+}
+
 void EvictionSetReduction::record(const std::vector<std::vector<bool>>& missed) {
   if (missed.size() != round_.size()) {
     throw std::invalid_argument("EvictionSetReduction::record: one verdict list per chase");
@@ -99,6 +144,10 @@ void EvictionSetReduction::record(const std::vector<std::vector<bool>>& missed) 
   }
   ++rounds_;
   tests_ += round_.size();
+  if (first_round_) {
+    record_first_round(missed);
+    return;
+  }
   if (!missed[0][0]) {  // the control no longer evicts the target
     if (undo_to_) {
       set_ = std::move(*undo_to_);
@@ -133,26 +182,15 @@ void EvictionSetReduction::record(const std::vector<std::vector<bool>>& missed) 
     plan();
     return;
   }
-  std::vector<std::uint64_t> kept = prune_ ? missed_candidates(round_[0], missed[0]) : set_;
+  const std::vector<std::uint64_t> kept = pruned(missed, removable);
   if (removable.empty()) {
     groups_ = std::min(2 * count, kept.size());
-    set_ = std::move(kept);
+    set_ = kept;
     plan();
     return;
   }
-  if (single) {
-    // More than W congruent lines: drop one line, the one whose chase kept the fewest misses.
-    std::size_t best = removable.front();
-    if (prune_) {
-      for (std::size_t g : removable) {
-        if (missed_candidates(round_[g + 1], missed[g + 1]).size() <
-            missed_candidates(round_[best + 1], missed[best + 1]).size())
-          best = g;
-      }
-      set_ = missed_candidates(round_[best + 1], missed[best + 1]);
-    } else {
-      set_ = without_group(best);
-    }
+  if (single) {  // more than W congruent lines: one line goes
+    set_ = minus(kept, {set_[removable.front()]});
     plan();
     return;
   }

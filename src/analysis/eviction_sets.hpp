@@ -12,11 +12,17 @@
 // go, G doubles. When every single line is needed, the set is minimal. Two additions, because a
 // chase reports every line's misses, not only the target's:
 //   - pruning: under a deterministic policy (LRU, FIFO: every line of an overfull set misses on
-//     every pass) a line that did not miss shares no overfull set with the target, so every test
-//     drops the candidates that hit;
+//     every pass; or random replacement chased with enough passes that every such line misses on
+//     some) a line that did not miss in a chase that evicted the target shares no set with it,
+//     so the control and every chase that still evicted drop the candidates that hit;
 //   - necessary lines: in a round that leaves out single lines, the lines whose removal stops the
 //     eviction are exactly the target's congruent lines when there are W of them (with more, no
 //     single line is necessary), so they are the minimal set at once.
+//   - the target's set at once: the first round chases the candidates with and without the
+//     target. Where the target's set holds exactly W + 1 of the chased lines, leaving the target
+//     out leaves W, and exactly its W congruent lines stop missing: they are the candidates then
+//     (one chase instead of a reduction; a pool of k overfull sets needs k such chases, not
+//     group testing over all of them). Where no line stops missing, group testing goes on.
 // Every round also chases the target with all remaining candidates (the control): it must still
 // evict, or the round that removed several groups at once is undone to one group.
 //
@@ -33,14 +39,14 @@ namespace memtopo {
 
 class EvictionSetReduction {
  public:
-  // `candidates` (not containing `target`) evicted `target` in a chase over both. `prune`: the
-  // policy is deterministic (see above). At most `max_tests` chases. Throws
-  // std::invalid_argument for no candidates or max_tests 0.
+  // `candidates` (not containing `target`) evicted `target` in a chase over both. `prune`: a
+  // line that stays fast in a chase that evicts the target is not in its set (see above). At most
+  // `max_tests` chases. Throws std::invalid_argument for no candidates or max_tests 0.
   EvictionSetReduction(std::uint64_t target, std::vector<std::uint64_t> candidates, bool prune,
                        std::size_t max_tests);
 
-  // The chases of the next round, each the target first and then candidates; empty when
-  // finished.
+  // The chases of the next round, each the target first and then candidates (the first round's
+  // second chase: the candidates alone); empty when finished.
   const std::vector<std::vector<std::uint64_t>>& round() const { return round_; }
   // Per chase of round(), per line in its order: whether it missed. Throws
   // std::invalid_argument when the shapes differ from round()'s.
@@ -62,7 +68,10 @@ class EvictionSetReduction {
   void plan();
   void fail(std::string why);
   void finish_minimal();
+  void record_first_round(const std::vector<std::vector<bool>>& missed);
   std::vector<std::uint64_t> without_group(std::size_t group) const;
+  std::vector<std::uint64_t> pruned(const std::vector<std::vector<bool>>& missed,
+                                    const std::vector<std::size_t>& removable) const;
   std::vector<std::uint64_t> group(std::size_t g) const;
 
   std::uint64_t target_;
@@ -74,6 +83,7 @@ class EvictionSetReduction {
   // The set before the last round that removed several groups, and the first of them: what the
   // set becomes when the next control fails.
   std::optional<std::vector<std::uint64_t>> undo_to_;
+  bool first_round_ = true;  // the chases with and without the target
   bool minimal_ = false;
   std::string why_;
   std::size_t tests_ = 0, rounds_ = 0, undone_ = 0;

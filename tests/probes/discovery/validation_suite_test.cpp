@@ -261,11 +261,11 @@ const std::vector<Case>& cases() {
        .why = "weighted victims: the size comes out 1.5 lines high, confidence 0.42"},
       {.path = "tests/validation/sims/227k-random-unsectored.json",
        .what = "227 KiB 8-way random, 128 B unsectored, 1 L2 partition",
-       .unresolved = {"size", "ways", "sets", "set_bits", "policy"},
+       .unresolved = {"size"},
        .why = "random replacement on 8 ways, unsectored: one overfull set adds about two slow "
               "accesses per pass against some 7 000 elements' outliers, so the size comes out "
-              "6 lines high with confidence 0.28; l1.ways is inconclusive, so sets and set_bits "
-              "are skipped and the policy (scan resistance alone) is inconclusive"},
+              "6 lines high with confidence 0.28; the overfull-set chases cannot read the ways, "
+              "minimal eviction sets do (and with them the sets, set bits and policy)"},
       {.path = "tests/validation/sims/32-unsectored-fifo-8k.json",
        .what = "8 KiB 8-way FIFO, 32 B lines"},
       {.path = "tests/validation/sims/unequal-fifo-heavy.json",
