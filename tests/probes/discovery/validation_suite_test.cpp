@@ -232,6 +232,8 @@ const std::vector<Case>& cases() {
        .what = "40 KiB, 256/32, 0.1 % outliers"},
       {.path = "tests/probes/sims/l1-176k-outliers.json",
        .what = "176 KiB, jitter 3, 0.1 % outliers"},
+      {.path = "tests/probes/sims/line-7x-sets-random.json",
+       .what = "112 KiB 4-way random, 224 = 7 x 32 sets (the line from the strides 11 x unit)"},
       // New descriptions (tests/validation/sims).
       {.path = "tests/validation/sims/direct-mapped-16k.json",
        .what = "16 KiB direct mapped (1-way), no noise",
