@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/sim/strict_json.hpp"
+#include "backend/sim/throughput_loader.hpp"
 
 namespace memtopo::sim {
 namespace {
@@ -473,10 +474,11 @@ void require_unique_names(const std::vector<Entry>& list, const JsonPlace& place
 }
 
 SimDescription read_description(const json& document, const JsonPlace& place) {
-  const StrictObject object(document, place,
-                            {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency",
-                             "compute_capability", "timing_overhead", "caches", "tlbs",
-                             "shared_memory", "noise", "batch_shares_device_caches"});
+  const StrictObject object(
+      document, place,
+      {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency", "compute_capability",
+       "timing_overhead", "caches", "tlbs", "shared_memory", "noise",
+       "batch_shares_device_caches", "throughput"});
   SimDescription description;
   description.name = read_name(object);
   description.sm_count = read_positive_u32(object, "sm_count");
@@ -527,6 +529,10 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
                   "expected true or false, got " + json_excerpt(shares));
     }
     description.batch_shares_device_caches = shares.get<bool>();
+  }
+  if (object.has("throughput")) {
+    description.throughput = read_throughput(object.required("throughput"),
+                                             object.place("throughput"), description.caches);
   }
   return description;
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "probes/size/cache_size_probe.hpp"
+#include "probes/bandwidth/bandwidth_probe.hpp"
 #include "probes/sharing/carveout_probe.hpp"
 #include "probes/line/constant_line_probe.hpp"
 #include "probes/sharing/count_per_sm_probe.hpp"
@@ -50,6 +51,7 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   for (auto& probe : sharing_probes()) probes.push_back(std::move(probe));  // after every size
   for (auto& probe : count_per_sm_probes()) probes.push_back(std::move(probe));
   probes.push_back(std::make_unique<CarveoutProbe>());  // after l1.size and l1.line
+  for (auto& probe : bandwidth_probes()) probes.push_back(std::move(probe));  // after the sizes
   return probes;
 }
 
