@@ -76,13 +76,19 @@ bool prime_held_nothing(const LineInference& inference) {
   return !inference.line_bytes && inference.first_beyond_stride == 0;
 }
 
-// The prime path: the ladder of kLinePrime, then of the next of kLinePrimes while the last held
-// nothing. `plan` and `searches` end with the last prime's ladder and searches (the power-of-two
-// ones kept); `tried` lists the primes before it with what they showed.
+// The prime path: the ladder of kLinePrime, then, when the power-of-two path has no line either
+// (`line_known`: it has one), of the next of kLinePrimes while the last held nothing. Where the
+// power-of-two strides answer (an odd set count, 7 x 2^k among them) the line is known, and a
+// further ladder would add chases (on an unequal-set cache, whose later chases depend on where
+// the backend places their arrays) for a second method only. `plan` and `searches` end with the
+// last prime's ladder and searches (the power-of-two ones kept); `tried` lists the primes before
+// it with what they showed.
 LineInference infer_line_over_primes(LineMeasurement& m, LinePlan& plan,
-                                     std::vector<CapacitySearch>& searches, nlohmann::json& tried) {
+                                     std::vector<CapacitySearch>& searches, bool line_known,
+                                     nlohmann::json& tried) {
   const std::uint64_t sector = plan.sector_bytes.value_or(0);
   LineInference inference = infer_line(plan.size_bytes, sector, kLinePrime, plan.prime.strides);
+  if (line_known) return inference;
   for (std::size_t k = 1; k < kLinePrimes.size() && prime_held_nothing(inference); ++k) {
     std::optional<LinePlan> next = with_prime(m, plan, kLinePrimes[k]);
     if (!next) break;
@@ -114,8 +120,9 @@ void measure_line(LineMeasurement& m) {
   classify_strides(m, plan);
   std::vector<CapacitySearch> searches = search_capacities(m, plan);
   nlohmann::json primes_tried = nlohmann::json::array();
-  const LineInference prime = infer_line_over_primes(m, plan, searches, primes_tried);
   const PowerOfTwoLine pow2 = infer_line_from_power_of_two_strides(size, plan.power_of_two.strides);
+  const LineInference prime =
+      infer_line_over_primes(m, plan, searches, pow2.line_bytes.has_value(), primes_tried);
   std::optional<Confidence> pow2_confidence;
   if (pow2.line_bytes) pow2_confidence = with_edge(pow2.confidence, searches, true);
   const LinePaths paths{plan, searches, prime, pow2,
