@@ -231,7 +231,8 @@ TEST(DescriptionLoader, BadCacheGeometryIsNamedWithTheReason) {
 TEST(DescriptionLoader, BadSetIndexIsNamedWithTheReason) {
   expect_error_after(
       [](json& d) { d["caches"][0]["set_index"] = "xor"; },
-      "t.json: caches[0].set_index: must be \"modulo\" or {\"bits\": [...]}, got \"xor\"");
+      "t.json: caches[0].set_index: must be \"modulo\", {\"bits\": [...]} or {\"xor\": [[...], "
+      "...]}, got \"xor\"");
   // 32 KiB / (128 x 4) = 64 sets need 6 bits.
   expect_error_after(
       [](json& d) {
@@ -255,6 +256,65 @@ TEST(DescriptionLoader, BadSetIndexIsNamedWithTheReason) {
         d["caches"][0]["set_index"] = {{"bits", {7, 8}}};
       },
       "t.json: caches[0].set_index.bits: 2 bits select 2^2 sets, but the cache has 3 sets");
+}
+
+// 32 KiB / (128 x 4) = 64 sets: six functions, each a parity of address bits.
+TEST(DescriptionLoader, XorSetIndexIsReadAsOneMaskPerSetBit) {
+  json d = json::parse(kDesignExample);
+  d["caches"][0]["set_index"] = {
+      {"xor", {{7, 13}, {8, 14}, {9, 15}, {10, 16}, {11, 17}, {12, 18, 20}}}};
+  const SimDescription loaded = parse_description(d.dump(), "t.json");
+  const SetIndex& index = loaded.caches[0].set_index;
+  EXPECT_EQ(index.kind, SetIndex::Kind::xor_functions);
+  ASSERT_EQ(index.xor_masks.size(), 6u);
+  EXPECT_EQ(index.xor_masks[0], (std::uint64_t{1} << 7) | (std::uint64_t{1} << 13));
+  EXPECT_EQ(index.xor_masks[5],
+            (std::uint64_t{1} << 12) | (std::uint64_t{1} << 18) | (std::uint64_t{1} << 20));
+}
+
+TEST(DescriptionLoader, BadXorSetIndexIsNamedWithTheReason) {
+  const json six = {{7, 13}, {8, 14}, {9, 15}, {10, 16}, {11, 17}, {12, 18}};
+  expect_error_after(
+      [](json& d) {
+        d["caches"][0]["set_index"] = {{"xor", {{7, 13}, {8, 14}}}};
+      },
+      "t.json: caches[0].set_index.xor: 2 functions select 2^2 sets, but the cache has 64 sets");
+  expect_error_after(
+      [&](json& d) {
+        json f = six;
+        f[2] = json::array();
+        d["caches"][0]["set_index"] = {{"xor", f}};
+      },
+      "t.json: caches[0].set_index.xor[2]: a set bit needs at least one address bit");
+  expect_error_after(
+      [&](json& d) {
+        json f = six;
+        f[1] = {8, 5};
+        d["caches"][0]["set_index"] = {{"xor", f}};
+      },
+      "t.json: caches[0].set_index.xor[1][1]: bit 5 lies inside a 128-byte line; set bits start "
+      "at bit 7");
+  expect_error_after(
+      [&](json& d) {
+        json f = six;
+        f[0] = {7, 13, 7};
+        d["caches"][0]["set_index"] = {{"xor", f}};
+      },
+      "t.json: caches[0].set_index.xor[0][2]: bit 7 is listed twice");
+  // The sixth function is the XOR of the first two: only 32 sets could ever be used.
+  expect_error_after(
+      [&](json& d) {
+        json f = six;
+        f[5] = {7, 13, 8, 14};
+        d["caches"][0]["set_index"] = {{"xor", f}};
+      },
+      "t.json: caches[0].set_index.xor: the functions are not linearly independent (one is the "
+      "XOR of others), so some sets would never be used");
+  expect_error_after(
+      [&](json& d) {
+        d["caches"][0]["set_index"] = {{"xor", six}, {"bits", {7, 8, 9, 10, 11, 12}}};
+      },
+      "t.json: caches[0].set_index.xor: give either bits or xor, not both");
 }
 
 TEST(DescriptionLoader, BadPoliciesAndPathsAreNamedWithTheReason) {

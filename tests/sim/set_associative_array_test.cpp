@@ -150,17 +150,35 @@ TEST(SetAssociativeArray, ModuloIndexHandlesANonPowerOfTwoSetCount) {
 }
 
 TEST(SetAssociativeArray, SetIndexBitsSelectTheSetLeastSignificantFirst) {
-  auto array = make_array({1, 1}, {}, SetIndex{SetIndex::Kind::bits, {9}});
+  auto array = make_array({1, 1}, {}, SetIndex{SetIndex::Kind::bits, {9}, {}});
   EXPECT_EQ(array.set_of(0), 0u);
   EXPECT_EQ(array.set_of(kLine), 0u);  // bit 7 does not index: lines 0 and 1 collide
   EXPECT_EQ(array.set_of(512), 1u);
   EXPECT_EQ(access_all(array, {0, kLine, 0}), (std::vector<Lookup>{M, M, M}));
   EXPECT_EQ(access_all(array, {512, 0, 512}), (std::vector<Lookup>{M, H, H}));
 
-  auto two_bits = make_array({1, 1, 1, 1}, {}, SetIndex{SetIndex::Kind::bits, {12, 7}});
+  auto two_bits = make_array({1, 1, 1, 1}, {}, SetIndex{SetIndex::Kind::bits, {12, 7}, {}});
   EXPECT_EQ(two_bits.set_of(std::uint64_t{1} << 12), 1u);
   EXPECT_EQ(two_bits.set_of(std::uint64_t{1} << 7), 2u);
   EXPECT_EQ(two_bits.set_of((std::uint64_t{1} << 12) | (std::uint64_t{1} << 7) | 64), 3u);
+}
+
+// Set bit k is the parity of the address bits of mask k: lines that differ in two bits of one
+// mask share a set, lines that differ in one bit of a mask do not.
+TEST(SetAssociativeArray, XorFunctionsSelectTheSetByParity) {
+  const std::uint64_t b7 = std::uint64_t{1} << 7, b8 = std::uint64_t{1} << 8;
+  const std::uint64_t b12 = std::uint64_t{1} << 12, b13 = std::uint64_t{1} << 13;
+  SetIndex index{SetIndex::Kind::xor_functions, {}, {b7 | b12, b8 | b13 | b12}};
+  auto array = make_array({1, 1, 1, 1}, {}, index);
+  EXPECT_EQ(array.set_of(0), 0u);
+  EXPECT_EQ(array.set_of(b7), 1u);
+  EXPECT_EQ(array.set_of(b8), 2u);
+  EXPECT_EQ(array.set_of(b12), 3u);              // in both masks
+  EXPECT_EQ(array.set_of(b7 | b12), 2u);         // parity of mask 0 cancels
+  EXPECT_EQ(array.set_of((b8 | b13) + 64), 0u);  // both bits of mask 1; 64 is inside the line
+  // 0 and b8 | b13 share set 0 of a direct-mapped array, b7 does not.
+  EXPECT_EQ(access_all(array, {0, b8 | b13, 0}), (std::vector<Lookup>{M, M, M}));
+  EXPECT_EQ(access_all(array, {b7, 0, b7}), (std::vector<Lookup>{M, H, H}));
 }
 
 TEST(SetAssociativeArray, FullyAssociativeArrayUsesEveryWayForAnyLines) {

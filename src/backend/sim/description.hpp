@@ -16,9 +16,13 @@ struct SetIndex {
   enum class Kind {
     modulo,  // line number modulo the number of sets
     bits,    // the listed byte-address bits, least significant first, form the set number
+    // Bit k of the set number is the parity (XOR) of the byte-address bits in xor_masks[k]: a
+    // hashed index, as CPU last-level caches and (by their behaviour) Hopper's caches have.
+    xor_functions,
   };
   Kind kind = Kind::modulo;
-  std::vector<std::uint32_t> bits;  // kind == bits
+  std::vector<std::uint32_t> bits;       // kind == bits
+  std::vector<std::uint64_t> xor_masks;  // kind == xor_functions: one address-bit mask per set bit
 };
 
 // Which way a full set gives up on a miss.

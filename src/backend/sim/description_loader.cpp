@@ -54,36 +54,95 @@ std::uint64_t listed_ways(const Associativity& associativity) {
                          std::uint64_t{0});
 }
 
+// One address bit of a set index: at or above the line offset (a line's bytes share a set).
+std::uint32_t read_index_bit(const json& value, const JsonPlace& place, std::uint32_t line_bytes) {
+  const auto line_bit = static_cast<std::uint64_t>(std::countr_zero(line_bytes));
+  const auto bit = static_cast<std::uint32_t>(read_uint(value, place, 63));
+  if (bit < line_bit) {
+    place.fail("bit " + std::to_string(bit) + " lies inside a " + std::to_string(line_bytes) +
+               "-byte line; set bits start at bit " + std::to_string(line_bit));
+  }
+  return bit;
+}
+
+void require_sets_of_bits(const StrictObject& object, std::string_view key, std::size_t count,
+                          const char* what, std::size_t sets) {
+  if (count >= 32 || (std::size_t{1} << count) != sets) {
+    object.fail(key, std::to_string(count) + " " + what + " select 2^" + std::to_string(count) +
+                         " sets, but the cache has " + std::to_string(sets) + " sets");
+  }
+}
+
+SetIndex read_bit_selection(const StrictObject& object, std::uint32_t line_bytes,
+                            std::size_t sets) {
+  const json& bits = read_array(object.required("bits"), object.place("bits"));
+  SetIndex index{SetIndex::Kind::bits, {}, {}};
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    const JsonPlace bit_place = object.place("bits").item(i);
+    const std::uint32_t bit = read_index_bit(bits[i], bit_place, line_bytes);
+    if (std::find(index.bits.begin(), index.bits.end(), bit) != index.bits.end()) {
+      bit_place.fail("bit " + std::to_string(bit) + " is listed twice");
+    }
+    index.bits.push_back(bit);
+  }
+  require_sets_of_bits(object, "bits", bits.size(), "bits", sets);
+  return index;
+}
+
+// Whether the masks are linearly independent over GF(2): otherwise some set numbers never occur.
+bool independent(std::vector<std::uint64_t> masks) {
+  for (std::size_t i = 0; i < masks.size(); ++i) {
+    if (masks[i] == 0) return false;
+    const std::uint64_t pivot = masks[i] & -masks[i];  // lowest set bit
+    for (std::size_t j = i + 1; j < masks.size(); ++j) {
+      if (masks[j] & pivot) masks[j] ^= masks[i];
+    }
+  }
+  return true;
+}
+
+SetIndex read_xor_functions(const StrictObject& object, std::uint32_t line_bytes,
+                            std::size_t sets) {
+  const json& functions = read_array(object.required("xor"), object.place("xor"));
+  SetIndex index{SetIndex::Kind::xor_functions, {}, {}};
+  for (std::size_t k = 0; k < functions.size(); ++k) {
+    const JsonPlace function_place = object.place("xor").item(k);
+    const json& bits = read_array(functions[k], function_place);
+    if (bits.empty()) function_place.fail("a set bit needs at least one address bit");
+    std::uint64_t mask = 0;
+    for (std::size_t i = 0; i < bits.size(); ++i) {
+      const std::uint32_t bit = read_index_bit(bits[i], function_place.item(i), line_bytes);
+      if (mask & (std::uint64_t{1} << bit)) {
+        function_place.item(i).fail("bit " + std::to_string(bit) + " is listed twice");
+      }
+      mask |= std::uint64_t{1} << bit;
+    }
+    index.xor_masks.push_back(mask);
+  }
+  require_sets_of_bits(object, "xor", functions.size(), "functions", sets);
+  if (!independent(index.xor_masks)) {
+    object.fail("xor",
+                "the functions are not linearly independent (one is the XOR of others), "
+                "so some sets would never be used");
+  }
+  return index;
+}
+
 SetIndex read_set_index(const StrictObject& cache, std::uint32_t line_bytes, std::size_t sets) {
   if (!cache.has("set_index")) return SetIndex{};
   const json& value = cache.required("set_index");
   const JsonPlace place = cache.place("set_index");
   if (value == "modulo") return SetIndex{};
   if (!value.is_object()) {
-    place.fail("must be \"modulo\" or {\"bits\": [...]}, got " + json_excerpt(value));
+    place.fail("must be \"modulo\", {\"bits\": [...]} or {\"xor\": [[...], ...]}, got " +
+               json_excerpt(value));
   }
-  const StrictObject object(value, place, {"bits"});
-  const json& bits = read_array(object.required("bits"), object.place("bits"));
-  const auto line_bit = static_cast<std::uint64_t>(std::countr_zero(line_bytes));
-  SetIndex index{SetIndex::Kind::bits, {}};
-  for (std::size_t i = 0; i < bits.size(); ++i) {
-    const JsonPlace bit_place = object.place("bits").item(i);
-    const auto bit = static_cast<std::uint32_t>(read_uint(bits[i], bit_place, 63));
-    if (bit < line_bit) {
-      bit_place.fail("bit " + std::to_string(bit) + " lies inside a " + std::to_string(line_bytes) +
-                     "-byte line; set bits start at bit " + std::to_string(line_bit));
-    }
-    if (std::find(index.bits.begin(), index.bits.end(), bit) != index.bits.end()) {
-      bit_place.fail("bit " + std::to_string(bit) + " is listed twice");
-    }
-    index.bits.push_back(bit);
+  const StrictObject object(value, place, {"bits", "xor"});
+  if (object.has("xor")) {
+    if (object.has("bits")) object.fail("xor", "give either bits or xor, not both");
+    return read_xor_functions(object, line_bytes, sets);
   }
-  if (bits.size() >= 32 || (std::size_t{1} << bits.size()) != sets) {
-    object.fail("bits", std::to_string(bits.size()) + " bits select 2^" +
-                            std::to_string(bits.size()) + " sets, but the cache has " +
-                            std::to_string(sets) + " sets");
-  }
-  return index;
+  return read_bit_selection(object, line_bytes, sets);
 }
 
 Replacement read_policy(const StrictObject& cache, const Associativity& associativity,
@@ -367,7 +426,7 @@ void check_unified_cache(const SimDescription& description, const JsonPlace& sha
     place.fail(which + " needs an integer ways > 0, so that it shrinks by whole sets");
   }
   if (cache->set_index.kind != SetIndex::Kind::modulo) {
-    place.fail(which + " needs set_index \"modulo\" (a bit-selected index needs 2^n sets)");
+    place.fail(which + " needs set_index \"modulo\" (a bit-selected or XOR index needs 2^n sets)");
   }
   const std::uint64_t set_bytes = std::uint64_t{cache->line_bytes} * cache->associativity.ways;
   const JsonPlace steps_place = shared_place.key("carveout_steps_bytes");

@@ -39,6 +39,14 @@ std::uint32_t SetAssociativeArray::set_of(std::uint64_t address) const {
     }
     return set;
   }
+  if (shape_.set_index.kind == SetIndex::Kind::xor_functions) {
+    std::uint32_t set = 0;
+    for (std::size_t k = 0; k < shape_.set_index.xor_masks.size(); ++k) {
+      set |= static_cast<std::uint32_t>(std::popcount(address & shape_.set_index.xor_masks[k]) & 1)
+             << k;
+    }
+    return set;
+  }
   const std::uint64_t line = address >> line_shift_;
   // Most arrays have a power-of-two set count; the mask spares the hot path a division.
   if (power_of_two_sets_) return static_cast<std::uint32_t>(line & (set_count() - 1));

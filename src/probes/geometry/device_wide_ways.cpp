@@ -6,11 +6,13 @@
 // lines spaced by the set count, which gives the capacity, ways, sets and one full set's lines
 // at once (overflow_runs), and the S - k sets it did not overfill held their W lines. Sampled
 // sets, chased with W and W + 1 lines each, check that the rest agree. Scattered misses (random
-// replacement, hashed sets) leave the ways inconclusive: the per-line method would need many
-// passes over the whole cache.
+// replacement, hashed sets) or sampled sets that disagree hand over to minimal eviction sets
+// (hashed_index.hpp), whose pool is the runs chase's missing lines: small chases, not the
+// per-line method's many passes over the whole cache.
 #include <algorithm>
 
 #include "probes/geometry/geometry_measurement.hpp"
+#include "probes/geometry/hashed_index.hpp"
 
 namespace memtopo {
 namespace {
@@ -40,38 +42,55 @@ std::string no_runs_note(const OverflowLines& missing, std::uint64_t chased,
          "so the replacement is neither, or the size is no hard edge";
 }
 
-// The one chase past the size; nullopt (the ways written inconclusive) without runs.
-std::optional<OverflowRuns> chase_past_the_size(GeometryMeasurement& g, nlohmann::json& ev) {
+// The one chase past the size and what it showed.
+struct PastTheSize {
+  std::uint64_t chased = 0;
+  OverflowLines missing;  // slow on every pass
+  std::size_t slow_on_some_pass = 0;
+  std::optional<OverflowRuns> runs;
+  std::string note;  // without runs: why
+};
+
+PastTheSize chase_past_the_size(GeometryMeasurement& g, nlohmann::json& ev) {
   const std::uint64_t size_lines = g.size() / g.line();
-  const std::uint64_t chased =
-      std::max(size_lines + kMinRunLines, g.first_miss_lines().value_or(0));
+  PastTheSize out;
+  out.chased = std::max(size_lines + kMinRunLines, g.first_miss_lines().value_or(0));
   const auto trace =
-      g.run({g.sequential(chased * g.line(), g.line(), g.passes())}, "overflow_runs");
+      g.run({g.sequential(out.chased * g.line(), g.line(), g.passes())}, "overflow_runs");
   const LineSlowCounts per_line = g.counts(trace.front());
-  const auto missing = overflow_lines(per_line, g.passes());
+  out.missing = overflow_lines(per_line, g.passes());
   const std::size_t slow_on_some_pass = overflow_lines(per_line, 1).lines.size();
-  auto runs = overflow_runs(missing.lines, chased);
-  ev["chased_lines"] = chased;
-  ev["missing_lines"] = missing.lines.size();
+  out.slow_on_some_pass = slow_on_some_pass;
+  out.runs = overflow_runs(out.missing.lines, out.chased);
+  ev["chased_lines"] = out.chased;
+  ev["missing_lines"] = out.missing.lines.size();
   ev["lines_slow_on_some_pass"] = slow_on_some_pass;
-  if (!runs) {
-    const std::size_t shown = std::min(missing.lines.size(), kListedMissingLines);
+  if (!out.runs) {
+    const std::size_t shown = std::min(out.missing.lines.size(), kListedMissingLines);
     ev["first_missing_lines"] =
-        std::vector<std::uint64_t>(missing.lines.begin(), missing.lines.begin() + shown);
-    ev.update(g.common_evidence());
-    g.write_inconclusive(
-        "ways", no_runs_note(missing, chased, chased - size_lines, slow_on_some_pass, g.passes()),
-        ev);
-    return std::nullopt;
+        std::vector<std::uint64_t>(out.missing.lines.begin(), out.missing.lines.begin() + shown);
+    out.note = no_runs_note(out.missing, out.chased, out.chased - size_lines, slow_on_some_pass,
+                            g.passes());
+    return out;
   }
-  ev["run_length"] = runs->run_length;
-  ev["runs"] = runs->starts.size();
-  ev["cache_lines"] = runs->capacity_lines;
-  ev["capacity_bytes"] = runs->capacity_lines * g.line();
-  ev["overflow_lines"] = runs->starts;
-  ev["overflow_deterministic"] = missing.deterministic();
+  ev["run_length"] = out.runs->run_length;
+  ev["runs"] = out.runs->starts.size();
+  ev["cache_lines"] = out.runs->capacity_lines;
+  ev["capacity_bytes"] = out.runs->capacity_lines * g.line();
+  ev["overflow_lines"] = out.runs->starts;
+  ev["overflow_deterministic"] = out.missing.deterministic();
   ev["overflow_passes"] = g.passes();
-  return runs;
+  return out;
+}
+
+// The runs did not give the geometry (`why`): minimal eviction sets from the runs chase's pool.
+void ways_by_eviction_sets(GeometryMeasurement& g, const PastTheSize& past, nlohmann::json ev,
+                           const std::string& why) {
+  ev["overfull_set_note"] = why;
+  EvictionSetSearch search = search_eviction_sets_device_wide(g, g.size() / g.line(), past.chased,
+                                                              past.missing, past.slow_on_some_pass);
+  const HashedIndex index = infer_hashed_index(g, search);
+  write_ways_from_eviction_sets(g, search, index, std::move(ev));
 }
 
 // How many of the sampled sets held W lines and overflowed with W + 1.
@@ -115,8 +134,12 @@ SampledSets check_sampled_sets(GeometryMeasurement& g, std::uint64_t sets, std::
 void measure_device_wide_ways(GeometryMeasurement& g) {
   g.prepare();
   auto ev = nlohmann::json::object();
-  const auto runs = chase_past_the_size(g, ev);
-  if (!runs) return;
+  const PastTheSize past = chase_past_the_size(g, ev);
+  if (!past.runs) {
+    ways_by_eviction_sets(g, past, std::move(ev), past.note);
+    return;
+  }
+  const auto& runs = past.runs;
   const std::uint64_t sets = runs->period;
   const std::uint64_t ways = runs->starts.size() - 1;
   const SampledSets sampled = check_sampled_sets(g, sets, ways);
@@ -124,16 +147,15 @@ void measure_device_wide_ways(GeometryMeasurement& g) {
       {"sets", sampled.sampled},
       {"fit_with_ways_lines", sampled.fit_with_ways},
       {"overflowed_with_ways_plus_one_lines", sampled.overflowed_with_ways_plus_one}};
+  if (!sampled.all_agree()) {
+    ways_by_eviction_sets(g, past, std::move(ev),
+                          "the sampled sets disagree with the runs' " + std::to_string(ways) +
+                              " ways (unequal sets, or a mapping that is not modulo)");
+    return;
+  }
   ev["sets"] = sets;
   ev["set_mapping"] = "modulo";
   ev.update(g.common_evidence());
-  if (!sampled.all_agree()) {
-    g.write_inconclusive("ways",
-                         "the sampled sets disagree with the runs' " + std::to_string(ways) +
-                             " ways (unequal sets, or a mapping that is not modulo)",
-                         ev);
-    return;
-  }
   Property p;
   p.name = "ways";
   p.unit = "";

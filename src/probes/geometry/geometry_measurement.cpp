@@ -44,7 +44,12 @@ std::vector<Trace> GeometryMeasurement::run(const std::vector<ChaseSpec>& specs,
         specs.begin() + static_cast<std::ptrdiff_t>(std::min(specs.size(), first + slots)));
     auto traces = ctx_.run(chunk, id_ + "/" + phase);
     ++batches_;
-    for (const auto& s : chunk) loads_ += loads_of(s);
+    std::uint64_t longest = 0;
+    for (const auto& s : chunk) {
+      loads_ += loads_of(s);
+      longest = std::max(longest, loads_of(s));
+    }
+    critical_path_loads_ += longest;
     for (auto& t : traces) out.push_back(std::move(t));
   }
   return out;
@@ -114,6 +119,11 @@ std::uint32_t GeometryMeasurement::fit_min_slow(std::uint64_t lines) const {
       outlier_rate_ * passes_,
       kFalseOverflowProbability / static_cast<double>(std::max<std::uint64_t>(lines, 1)));
   return std::max<std::uint32_t>(kMinSlowToMiss, static_cast<std::uint32_t>(allowed) + 1);
+}
+
+bool GeometryMeasurement::explained_by_outliers(std::uint64_t slow, std::uint64_t accesses) const {
+  return slow <=
+         allowed_misses(outlier_rate_ * static_cast<double>(accesses), kFalseOverflowProbability);
 }
 
 void GeometryMeasurement::measure_threshold() {

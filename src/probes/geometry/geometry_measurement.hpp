@@ -70,6 +70,9 @@ class GeometryMeasurement {
   std::optional<std::uint64_t> first_miss_lines() const;
   // Slow accesses (of passes()) a line needs before C counts as overflowing (see the .cpp).
   std::uint32_t fit_min_slow(std::uint64_t lines) const;
+  // Whether `slow` slow accesses among `accesses` are what outliers at the size probe's rate give
+  // (but with probability 10^-6).
+  bool explained_by_outliers(std::uint64_t slow, std::uint64_t accesses) const;
 
   // ---- Chases ----
   std::vector<Trace> run(const std::vector<ChaseSpec>& specs, const std::string& phase);
@@ -88,6 +91,8 @@ class GeometryMeasurement {
   LineSlowCounts counts(const Trace& trace) const;
   std::uint64_t loads() const { return loads_; }
   std::uint64_t batches() const { return batches_; }
+  // Per batch its longest chase's loads, summed: the device time of concurrent batches.
+  std::uint64_t critical_path_loads() const { return critical_path_loads_; }
 
   // ---- Findings ----
   // What every ways finding's evidence carries: the plan and the cost so far.
@@ -113,7 +118,7 @@ class GeometryMeasurement {
   std::string id_;
   BackendLimits limits_;
   std::uint32_t passes_;
-  std::uint64_t loads_ = 0, batches_ = 0;
+  std::uint64_t loads_ = 0, batches_ = 0, critical_path_loads_ = 0;
   std::uint64_t size_ = 0;
   std::uint32_t line_ = 0;
   std::string line_source_;

@@ -1,12 +1,15 @@
 // Sets and set-index bits, from the ways' overfull set (paper 000, 4.3): the sets are what the
 // ways' chases showed; an address bit selects the set when flipping it in one of W lines of a
-// full set moves that line out (the W + 1 lines then no longer overflow the set).
+// full set moves that line out (the W + 1 lines then no longer overflow the set). A hashed index
+// moves lines on more bits than the sets need: then minimal eviction sets give the index as XOR
+// functions (hashed_index.hpp), or the ways' eviction sets already did.
 #include <bit>
 #include <map>
 #include <set>
 
 #include "analysis/stats.hpp"
 #include "probes/geometry/geometry_measurement.hpp"
+#include "probes/geometry/hashed_index.hpp"
 
 namespace memtopo {
 namespace {
@@ -79,6 +82,43 @@ bool write_bits_known_from_the_sets(GeometryMeasurement& g, const Property& ways
   return true;
 }
 
+// The index the ways' eviction sets found (their evidence), when the ways came from them.
+std::optional<HashedIndex> index_of_the_ways(const Property& ways) {
+  if (!ways.evidence.contains("eviction_sets")) return std::nullopt;
+  const auto& e = ways.evidence.at("eviction_sets");
+  HashedIndex x;
+  x.mapping = e.at("mapping").get<std::string>();
+  if (e.at("sets").is_number()) x.sets = e.at("sets").get<std::uint64_t>();
+  x.complete = e.at("complete").get<bool>();
+  x.checks = e.at("checks_total").get<std::size_t>();
+  x.agreeing_checks = e.at("checks_agreeing").get<std::size_t>();
+  x.why = e.value("why", std::string());
+  if (e.contains("index_functions")) {
+    for (const auto& bits : e.at("index_functions")) {
+      std::uint64_t mask = 0;
+      for (const auto& b : bits) mask |= std::uint64_t{1} << b.get<unsigned>();
+      x.masks.push_back(mask);
+    }
+  }
+  return x;
+}
+
+// Single-bit flips left the bits inconclusive, and the ways' overfull set was not evenly spaced:
+// a hashed index. Minimal eviction sets give its XOR functions.
+void set_bits_by_eviction_sets(GeometryMeasurement& g, const Property& ways, nlohmann::json ev) {
+  EvictionSetSearch search =
+      search_eviction_sets_sm(g, ways.evidence.at("cache_lines").get<std::uint64_t>());
+  const HashedIndex index = infer_hashed_index(g, search);
+  ev["eviction_sets"] = hashed_index_evidence(search, index);
+  Confidence base = eviction_set_confidence(search.vote.agreeing, search.targets.size());
+  const bool same = search.vote.ways && ways.value == nlohmann::json(*search.vote.ways);
+  base *= methods_agreeing(same ? 2 : 1, 2,
+                           "ways (overfull set " + ways.value.dump() + ", eviction sets " +
+                               (search.vote.ways ? std::to_string(*search.vote.ways) : "none") +
+                               ") agreeing");
+  write_set_bits_from_index(g, index, base, std::move(ev));
+}
+
 }  // namespace
 
 void write_sets_from_ways(GeometryMeasurement& g) {
@@ -95,11 +135,24 @@ void write_sets_from_ways(GeometryMeasurement& g) {
                 {"set_mapping", w.evidence.at("set_mapping")},
                 {"cache_lines", w.evidence.at("cache_lines")},
                 {"ways", w.value}};
+  if (p.value.is_null()) {  // eviction sets whose mapping does not account for the capacity
+    p.inconclusive = true;
+    p.note = "the ways' eviction sets revealed no mapping that accounts for the capacity";
+    g.store(std::move(p));
+    return;
+  }
   g.write(std::move(p), from_the_ways(g, w));
 }
 
 void measure_set_bits(GeometryMeasurement& g) {
   const Property& w = g.plan_from_ways();
+  if (const auto index = index_of_the_ways(w)) {
+    nlohmann::json ev = {{"from", g.element() + ".ways"},
+                         {"sets", w.evidence.at("sets")},
+                         {"eviction_sets", w.evidence.at("eviction_sets")}};
+    write_set_bits_from_index(g, *index, from_the_ways(g, w), std::move(ev));
+    return;
+  }
   const auto sets = w.evidence.at("sets").get<std::uint64_t>();
   nlohmann::json ev = {{"from", g.element() + ".ways"}, {"sets", sets}};
   if (write_bits_known_from_the_sets(g, w, sets, ev)) return;
@@ -147,6 +200,10 @@ void measure_set_bits(GeometryMeasurement& g) {
              std::to_string(sets) + " sets need " +
              (power_of_two ? std::to_string(std::countr_zero(sets)) : std::string("a non-bit")) +
              " selection";
+  }
+  if (p.inconclusive && w.evidence.at("set_mapping").get<std::string>().starts_with("not modulo")) {
+    set_bits_by_eviction_sets(g, w, std::move(ev));
+    return;
   }
   p.evidence = std::move(ev);
   if (p.inconclusive) {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "probes/geometry/geometry_measurement.hpp"
+#include "probes/geometry/hashed_index.hpp"
 
 namespace memtopo {
 namespace {
@@ -150,6 +151,16 @@ PerSetVerdict verify_per_set(GeometryMeasurement& g, const OverflowGeometry& geo
   return verdict;
 }
 
+// The overfull-set chases could not read the geometry (`why`): minimal eviction sets of several
+// target lines by group testing instead, from pools over `capacity_lines`.
+void ways_by_eviction_sets(GeometryMeasurement& g, std::uint64_t capacity_lines, nlohmann::json ev,
+                           const std::string& why) {
+  ev["overfull_set_note"] = why;
+  EvictionSetSearch search = search_eviction_sets_sm(g, capacity_lines);
+  const HashedIndex index = infer_hashed_index(g, search);
+  write_ways_from_eviction_sets(g, search, index, std::move(ev));
+}
+
 }  // namespace
 
 void measure_sm_ways(GeometryMeasurement& g) {
@@ -160,10 +171,9 @@ void measure_sm_ways(GeometryMeasurement& g) {
   auto edge = find_capacity_edge(g, estimate, ev);
   ev.update(g.common_evidence());
   if (!edge) {
-    g.write_inconclusive("ways",
-                         "no footprint C fitting with C + one line overflowing near the "
-                         "measured size",
-                         ev);
+    ways_by_eviction_sets(g, estimate, std::move(ev),
+                          "no footprint C fitting with C + one line overflowing near the "
+                          "measured size");
     return;
   }
   identify_set_lines_under_random_replacement(g, *edge);
@@ -176,8 +186,7 @@ void measure_sm_ways(GeometryMeasurement& g) {
   ev["evenly_spaced"] = geo.arithmetic;
   ev["period_lines"] = geo.period;
   if (!geo.found) {
-    ev.update(g.common_evidence());
-    g.write_inconclusive("ways", geo.why, ev);
+    ways_by_eviction_sets(g, edge->lines, std::move(ev), geo.why);
     return;
   }
   nlohmann::json ways_value = geo.ways;

@@ -24,6 +24,11 @@ struct LinePaths {
   std::optional<double> power_of_two_confidence;
 };
 
+// Per stride of the plan's prime ladder: its probe verdict, its class, its search and capacity.
+nlohmann::json prime_strides_evidence(const LinePlan& plan,
+                                      const std::vector<CapacitySearch>& searches,
+                                      const LineInference& inference);
+
 std::string line_method(const LineMeasurement& measurement, const LinePlan& plan);
 
 nlohmann::json line_evidence(const LineMeasurement& measurement, const LinePaths& paths);

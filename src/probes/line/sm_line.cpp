@@ -70,6 +70,41 @@ void conclude_from_power_of_two(Property& p, const LinePaths& paths, Confidence 
   set_confidence(p, confidence);
 }
 
+// A prime ladder that ended without a stride holding the prime times the size: the prime may
+// divide the set count (every stride p x unit then reaches a p-th of the sets).
+bool prime_held_nothing(const LineInference& inference) {
+  return !inference.line_bytes && inference.first_beyond_stride == 0;
+}
+
+// The prime path: the ladder of kLinePrime, then, when the power-of-two path has no line either
+// (`line_known`: it has one), of the next of kLinePrimes while the last held nothing. Where the
+// power-of-two strides answer (an odd set count, 7 x 2^k among them) the line is known, and a
+// further ladder would add chases (on an unequal-set cache, whose later chases depend on where
+// the backend places their arrays) for a second method only. `plan` and `searches` end with the
+// last prime's ladder and searches (the power-of-two ones kept); `tried` lists the primes before
+// it with what they showed.
+LineInference infer_line_over_primes(LineMeasurement& m, LinePlan& plan,
+                                     std::vector<CapacitySearch>& searches, bool line_known,
+                                     nlohmann::json& tried) {
+  const std::uint64_t sector = plan.sector_bytes.value_or(0);
+  LineInference inference = infer_line(plan.size_bytes, sector, kLinePrime, plan.prime.strides);
+  if (line_known) return inference;
+  for (std::size_t k = 1; k < kLinePrimes.size() && prime_held_nothing(inference); ++k) {
+    std::optional<LinePlan> next = with_prime(m, plan, kLinePrimes[k]);
+    if (!next) break;
+    tried.push_back({{"prime", plan.prime_number},
+                     {"note", inference.note},
+                     {"capacity_per_stride", prime_strides_evidence(plan, searches, inference)}});
+    classify_prime_strides(m, *next);
+    std::erase_if(searches, [](const CapacitySearch& s) { return !s.power_of_two; });
+    for (auto& s : search_capacities(m, *next)) searches.push_back(s);
+    plan.prime_number = next->prime_number;
+    plan.prime = std::move(next->prime);
+    inference = infer_line(plan.size_bytes, sector, plan.prime_number, plan.prime.strides);
+  }
+  return inference;
+}
+
 void conclude_inconclusive(Property& p, const LinePaths& paths) {
   p.value = nullptr;
   p.inconclusive = true;
@@ -83,10 +118,11 @@ void measure_line(LineMeasurement& m) {
   const std::uint64_t size = m.size_or_skip();
   LinePlan plan = plan_stride_ladders(m, size, m.measured_sector());
   classify_strides(m, plan);
-  const std::vector<CapacitySearch> searches = search_capacities(m, plan);
-  const LineInference prime =
-      infer_line(size, plan.sector_bytes.value_or(0), kLinePrime, plan.prime.strides);
+  std::vector<CapacitySearch> searches = search_capacities(m, plan);
+  nlohmann::json primes_tried = nlohmann::json::array();
   const PowerOfTwoLine pow2 = infer_line_from_power_of_two_strides(size, plan.power_of_two.strides);
+  const LineInference prime =
+      infer_line_over_primes(m, plan, searches, pow2.line_bytes.has_value(), primes_tried);
   std::optional<Confidence> pow2_confidence;
   if (pow2.line_bytes) pow2_confidence = with_edge(pow2.confidence, searches, true);
   const LinePaths paths{plan, searches, prime, pow2,
@@ -98,8 +134,15 @@ void measure_line(LineMeasurement& m) {
   p.source = Source::measured;
   p.method = line_method(m, plan);
   p.evidence = line_evidence(m, paths);
+  const bool later_prime = !primes_tried.empty();
+  if (later_prime) p.evidence["primes_tried"] = std::move(primes_tried);
   if (prime.line_bytes) {
     conclude_from_prime(p, paths, with_edge(prime.confidence, searches, false));
+    if (later_prime) {
+      add_note(p, "from the strides " + std::to_string(plan.prime_number) +
+                      " x unit: no stride of a smaller prime held that prime times the size (it "
+                      "divides the set count)");
+    }
   } else if (pow2.line_bytes) {
     conclude_from_power_of_two(p, paths, *pow2_confidence);
   } else {

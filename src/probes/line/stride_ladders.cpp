@@ -35,6 +35,33 @@ std::vector<std::uint64_t> power_of_two_strides(std::uint64_t unit, std::uint64_
   return strides;
 }
 
+// The prime ladder of `prime` for `plan`'s size and unit; empty when the cache is too small for
+// one.
+StrideLadder prime_ladder(const LinePlan& plan, std::uint64_t prime) {
+  const std::uint64_t target = plan.size_bytes * prime * kProbeNumerator / kProbeDenominator;
+  const std::uint64_t max_unit =
+      std::min<std::uint64_t>(kLargestUnitBytes, target / (prime * kMinProbeElements));
+  return ladder_at(target, line_stride_ladder(plan.unit_bytes, prime, max_unit));
+}
+
+// Per stride of `ladder`, its chase at the probe footprint.
+void add_fit_chases(const LineMeasurement& m, const StrideLadder& ladder,
+                    std::vector<ChaseSpec>& specs) {
+  for (const StrideCapacity& c : ladder.strides) {
+    specs.push_back(m.fit_chase(c.probe_footprint_bytes, c.stride_bytes));
+  }
+}
+
+// Each stride's verdict from its trace, `traces` from `next` on in the ladder's order.
+void record_verdicts(LineMeasurement& m, const std::vector<Trace>& traces, std::size_t& next,
+                     StrideLadder& ladder) {
+  for (StrideCapacity& c : ladder.strides) {
+    const FitVerdict verdict = m.judge(traces[next++]);
+    c.fits_at_probe = verdict.fits;
+    ladder.verdicts.push_back(verdict);
+  }
+}
+
 }  // namespace
 
 LinePlan plan_stride_ladders(const LineMeasurement& m, std::uint64_t size,
@@ -43,42 +70,50 @@ LinePlan plan_stride_ladders(const LineMeasurement& m, std::uint64_t size,
   plan.size_bytes = size;
   plan.sector_bytes = sector;
   plan.unit_bytes = sector.value_or(kSmallestLineBytes);
-  const std::uint64_t prime_target = size * kLinePrime * kProbeNumerator / kProbeDenominator;
-  const std::uint64_t max_unit =
-      std::min<std::uint64_t>(kLargestUnitBytes, prime_target / (kLinePrime * kMinProbeElements));
-  const auto prime_strides = line_stride_ladder(plan.unit_bytes, kLinePrime, max_unit);
-  if (prime_strides.empty()) throw ProbeSkipped("the cache is too small for a stride ladder");
-  if (prime_target > m.limits().max_footprint_bytes) {
-    throw ProbeSkipped("the backend cannot chase " + format_bytes(prime_target) + ", " +
-                       std::to_string(kLinePrime) + " x 3/4 of the measured size");
+  plan.prime_number = kLinePrime;
+  plan.prime = prime_ladder(plan, kLinePrime);
+  if (plan.prime.strides.empty()) throw ProbeSkipped("the cache is too small for a stride ladder");
+  if (plan.prime.probe_target_bytes > m.limits().max_footprint_bytes) {
+    throw ProbeSkipped("the backend cannot chase " + format_bytes(plan.prime.probe_target_bytes) +
+                       ", " + std::to_string(kLinePrime) + " x 3/4 of the measured size");
   }
-  plan.prime = ladder_at(prime_target, prime_strides);
   const std::uint64_t pow2_target = size * kPow2ProbeNumerator / kPow2ProbeDenominator;
   plan.power_of_two = ladder_at(pow2_target, power_of_two_strides(plan.unit_bytes, pow2_target));
   return plan;
 }
 
-void classify_strides(LineMeasurement& m, LinePlan& plan) {
-  const std::vector<StrideLadder*> ladders = {&plan.prime, &plan.power_of_two};
-  auto specs = m.baseline_specs();
-  std::size_t strides = 0;
-  for (const StrideLadder* ladder : ladders) {
-    for (const StrideCapacity& c : ladder->strides) {
-      specs.push_back(m.fit_chase(c.probe_footprint_bytes, c.stride_bytes));
-      ++strides;
-    }
+std::optional<LinePlan> with_prime(const LineMeasurement& m, const LinePlan& plan,
+                                   std::uint64_t prime) {
+  LinePlan out = plan;
+  out.prime_number = prime;
+  out.prime = prime_ladder(plan, prime);
+  out.power_of_two = {};
+  if (out.prime.strides.empty() || out.prime.probe_target_bytes > m.limits().max_footprint_bytes) {
+    return std::nullopt;
   }
-  m.ctx().progress(m.id() + ": classifying " + std::to_string(strides) + " strides");
+  return out;
+}
+
+void classify_strides(LineMeasurement& m, LinePlan& plan) {
+  auto specs = m.baseline_specs();
+  add_fit_chases(m, plan.prime, specs);
+  add_fit_chases(m, plan.power_of_two, specs);
+  m.ctx().progress(m.id() + ": classifying " + std::to_string(specs.size() - 2) + " strides");
   const auto traces = m.run_batches(specs, "classify");
   m.take_baselines(traces[0], traces[1]);
   std::size_t next = 2;  // the traces after the baselines, in the order of the specs
-  for (StrideLadder* ladder : ladders) {
-    for (StrideCapacity& c : ladder->strides) {
-      const FitVerdict verdict = m.judge(traces[next++]);
-      c.fits_at_probe = verdict.fits;
-      ladder->verdicts.push_back(verdict);
-    }
-  }
+  record_verdicts(m, traces, next, plan.prime);
+  record_verdicts(m, traces, next, plan.power_of_two);
+}
+
+void classify_prime_strides(LineMeasurement& m, LinePlan& plan) {
+  std::vector<ChaseSpec> specs;
+  add_fit_chases(m, plan.prime, specs);
+  m.ctx().progress(m.id() + ": classifying " + std::to_string(specs.size()) + " strides of " +
+                   std::to_string(plan.prime_number) + " x unit");
+  const auto traces = m.run_batches(specs, "classify_prime_" + std::to_string(plan.prime_number));
+  std::size_t next = 0;
+  record_verdicts(m, traces, next, plan.prime);
 }
 
 }  // namespace memtopo

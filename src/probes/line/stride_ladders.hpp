@@ -1,8 +1,9 @@
 #pragma once
 // The SM-local line probe's plan: two ladders of strides, each classified at its own probe
 // footprint in one batch (with the baselines).
-//   prime:        strides kLinePrime x unit, units = sector x 2^k, classified at 3/4 of
-//                 kLinePrime x the size (analysis/linesize.hpp: infer_line);
+//   prime:        strides p x unit (p = kLinePrime, or the next of kLinePrimes when it held
+//                 nothing), units = sector x 2^k, classified at 3/4 of p x the size
+//                 (analysis/linesize.hpp: infer_line);
 //   power of two: strides unit x 2^k from twice the unit, classified at 3/2 of the size, for a
 //                 hashed set index (infer_line_from_power_of_two_strides).
 #include <cstdint>
@@ -35,6 +36,7 @@ struct LinePlan {
   std::uint64_t size_bytes = 0;
   std::optional<std::uint64_t> sector_bytes;  // measured in this run
   std::uint64_t unit_bytes = 0;               // the sector, or kSmallestLineBytes without one
+  std::uint64_t prime_number = 0;             // the p of the prime ladder
   StrideLadder prime;
   StrideLadder power_of_two;
 };
@@ -44,8 +46,16 @@ struct LinePlan {
 LinePlan plan_stride_ladders(const LineMeasurement& measurement, std::uint64_t size,
                              std::optional<std::uint64_t> sector);
 
+// The same plan with the prime ladder of another prime (unclassified) and no power-of-two
+// ladder; nullopt when the backend cannot chase its probe footprint.
+std::optional<LinePlan> with_prime(const LineMeasurement& measurement, const LinePlan& plan,
+                                   std::uint64_t prime);
+
 // Runs the baselines and every stride of both ladders at its probe footprint in one batch, takes
 // the baselines and records each stride's verdict.
 void classify_strides(LineMeasurement& measurement, LinePlan& plan);
+
+// Classifies the prime ladder alone (one batch), against the baselines already taken.
+void classify_prime_strides(LineMeasurement& measurement, LinePlan& plan);
 
 }  // namespace memtopo

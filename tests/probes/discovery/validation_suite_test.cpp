@@ -232,6 +232,8 @@ const std::vector<Case>& cases() {
        .what = "40 KiB, 256/32, 0.1 % outliers"},
       {.path = "tests/probes/sims/l1-176k-outliers.json",
        .what = "176 KiB, jitter 3, 0.1 % outliers"},
+      {.path = "tests/probes/sims/line-7x-sets-random.json",
+       .what = "112 KiB 4-way random, 224 = 7 x 32 sets (the line from the strides 11 x unit)"},
       // New descriptions (tests/validation/sims).
       {.path = "tests/validation/sims/direct-mapped-16k.json",
        .what = "16 KiB direct mapped (1-way), no noise",
@@ -261,11 +263,11 @@ const std::vector<Case>& cases() {
        .why = "weighted victims: the size comes out 1.5 lines high, confidence 0.42"},
       {.path = "tests/validation/sims/227k-random-unsectored.json",
        .what = "227 KiB 8-way random, 128 B unsectored, 1 L2 partition",
-       .unresolved = {"size", "ways", "sets", "set_bits", "policy"},
+       .unresolved = {"size"},
        .why = "random replacement on 8 ways, unsectored: one overfull set adds about two slow "
               "accesses per pass against some 7 000 elements' outliers, so the size comes out "
-              "6 lines high with confidence 0.28; l1.ways is inconclusive, so sets and set_bits "
-              "are skipped and the policy (scan resistance alone) is inconclusive"},
+              "6 lines high with confidence 0.28; the overfull-set chases cannot read the ways, "
+              "minimal eviction sets do (and with them the sets, set bits and policy)"},
       {.path = "tests/validation/sims/32-unsectored-fifo-8k.json",
        .what = "8 KiB 8-way FIFO, 32 B lines"},
       {.path = "tests/validation/sims/unequal-fifo-heavy.json",

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "analysis/confidence.hpp"
 #include "backend/sim/sim_backend.hpp"
 #include "geometry/geometry_support.hpp"
 #include "probes/core/elements.hpp"
@@ -87,25 +89,69 @@ INSTANTIATE_TEST_SUITE_P(Devices, L2GeometryOnSim,
                          [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 // An L2 with random replacement: the chase past its size misses scattered lines, not W + 1
-// runs, so the ways stay inconclusive (with the evidence) rather than guessed, and the policy
-// falls back to the scan test, which claims no class for a cache that loses its working set.
-TEST(Geometry, L2WithRandomReplacementLeavesTheWaysInconclusive) {
-  const L2Run run = run_l2_geometry("tests/probes/sims/geometry-l2-16way-random.json");
+// runs. Minimal eviction sets take over (their pool: the lines that chase missed, chased again
+// with many passes): the ways, the sets and the (modulo) set bits come back as configured.
+TEST(Geometry, L2WithRandomReplacementFindsTheWaysByEvictionSets) {
+  const std::string file = "tests/probes/sims/geometry-l2-16way-random.json";
+  const GeometryTruth truth = geometry_truth(file, "L2");
+  const L2Run run = run_l2_geometry(file);
   const Element* l2 = run.topology.find("l2");
   ASSERT_NE(l2, nullptr);
   const Property* ways = l2->find("ways");
   ASSERT_NE(ways, nullptr);
-  EXPECT_TRUE(ways->inconclusive) << ways->evidence.dump();
-  EXPECT_TRUE(ways->value.is_null());
-  EXPECT_NE(ways->note.find("runs"), std::string::npos) << ways->note;
+  EXPECT_FALSE(ways->inconclusive) << ways->evidence.dump();
+  EXPECT_EQ(ways->value, truth.ways) << ways->evidence.dump(1);
+  EXPECT_NE(ways->evidence.at("overfull_set_note").get<std::string>().find("runs"),
+            std::string::npos);
   EXPECT_GT(ways->evidence.at("missing_lines").get<int>(), 0);
-  EXPECT_EQ(run.skipped.count("l2.sets"), 1u);
-  const Property* policy = l2->find("policy");
-  ASSERT_NE(policy, nullptr);
-  EXPECT_TRUE(policy->inconclusive) << policy->evidence.dump();
-  EXPECT_EQ(policy->evidence.at("threshold_source"), "l2.size");
+  const auto& search = ways->evidence.at("eviction_sets");
+  EXPECT_FALSE(search.at("deterministic").get<bool>());
+  EXPECT_EQ(search.at("mapping"), "modulo");
+  expect_every_check_agreed(*ways);
+  ASSERT_NE(l2->find("sets"), nullptr);
+  EXPECT_EQ(l2->find("sets")->value, truth.sets);
+  ASSERT_NE(l2->find("set_bits"), nullptr);
+  EXPECT_EQ(l2->find("set_bits")->value, truth.set_bits);
   EXPECT_EQ(run.largest_l2_batch, 1u);
 }
+
+// L2s whose sets are XOR functions of address bits, under LRU and random replacement: eviction
+// sets give the ways, and the functions span the configured ones; every chase alone.
+class HashedL2OnSim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HashedL2OnSim, WaysSetsAndXorFunctionsAsConfiguredWithEveryChaseAlone) {
+  const GeometryTruth truth = geometry_truth(GetParam(), "L2");
+  const L2Run run = run_l2_geometry(GetParam());
+  for (const auto& [id, reason] : run.skipped) {
+    if (id != "l2.policy") ADD_FAILURE() << id << " skipped: " << reason;
+  }
+  EXPECT_EQ(run.largest_l2_batch, 1u);
+  const Element* l2 = run.topology.find("l2");
+  ASSERT_NE(l2, nullptr);
+  const Property* ways = l2->find("ways");
+  ASSERT_NE(ways, nullptr);
+  EXPECT_EQ(ways->value, truth.ways) << ways->note << "\n" << ways->evidence.dump(1);
+  const auto& search = ways->evidence.at("eviction_sets");
+  EXPECT_EQ(search.at("mapping"), "xor");
+  EXPECT_EQ(search.at("checks_agreeing"), search.at("checks_total"));
+  expect_every_check_agreed(*ways);
+  ASSERT_TRUE(ways->confidence.has_value());
+  EXPECT_GE(*ways->confidence, kLowConfidence);
+  ASSERT_NE(l2->find("sets"), nullptr);
+  EXPECT_EQ(l2->find("sets")->value, truth.sets);
+  const Property* bits = l2->find("set_bits");
+  ASSERT_NE(bits, nullptr);
+  expect_same_index_functions(bits->value, truth.set_bits);
+  EXPECT_GE(bits->confidence.value_or(0), kLowConfidence);
+  std::printf("%s: l2.ways %s, %llu chases alone, %llu loads\n", GetParam().c_str(),
+              ways->value.dump().c_str(), search.at("cost").at("batches").get<unsigned long long>(),
+              search.at("cost").at("loads").get<unsigned long long>());
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, HashedL2OnSim,
+                         ::testing::Values("tests/probes/sims/geometry-l2-xor-lru.json",
+                                           "tests/probes/sims/geometry-l2-xor-random.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 // Without the L2 size nothing is planned: the row skips, naming what it needs.
 TEST(Geometry, L2RowSkipsWithoutASize) {

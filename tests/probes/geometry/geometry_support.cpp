@@ -6,6 +6,8 @@
 #include <bit>
 #include <sstream>
 
+#include "analysis/xor_index.hpp"
+
 namespace memtopo::testing {
 
 GeometryTruth geometry_truth(const std::string& file, const std::string& cache) {
@@ -25,7 +27,9 @@ GeometryTruth geometry_truth(const std::string& file, const std::string& cache) 
     t.sets = size / (line * w.get<std::uint64_t>());
   }
   const auto index = l1.value("set_index", nlohmann::json("modulo"));
-  if (index.is_object()) {
+  if (index.is_object() && index.contains("xor")) {
+    t.set_bits = {{"xor", index.at("xor")}};
+  } else if (index.is_object()) {
     t.set_bits = index.at("bits");
   } else if (t.sets == 1) {
     t.set_bits = nlohmann::json::array();
@@ -39,6 +43,27 @@ GeometryTruth geometry_truth(const std::string& file, const std::string& cache) 
   const auto policy = l1.value("policy", nlohmann::json("lru"));
   t.policy = policy.is_object() ? "weighted" : policy.get<std::string>();
   return t;
+}
+
+namespace {
+
+std::vector<std::uint64_t> masks_of(const nlohmann::json& functions) {
+  std::vector<std::uint64_t> masks;
+  for (const auto& bits : functions) {
+    std::uint64_t mask = 0;
+    for (const auto& b : bits) mask |= std::uint64_t{1} << b.get<unsigned>();
+    masks.push_back(mask);
+  }
+  return masks;
+}
+
+}  // namespace
+
+void expect_same_index_functions(const nlohmann::json& found, const nlohmann::json& truth) {
+  ASSERT_TRUE(found.is_object() && found.contains("xor")) << found.dump();
+  ASSERT_TRUE(truth.is_object() && truth.contains("xor")) << truth.dump();
+  EXPECT_TRUE(same_span(masks_of(found.at("xor")), masks_of(truth.at("xor"))))
+      << "found " << found.dump() << ", configured " << truth.dump();
 }
 
 void expect_every_check_agreed(const Property& finding) {

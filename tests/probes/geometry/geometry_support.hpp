@@ -18,10 +18,14 @@ namespace memtopo::testing {
 struct GeometryTruth {
   nlohmann::json ways;  // number, or list for unequal sets
   std::uint64_t sets = 0;
-  nlohmann::json set_bits;
+  nlohmann::json set_bits;  // bits, {"modulo": sets}, or {"xor": [[bits], ...]} as configured
   std::string policy;
 };
 GeometryTruth geometry_truth(const std::string& file, const std::string& cache = "L1");
+
+// A set_bits value {"xor": [[bits], ...]} spans the configured functions' space (the functions
+// are only defined up to their span: renumbering the sets XORs index bits together).
+void expect_same_index_functions(const nlohmann::json& found, const nlohmann::json& truth);
 
 // Every agreement factor of a finding's confidence counted agreeing checks only ("k of k ..."):
 // on a clean simulated device no pass, set or chase contradicts the value. "0 of 0" (nothing

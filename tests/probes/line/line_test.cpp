@@ -56,6 +56,7 @@ TEST_P(L1LineOnSim, LineAndSectorAsConfigured) {
   EXPECT_EQ(rules[1], "agreement");
   EXPECT_EQ(rules[2], "edge");
   EXPECT_EQ(l.evidence.at("sectored").get<bool>(), sector < line);
+  EXPECT_FALSE(l.evidence.contains("primes_tried")) << "7 divides none of these set counts";
   // The raw ratio size / capacity is close to the line, not merely rounded to it.
   EXPECT_NEAR(l.evidence.at("raw_ratio_bytes").get<double>(), static_cast<double>(line),
               0.05 * static_cast<double>(line))
@@ -77,20 +78,37 @@ INSTANTIATE_TEST_SUITE_P(
                       "tests/sims/l1-227k.json"),                      // 227 sets (prime)
     [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
-TEST(L1Line, APrimeDividingTheSetCountIsReportedNotGuessed) {
-  // 224 = 7 x 32 sets: every stride 7 x unit reaches at most a seventh of the sets, so no stride
-  // holds 7 x the size; the probe must say so instead of reporting a line.
-  const ProbeRun run =
-      run_on_sim("tests/probes/sims/line-7x-sets.json", {"l1.size", "l1.sector", "l1.line"});
-  const Property& s = property(run, "l1", "sector");
-  EXPECT_EQ(s.value, 32);
+// 224 = 7 x 32 sets: every stride 7 x unit reaches at most a seventh of the sets, so no stride
+// holds 7 x the size. The probe says so in the evidence and tries the next prime, 11, whose
+// strides walk every set: the line comes back exact, under LRU and under random replacement
+// (whose soft capacity edges lower the confidence, as at 7 on other random caches).
+class L1LineOnSevenTimesSets : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(L1LineOnSevenTimesSets, TheNextPrimeGivesTheLine) {
+  const SimTruth truth = read_truth(GetParam());
+  const auto line = truth.cache("L1").at("line_bytes").get<std::uint64_t>();
+  const ProbeRun run = run_on_sim(GetParam(), {"l1.size", "l1.sector", "l1.line"});
+  EXPECT_EQ(property(run, "l1", "sector").value, 32);
   const Property& l = property(run, "l1", "line");
-  EXPECT_TRUE(l.value.is_null()) << l.value;
-  EXPECT_TRUE(l.inconclusive);
-  EXPECT_FALSE(l.confidence.has_value()) << "an inconclusive finding carries no confidence";
-  EXPECT_NE(l.note.find("prime divides"), std::string::npos) << l.note;
-  EXPECT_TRUE(l.evidence.contains("lower_bound_bytes"));
+  ASSERT_FALSE(l.inconclusive) << l.note << "\n" << l.evidence.dump(1);
+  EXPECT_EQ(l.value, line) << l.evidence.dump(1);
+  EXPECT_EQ(l.evidence.at("prime"), 11);
+  EXPECT_EQ(l.evidence.at("path"), "prime");
+  const auto& tried = l.evidence.at("primes_tried");
+  ASSERT_EQ(tried.size(), 1u);
+  EXPECT_EQ(tried[0].at("prime"), 7);
+  EXPECT_NE(tried[0].at("note").get<std::string>().find("prime divides"), std::string::npos);
+  EXPECT_NE(l.note.find("11 x unit"), std::string::npos) << l.note;
+  EXPECT_EQ(l.evidence.at("first_beyond_stride_bytes").get<std::uint64_t>(), 11 * line);
+  ASSERT_TRUE(l.confidence.has_value());
+  EXPECT_EQ(l.evidence.at("confidence_factors").at(0).at("rule"), "octave_closeness");
+  EXPECT_GT(l.evidence.at("confidence_factors").at(0).at("value").get<double>(), 0.95);
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, L1LineOnSevenTimesSets,
+                         ::testing::Values("tests/probes/sims/line-7x-sets.json",
+                                           "tests/probes/sims/line-7x-sets-random.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 TEST(L1Line, SkippedWithoutAMeasuredSize) {
   const ProbeRun run = run_on_sim("sims/hopper-like.json", {"l1.sector", "l1.line"});
@@ -208,7 +226,8 @@ TEST(LineRows, PowerOfTwoStridesFindTheLineUnderANonContiguousBitIndex) {
               0.05 * l1.at("line_bytes").get<double>());
 }
 
-// With 7 sets the prime strides reach one set only and say so; the power-of-two strides answer.
+// With 7 sets the prime strides reach one set only and say so; the power-of-two strides answer
+// (an odd set count), so no further prime is chased.
 TEST(LineRows, PowerOfTwoStridesAnswerWhereThePrimeDividesTheSets) {
   const std::string file = "tests/validation/sims/unequal-fifo-heavy.json";
   const auto l1 = read_truth(file).cache("L1");
@@ -216,6 +235,7 @@ TEST(LineRows, PowerOfTwoStridesAnswerWhereThePrimeDividesTheSets) {
   const Property& line = property(run, "l1", "line");
   EXPECT_EQ(line.value, l1.at("line_bytes")) << line.evidence.dump(1);
   EXPECT_EQ(line.evidence.at("path"), "power_of_two");
+  EXPECT_FALSE(line.evidence.contains("primes_tried"));
   EXPECT_NE(line.note.find("prime"), std::string::npos) << line.note;
   // One of two methods answered while the other saw a mapping it cannot explain: at most even
   // odds (methods_agreeing 1 of 2), whatever the power-of-two path's own evidence.
