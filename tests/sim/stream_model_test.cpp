@@ -205,6 +205,18 @@ TEST(StreamSpecs, ValidationAndGeometry) {
   EXPECT_EQ(stream_geometry(spec, 4).bytes_moved % (2 * g.warps * g.warp_tile_bytes), 0u);
   EXPECT_EQ(stream_device_bytes(spec), 200000u);
 
+  // One pass: as many blocks as bytes_per_launch needs, one tile per warp, blocks_per_sm unused.
+  StreamSpec once = stream(LoadPath::cg, StreamPlacement::one_pass, 100000);
+  const StreamGeometry o = stream_geometry(once, 4);
+  const std::uint64_t block_bytes = 8 * o.warp_tile_bytes;  // 256 threads: 8 warps
+  EXPECT_EQ(o.iterations, 1u);
+  EXPECT_EQ(o.blocks, (once.bytes_per_launch + block_bytes - 1) / block_bytes);
+  EXPECT_EQ(o.warps, o.blocks * 8);
+  EXPECT_EQ(o.bytes_moved, o.blocks * block_bytes);
+  once.blocks_per_sm = 64;  // more than an SM holds: no matter for one pass
+  EXPECT_EQ(stream_geometry(once, 4).blocks, o.blocks);
+  EXPECT_EQ(stream_geometry(spec, 4).blocks, 4u * spec.blocks_per_sm);
+
   const auto invalid = [&](auto change) {
     StreamSpec bad = stream(LoadPath::cg, StreamPlacement::shared_by_all, 100000);
     change(bad);

@@ -97,6 +97,27 @@ TEST_F(BandwidthOnSim, WritesAndCopiesFollowTheModelsFactors) {
   EXPECT_EQ(run_->topology.find("l2")->find("bandwidth_per_sm_clock"), nullptr);
 }
 
+// DRAM is measured in both launch shapes; the model gives both the same peak, so whichever won,
+// the other's figure is in the evidence and near the peak too.
+TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence) {
+  const Model m = model_of(read_truth(kSim));
+  for (const auto& [name, factor] :
+       {std::pair{"bandwidth", 1.0}, std::pair{"write_bandwidth", m.write_factor},
+        std::pair{"copy_bandwidth", m.copy_factor}}) {
+    SCOPED_TRACE(name);
+    const Property& p = property(*run_, "dram", name);
+    const nlohmann::json& other = p.evidence.at("other_launch_shape");
+    const std::string shapes = p.evidence.at("placement").get<std::string>() + "," +
+                               other.at("placement").get<std::string>();
+    EXPECT_TRUE(shapes == "one_pass,shared_by_all" || shapes == "shared_by_all,one_pass") << shapes;
+    const double modelled = m.dram * m.clock_hz * factor;
+    EXPECT_NEAR(other.at("p50_bytes_per_second").get<double>(), modelled, kTolerance * modelled);
+    EXPECT_LE(other.at("p50_bytes_per_second").get<double>(), p.value.get<double>());
+  }
+  // Levels inside the L2 and the SM caches loop over their footprint only.
+  EXPECT_FALSE(property(*run_, "l2", "bandwidth").evidence.contains("other_launch_shape"));
+}
+
 TEST_F(BandwidthOnSim, PerSmClockFiguresAndTheDramPeak) {
   const Model m = model_of(read_truth(kSim));
   const Property& l1 = property(*run_, "l1", "bandwidth_per_sm_clock");
