@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "backend/warp_access.hpp"
 #include "model/device_facts.hpp"
 
 namespace memtopo {
@@ -20,7 +21,7 @@ struct BackendLimits {
   // ChaseSpec::reserved_shared_bytes, at most: the shared memory a block may use minus the
   // chase's own (its records; on the shared path its chain counts against this as well).
   std::uint64_t max_reserved_shared_bytes = 0;
-  std::uint32_t max_timed_loads = 0;               // per chaser
+  std::uint32_t max_timed_loads = 0;  // per chaser
   std::uint32_t max_chasers = 0;
   std::uint32_t concurrent_slots = 0;  // independent chases that may run at once (one per SM)
   // SM ids a spec may name in ChaseSpec::sm (%smid values need not be 0..n-1 on a GPU);
@@ -67,6 +68,16 @@ class Backend {
   // batch may run concurrently on different SMs (each on its own SM); a caller that needs a
   // chase to run alone passes a batch of one.
   virtual std::vector<Trace> run(std::span<const ChaseSpec> batch) = 0;
+
+  // Runs a batch of warp accesses (warp_access.hpp) one after another on one SM, each alone,
+  // and returns one trace per spec, in order: `cycles` per timed access of the warp (clock
+  // before the load and after the dependent store, lane 0's), `indices` the word index
+  // (offset / 4) lane 0 loaded each time, the timing overhead measured with a whole warp's
+  // store. Backends without the experiment keep this default, which throws ExperimentError.
+  virtual std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> /*batch*/) {
+    throw ExperimentError("the " + std::string(kind()) +
+                          " backend runs no warp-wide shared-memory access");
+  }
 
   // Measures the SM clock now, in kHz (0 when the backend cannot tell).
   virtual double current_sm_clock_khz() { return 0; }

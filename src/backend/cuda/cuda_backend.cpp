@@ -16,6 +16,7 @@
 #include "backend/cuda/device_query.hpp"
 #include "backend/cuda/nvml_session.hpp"
 #include "backend/cuda/support_kernels.hpp"
+#include "backend/cuda/warp_access_runner.hpp"
 
 namespace memtopo {
 
@@ -106,6 +107,13 @@ class CudaBackend final : public Backend {
     return traces;
   }
 
+  std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    const BackendLimits limits = this->limits();
+    for (std::size_t i = 0; i < batch.size(); ++i) check_runnable(batch[i], i, limits);
+    return run_warp_accesses(batch);
+  }
+
   double current_sm_clock_khz() override {
     const auto mhz = nvml_.sm_clock_mhz();
     return mhz ? *mhz * 1000.0 : 0.0;
@@ -169,6 +177,32 @@ class CudaBackend final : public Backend {
     if (spec.sm && !std::binary_search(sm_ids_.begin(), sm_ids_.end(), *spec.sm)) {
       fail("sm " + std::to_string(*spec.sm) + " is not an SM this device runs blocks on (" +
            sm_range(sm_ids_) + ")");
+    }
+  }
+
+  // Throws ExperimentError for a warp access this device cannot run.
+  void check_runnable(const WarpAccessSpec& spec, std::size_t index,
+                      const BackendLimits& limits) const {
+    const auto fail = [&](const std::string& what) {
+      throw ExperimentError("warp access spec " + std::to_string(index) + ": " + what);
+    };
+    try {
+      validate(spec);
+    } catch (const ExperimentError& error) {
+      fail(error.what());
+    }
+    if (facts_.warp_size != kWarpLanes) {
+      fail("the device's warp has " + std::to_string(facts_.warp_size) + " lanes, the kernel " +
+           std::to_string(kWarpLanes));
+    }
+    const std::size_t max_area = max_warp_access_area_bytes(max_dynamic_shared_);
+    if (area_bytes(spec) > max_area) {
+      fail("its area of " + std::to_string(area_bytes(spec)) + " bytes exceeds the " +
+           std::to_string(max_area) + " bytes of shared memory a block has beside its records");
+    }
+    if (spec.timed_accesses > limits.max_timed_loads) {
+      fail(std::to_string(spec.timed_accesses) + " timed accesses, at most " +
+           std::to_string(limits.max_timed_loads));
     }
   }
 
