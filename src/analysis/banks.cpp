@@ -209,10 +209,12 @@ BankInference infer_banks(std::span<const BankPattern> patterns, std::span<const
 
   BankInference inference;
   inference.patterns = patterns.size();
+  inference.best = ranked.front();
   const std::size_t most = ranked.front().agreeing;
   for (const HypothesisScore& score : ranked) {
     if (score.agreeing == most) inference.tied.push_back(score.hypothesis);
   }
+  inference.unique = inference.tied.size() == 1;
   if (most < kMinExplainedShare * static_cast<double>(patterns.size())) {
     inference.why_not = "no bank layout explains the cycles of most patterns (the best, " +
                         std::to_string(ranked.front().hypothesis.banks) + " banks of " +
@@ -220,7 +222,6 @@ BankInference infer_banks(std::span<const BankPattern> patterns, std::span<const
                         std::to_string(most) + " of " + std::to_string(patterns.size()) + ")";
     return inference;
   }
-  if (inference.tied.size() == 1) inference.chosen = ranked.front();
   const auto banks_of = [](const BankHypothesis& h) { return h.banks; };
   const auto width_of = [](const BankHypothesis& h) { return h.width_bytes; };
   if (tied_agree(inference.tied, banks_of)) {

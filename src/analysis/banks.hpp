@@ -104,14 +104,16 @@ struct BankRival {
 
 struct BankInference {
   std::size_t patterns = 0;
-  // The hypothesis with the most agreeing patterns, when exactly one has most.
-  std::optional<HypothesisScore> chosen;
-  // Every hypothesis with the most agreeing patterns agrees on it, and it explains at least
-  // kMinExplainedShare of the patterns: the value; nullopt otherwise.
+  // The hypothesis with the most agreeing patterns (the first of bank_hypotheses() among
+  // equals), and whether it is the only one with that many.
+  HypothesisScore best;
+  bool unique = false;
+  // Every hypothesis with the most agreeing patterns agrees on it, and the best explains at
+  // least kMinExplainedShare of the patterns: the value; nullopt otherwise.
   std::optional<std::uint32_t> banks;
   std::optional<std::uint32_t> width_bytes;
-  std::optional<BankRival> banks_rival;  // with banks
-  std::optional<BankRival> width_rival;  // with width_bytes
+  std::optional<BankRival> banks_rival;  // with banks: the best with another bank count
+  std::optional<BankRival> width_rival;  // with width_bytes: the best with another width
   std::vector<BankHypothesis> tied;      // the hypotheses with the most agreeing patterns
   std::string why_not;                   // when banks or width are nullopt
 };

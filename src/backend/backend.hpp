@@ -21,12 +21,15 @@ struct BackendLimits {
   // ChaseSpec::reserved_shared_bytes, at most: the shared memory a block may use minus the
   // chase's own (its records; on the shared path its chain counts against this as well).
   std::uint64_t max_reserved_shared_bytes = 0;
-  std::uint32_t max_timed_loads = 0;  // per chaser
+  std::uint32_t max_timed_loads = 0;               // per chaser
   std::uint32_t max_chasers = 0;
   std::uint32_t concurrent_slots = 0;  // independent chases that may run at once (one per SM)
   // SM ids a spec may name in ChaseSpec::sm (%smid values need not be 0..n-1 on a GPU);
   // empty means 0 .. concurrent_slots-1.
   std::vector<std::uint32_t> sm_ids;
+  // WarpAccessSpec area_bytes, at most; 0: the backend runs no warp access (run_warp_access
+  // throws). Timed accesses are limited by max_timed_loads.
+  std::uint64_t max_warp_access_bytes = 0;
 };
 
 // Thrown by a backend for a request it cannot run (bad spec, too large, unsupported path).

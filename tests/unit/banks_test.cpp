@@ -99,9 +99,9 @@ TEST_P(BankInferenceOn, SyntheticCyclesGiveTheLayoutBack) {
   for (const auto& cycles :
        {cycles_on(patterns, truth, 29, 29), cycles_on(patterns, truth, 30, 3, 1, 2)}) {
     const BankInference inference = infer_banks(patterns, cycles);
-    ASSERT_TRUE(inference.chosen) << inference.why_not;
-    EXPECT_EQ(inference.chosen->hypothesis, truth);
-    EXPECT_EQ(inference.chosen->agreeing, patterns.size());
+    ASSERT_TRUE(inference.unique) << inference.why_not;
+    EXPECT_EQ(inference.best.hypothesis, truth);
+    EXPECT_EQ(inference.best.agreeing, patterns.size());
     ASSERT_TRUE(inference.banks && inference.width_bytes);
     EXPECT_EQ(*inference.banks, truth.banks);
     EXPECT_EQ(*inference.width_bytes, truth.width_bytes);
@@ -130,7 +130,7 @@ TEST(BankInference, NoConflictAtAllExplainsNothing) {
   const auto patterns = stride_method_patterns(kLanes);
   const std::vector<double> flat(patterns.size(), 30);
   const BankInference inference = infer_banks(patterns, flat);
-  EXPECT_FALSE(inference.chosen);
+  EXPECT_EQ(inference.best.agreeing, 0u);
   EXPECT_FALSE(inference.banks);
   EXPECT_FALSE(inference.width_bytes);
   EXPECT_FALSE(inference.why_not.empty());
@@ -146,7 +146,7 @@ TEST(BankInference, PatternsThatCannotTellWidthsApartLeaveTheWidthOpen) {
   const auto cycles = cycles_on(patterns, {32, 4}, 29, 29);
   const BankInference inference = infer_banks(patterns, cycles);
   EXPECT_GT(inference.tied.size(), 1u);
-  EXPECT_FALSE(inference.chosen);
+  EXPECT_FALSE(inference.unique);
   EXPECT_FALSE(inference.width_bytes);
   EXPECT_FALSE(inference.why_not.empty());
 }

@@ -87,6 +87,7 @@ class CudaBackend final : public Backend {
     limits.max_reserved_shared_bytes =
         max_dynamic_shared_ > record_buffer ? max_dynamic_shared_ - record_buffer : 0;
     limits.max_chasers = max_chasers();
+    limits.max_warp_access_bytes = max_warp_access_area_bytes(max_dynamic_shared_);
     limits.max_timed_loads = static_cast<std::uint32_t>(std::min<std::uint64_t>(
         kMaxTimedLoads, usable / (2 * sizeof(std::uint32_t) * limits.max_chasers * 2)));
     limits.concurrent_slots = static_cast<std::uint32_t>(sm_ids_.size());
@@ -195,10 +196,10 @@ class CudaBackend final : public Backend {
       fail("the device's warp has " + std::to_string(facts_.warp_size) + " lanes, the kernel " +
            std::to_string(kWarpLanes));
     }
-    const std::size_t max_area = max_warp_access_area_bytes(max_dynamic_shared_);
-    if (area_bytes(spec) > max_area) {
+    if (area_bytes(spec) > limits.max_warp_access_bytes) {
       fail("its area of " + std::to_string(area_bytes(spec)) + " bytes exceeds the " +
-           std::to_string(max_area) + " bytes of shared memory a block has beside its records");
+           std::to_string(limits.max_warp_access_bytes) +
+           " bytes of shared memory a block has beside its records");
     }
     if (spec.timed_accesses > limits.max_timed_loads) {
       fail(std::to_string(spec.timed_accesses) + " timed accesses, at most " +

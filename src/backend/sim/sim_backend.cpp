@@ -59,6 +59,7 @@ BackendLimits limits_of(const SimDescription& description) {
   limits.max_shared_footprint_bytes = sim::max_block_shared_bytes(description.shared_memory);
   limits.max_reserved_shared_bytes = sim::max_block_shared_bytes(description.shared_memory);
   limits.max_timed_loads = kMaxTimedLoads;
+  limits.max_warp_access_bytes = sim::max_block_shared_bytes(description.shared_memory);
   limits.max_chasers = kMaxChasers;
   limits.concurrent_slots = description.sm_count;
   return limits;
@@ -134,10 +135,10 @@ class SimBackend final : public Backend {
  private:
   void check_runnable(const WarpAccessSpec& spec) const {
     validate(spec);
-    if (area_bytes(spec) > limits_.max_shared_footprint_bytes) {
+    if (area_bytes(spec) > limits_.max_warp_access_bytes) {
       throw ExperimentError("warp access spec: its " + std::to_string(area_bytes(spec)) +
                             " bytes of shared memory exceed the block's " +
-                            std::to_string(limits_.max_shared_footprint_bytes));
+                            std::to_string(limits_.max_warp_access_bytes));
     }
     if (spec.timed_accesses > limits_.max_timed_loads) {
       throw ExperimentError("warp access spec: at most " + std::to_string(limits_.max_timed_loads) +
