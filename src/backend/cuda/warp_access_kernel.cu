@@ -141,7 +141,9 @@ __device__ void prepare_area(std::uint32_t* area, std::uint32_t area_words, std:
                              std::uint32_t offset) {
   for (std::uint32_t i = lane; i < area_words; i += kWarpLanes) area[i] = 0;
   __syncwarp();
-  area[offset / 4] = offset;  // lanes sharing a word write the same value
+  // Of the lanes sharing a word, the first writes it (no two lanes store to one address).
+  const unsigned sharing = __match_any_sync(kFullWarp, offset);
+  if (lane == static_cast<std::uint32_t>(__ffs(sharing) - 1)) area[offset / 4] = offset;
   __syncwarp();
 }
 

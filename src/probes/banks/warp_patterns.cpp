@@ -56,9 +56,12 @@ PatternRun run_patterns(ProbeContext& ctx, std::span<const BankPattern> patterns
   std::vector<WarpAccessSpec> batch;
   const std::uint32_t timed = std::min(timed_accesses, limits.max_timed_loads);
   for (const BankPattern& pattern : patterns) {
+    if (pattern.lane_offsets.size() != kWarpLanes) {
+      run.left_out.push_back(pattern.name);
+      continue;
+    }
     const WarpAccessSpec spec = spec_of(pattern, timed);
-    if (pattern.lane_offsets.size() != kWarpLanes ||
-        area_bytes(spec) > limits.max_warp_access_bytes) {
+    if (area_bytes(spec) > limits.max_warp_access_bytes) {
       run.left_out.push_back(pattern.name);
       continue;
     }

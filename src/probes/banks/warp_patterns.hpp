@@ -33,8 +33,9 @@ struct PatternRun {
   nlohmann::json evidence(std::uint32_t timed_accesses) const;
 };
 
-// Runs every pattern that fits the backend's shared memory, `timed_accesses` recorded accesses
-// each, in one batch. Throws ProbeSkipped when the backend runs no warp access or none fits.
+// Runs every pattern of one warp (kWarpLanes offsets) that fits the backend's shared memory,
+// `timed_accesses` recorded accesses each, in one batch; the others are left out. Throws
+// ProbeSkipped when the backend runs no warp access or no pattern fits.
 PatternRun run_patterns(ProbeContext& ctx, std::span<const BankPattern> patterns,
                         std::uint32_t timed_accesses);
 
