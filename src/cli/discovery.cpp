@@ -1,11 +1,13 @@
 #include "cli/discovery.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 
 #include "cli/exit_codes.hpp"
+#include "cli/gpu_claim.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
 #include "cli/outputs.hpp"
@@ -62,10 +64,22 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
   return exit_code::ok;
 }
 
-// Opens the device; on failure prints the cause and what to do, and sets `exit`.
-std::optional<OpenedBackend> open_device(const Options& options, std::ostream& err, int& exit) {
+// Opens the device (taking its lock into `claim`); on failure prints the cause and what to
+// do, and sets `exit`.
+std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim, std::ostream& err,
+                                         int& exit) {
   try {
-    return open_backend(options);
+    return open_backend(options,
+                        [&](const std::string& uuid) { lock_gpu(uuid, options, err, claim); });
+  } catch (const GpuBusyError& error) {
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "%g", options.wait_seconds.value_or(0));
+    err << "memtopo: " << error.what() << " after waiting " << waited
+        << " s (--wait); try again later, or pick another GPU with --device N.\n";
+    exit = exit_code::gpu_in_use;
+  } catch (const LockWaitInterrupted& error) {
+    err << "memtopo: " << error.what() << "; nothing was measured.\n";
+    exit = exit_code::interrupted;
   } catch (const NoDeviceError& error) {
     // The backend's message already says what to check (nvidia-smi, CUDA_VISIBLE_DEVICES).
     err << "memtopo: no usable CUDA device: " << error.what() << "\n";
@@ -130,6 +144,10 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
                                        const Trace& trace) {
       recorder->record(label, spec, trace);
     };
+    context.record_stream = [&recorder](const std::string& label, const StreamSpec& spec,
+                                        const StreamResult& result) {
+      recorder->record_stream(label, spec, result);
+    };
   }
 
   try {
@@ -140,20 +158,22 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
   return recorder ? recorder->write_error() : std::string();
 }
 
-bool failed_for_lack_of_memory(const ProbeOutcome& outcome) {
-  // The runner names these failures so (see probes/core/runner.cpp).
-  return outcome.status == "failed" && outcome.reason.rfind("out of memory", 0) == 0;
-}
-
 // The exit code of a discovery whose reports were written; see exit_codes.hpp for the order.
-int outcome_exit_code(const Topology& topology, bool trace_write_failed) {
+int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed) {
   if (trace_write_failed) return exit_code::cannot_write;
   if (topology.run.interrupted) return exit_code::interrupted;
+  // Another process came during the run (it was alone when it started).
+  if (topology.run.shared_gpu && !options.allow_shared) return exit_code::gpu_in_use;
   int code = exit_code::ok;
+  bool any_completed = false;
+  bool any_lacked_memory = false;
   for (const ProbeOutcome& outcome : topology.run.probes) {
-    if (failed_for_lack_of_memory(outcome)) return exit_code::out_of_memory;
+    any_completed |= outcome.status == "ok";
+    any_lacked_memory |= skipped_for_lack_of_memory(outcome);
     if (outcome.status == "failed") code = exit_code::probe_failed;
   }
+  // A probe that lacked memory is skipped; only a run where nothing could run is a failure.
+  if (any_lacked_memory && !any_completed) return exit_code::out_of_memory;
   return code;
 }
 
@@ -178,10 +198,16 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
     err << "memtopo: " << simulated_banner(topology.run.sim_file) << "\n";
   }
 
-  int code = outcome_exit_code(topology, !trace_error.empty());
-  if (code == exit_code::probe_failed || code == exit_code::out_of_memory) {
+  int code = outcome_exit_code(topology, options, !trace_error.empty());
+  if (code == exit_code::probe_failed) {
     err << "memtopo: some probes failed (the report lists them with their reasons); the "
            "other results were written.\n";
+  } else if (code == exit_code::gpu_in_use) {
+    err << "memtopo: another process used the GPU during the run (the warnings name it); the "
+           "results were written, and those it disturbed are marked.\n";
+  } else if (code == exit_code::out_of_memory) {
+    err << "memtopo: no probe could run for lack of free device memory (the report lists "
+           "what each needed); free the GPU (nvidia-smi lists its processes) and try again.\n";
   }
   return code;
 }
@@ -201,10 +227,13 @@ int run_discovery(const Options& options, const std::vector<std::string>& argume
 
   const auto setup_start = Clock::now();
   int exit = exit_code::ok;
-  std::optional<OpenedBackend> opened = open_device(options, err, exit);
+  GpuClaim claim;  // before the backend: the lock outlives the device's use
+  std::optional<OpenedBackend> opened = open_device(options, claim, err, exit);
   if (!opened) return exit;
   describe_device(*opened, topology, err);
   Backend& device = *opened->backend;
+  exit = check_gpu_sharing(device, opened->simulated, claim, options, topology, err);
+  if (exit != exit_code::ok) return exit;
   topology.run.phases.push_back(
       PhaseTiming{"setup", seconds_since(setup_start), std::nullopt, clock_khz(device)});
 

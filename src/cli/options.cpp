@@ -27,6 +27,9 @@ constexpr const char* kExamples =
     "                                   run on a simulated device, keep every raw trace as CSV\n"
     "  memtopo --list                   list the probes and their ids\n";
 
+// A week: longer is a typo, not a plan.
+constexpr double kMaxWaitSeconds = 7 * 24 * 3600;
+
 // Digits only. CLI11's own checks either print "not in range 0 to 1.79e308" in full
 // (NonNegativeNumber) or let strtoull wrap "-3" around to a huge seed.
 CLI::Validator non_negative_integer(std::string what) {
@@ -60,6 +63,36 @@ std::vector<std::string> split_ids(const std::string& text) {
     start = end + 1;
   }
   return ids;
+}
+
+// --wait and --allow-shared: what memtopo does about a GPU that is not its alone.
+std::optional<double> parse_seconds(const std::string& text) {
+  double seconds = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !(seconds >= 0) ||
+      seconds > kMaxWaitSeconds) {
+    return std::nullopt;
+  }
+  return seconds;
+}
+
+void add_gpu_sharing_options(CLI::App& app, Options& options) {
+  app.add_option_function<std::string>(
+         "--wait",
+         [&options](const std::string& text) { options.wait_seconds = parse_seconds(text); },
+         "Wait at most SECONDS for another memtopo on the same GPU (default: as\n"
+         "long as it takes; 0: do not wait), then stop with exit code 8")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (parse_seconds(text)) return "";
+            return "'" + text + "' is not a number of seconds (0 to " +
+                   std::to_string(static_cast<long>(kMaxWaitSeconds)) + ")";
+          },
+          ""))
+      ->type_name("SECONDS");
+  app.add_flag("--allow-shared", options.allow_shared,
+               "Measure even when other processes use the GPU; every result is then\n"
+               "marked as measured on a shared GPU (default: stop with exit code 8)");
 }
 
 }  // namespace
@@ -101,6 +134,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       ->check(non_negative_integer("a seed (a non-negative integer)"))
       ->type_name("N");
   app.add_flag("--quiet", options.quiet, "No progress lines on stderr");
+  add_gpu_sharing_options(app, options);
 
   auto usage_error = [&err](const std::string& message) {
     err << "memtopo: " << message << "\nRun 'memtopo --help' for the options.\n";

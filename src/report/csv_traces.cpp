@@ -77,6 +77,47 @@ CsvTraceWriter::CsvTraceWriter(std::filesystem::path directory) : directory_(std
   }
 }
 
+const char* const kStreamCsvHeader =
+    "launch,op,path,placement,footprint_bytes,vector_bytes,blocks_per_sm,threads_per_block,unroll,"
+    "bytes_moved,seconds,bytes_per_second,sm_clock_khz,memory_clock_khz";
+
+void write_stream_rows(std::ostream& out, const StreamSpec& spec, const StreamResult& result) {
+  for (std::size_t i = 0; i < result.seconds.size(); ++i) {
+    const double seconds = result.seconds[i];
+    out << i << "," << to_string(spec.op) << "," << to_string(spec.path) << ","
+        << to_string(spec.placement) << "," << result.footprint_bytes << "," << spec.vector_bytes
+        << "," << spec.blocks_per_sm << "," << spec.threads_per_block << "," << spec.unroll << ","
+        << result.bytes_moved << "," << number_text(seconds) << ","
+        << number_text(seconds > 0 ? static_cast<double>(result.bytes_moved) / seconds : 0) << ","
+        << number_text(result.sm_clock_khz) << "," << number_text(result.memory_clock_khz)
+        << "\n";
+  }
+}
+
+void CsvTraceWriter::record_stream(const std::string& label, const StreamSpec& spec,
+                                   const StreamResult& result) {
+  auto [entry, first] = stream_files_.try_emplace(label);
+  if (first) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%05zu_", files_written_);
+    entry->second = directory_ / (number + file_safe(label) + ".csv");
+  }
+  std::ofstream file(entry->second, first ? std::ios::binary | std::ios::trunc
+                                          : std::ios::binary | std::ios::app);
+  if (!file) {
+    throw OutputError("cannot write trace " + entry->second.string() + ": " + std::strerror(errno));
+  }
+  if (first) {
+    file << "# " << label << ": streams, one row per timed launch\n" << kStreamCsvHeader << "\n";
+    ++files_written_;
+  }
+  write_stream_rows(file, spec, result);
+  file.flush();
+  if (!file) {
+    throw OutputError("cannot write trace " + entry->second.string() + ": " + std::strerror(errno));
+  }
+}
+
 void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
   char number[32];
   std::snprintf(number, sizeof number, "%05zu_", files_written_);

@@ -95,5 +95,19 @@ TEST(WarpAccessOnSim, BadSpecsAreRefused) {
   }
 }
 
+// Records take 8 B per timed access in device memory, a launch (one word size) at a time.
+TEST(WarpAccessOnSim, RecordsBeyondTheDeviceMemoryAreALackOfMemory) {
+  std::string text = device();
+  const std::string gigabyte = "\"global_memory_bytes\": 1073741824";
+  text.replace(text.find(gigabyte), gigabyte.size(), "\"global_memory_bytes\": 4096");
+  auto backend = make_sim_backend_from_text(text, "banks.json");
+  // 512 accesses of each word size fill the 4 KiB exactly; one more is too many.
+  const std::vector<WarpAccessSpec> fits = {at_stride(4, 4, 256), at_stride(4, 4, 256),
+                                            at_stride(8, 8, 512)};
+  EXPECT_EQ(backend->run_warp_access(fits).size(), 3u);
+  const std::vector<WarpAccessSpec> too_many = {at_stride(4, 4, 256), at_stride(4, 4, 257)};
+  EXPECT_THROW(backend->run_warp_access(too_many), MemoryUnavailableError);
+}
+
 }  // namespace
 }  // namespace memtopo

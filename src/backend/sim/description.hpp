@@ -2,10 +2,12 @@
 // A simulated device as its description file states it (format: docs/sim-format.md). Plain data;
 // the loader has validated it, so every invariant the models rely on holds.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "backend/sim/throughput.hpp"
 
 namespace memtopo::sim {
 
@@ -108,6 +110,8 @@ struct SimDescription {
   // together, taking turns load by load, and share the device-scope caches (cold at the batch's
   // start), as concurrent blocks on different SMs of a GPU do.
   bool batch_shares_device_caches = false;
+  // What streams (bandwidth) run at; none: streams cannot run on this device.
+  std::optional<ThroughputDescription> throughput;
 };
 
 }  // namespace memtopo::sim

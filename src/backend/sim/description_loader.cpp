@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/sim/strict_json.hpp"
+#include "backend/sim/throughput_loader.hpp"
 
 namespace memtopo::sim {
 namespace {
@@ -417,7 +418,7 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
       document, place,
       {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency", "compute_capability",
        "timing_overhead", "caches", "tlbs", "shared_memory", "noise",
-       "batch_shares_device_caches"});
+       "batch_shares_device_caches", "throughput"});
   SimDescription description;
   description.name = read_name(object);
   description.sm_count = read_positive_u32(object, "sm_count");
@@ -468,6 +469,10 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
                   "expected true or false, got " + json_excerpt(shares));
     }
     description.batch_shares_device_caches = shares.get<bool>();
+  }
+  if (object.has("throughput")) {
+    description.throughput = read_throughput(object.required("throughput"),
+                                             object.place("throughput"), description.caches);
   }
   return description;
 }

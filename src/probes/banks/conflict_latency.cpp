@@ -34,6 +34,10 @@ nlohmann::json row_json(std::uint32_t degree, const MeasuredPattern& m) {
 }  // namespace
 
 void measure_conflict_latency(ProbeContext& ctx) {
+  if (!any_finding(ctx.topology, "shared", "banks") ||
+      !any_finding(ctx.topology, "shared", "bank_width")) {
+    throw ProbeSkipped("needs the layout of shared.banks and shared.bank_width");
+  }
   const Property* banks = conclusive_finding(ctx.topology, "shared", "banks");
   const Property* width = conclusive_finding(ctx.topology, "shared", "bank_width");
   if (!banks || !width) {

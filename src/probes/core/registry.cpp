@@ -2,8 +2,9 @@
 #include <memory>
 #include <vector>
 
-#include "probes/banks/bank_probe.hpp"
 #include "probes/size/cache_size_probe.hpp"
+#include "probes/bandwidth/bandwidth_probe.hpp"
+#include "probes/banks/bank_probe.hpp"
 #include "probes/sharing/carveout_probe.hpp"
 #include "probes/line/constant_line_probe.hpp"
 #include "probes/sharing/count_per_sm_probe.hpp"
@@ -51,6 +52,7 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   for (auto& probe : sharing_probes()) probes.push_back(std::move(probe));  // after every size
   for (auto& probe : count_per_sm_probes()) probes.push_back(std::move(probe));
   probes.push_back(std::make_unique<CarveoutProbe>());  // after l1.size and l1.line
+  for (auto& probe : bandwidth_probes()) probes.push_back(std::move(probe));  // after the sizes
   // Shared-memory banks: warp accesses of their own, needing nothing measured before; last, so
   // that they leave every earlier probe's experiments as they were.
   for (auto& probe : bank_probes()) probes.push_back(std::move(probe));

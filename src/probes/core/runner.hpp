@@ -26,10 +26,14 @@ std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& pro
 void add_api_facts(Topology& topology);
 
 // Runs `selected` in order. Each probe is one phase in topology.run.phases (seconds, SM clock
-// before/after) and one outcome in topology.run.probes: ok, skipped (ProbeSkipped), failed
-// (any other exception; the message becomes the reason and a warning). On Interrupted the
+// before/after) and one outcome in topology.run.probes: ok, skipped (ProbeSkipped; or a lack of
+// device memory: OutOfMemoryError, MemoryUnavailableError), failed (any other exception; the
+// message becomes the reason and a warning). On Interrupted the
 // remaining probes are marked not_run, topology.run.interrupted is set and Interrupted is
 // rethrown so the caller can still write what was measured.
 void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected);
+
+// True for a probe that run_probes skipped because the device memory it needed was not free.
+bool skipped_for_lack_of_memory(const ProbeOutcome& outcome);
 
 }  // namespace memtopo
