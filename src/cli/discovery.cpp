@@ -13,6 +13,7 @@
 #include "cli/outputs.hpp"
 #include "cli/run_info.hpp"
 #include "cli/trace_recorder.hpp"
+#include "model/printable_text.hpp"
 #include "probes/core/runner.hpp"
 #include "report/console.hpp"
 #include "report/csv_traces.hpp"
@@ -35,6 +36,7 @@ std::optional<double> clock_khz(Backend& backend) {
 // What the user asked for, checked before any device is touched.
 struct Plan {
   std::vector<Probe*> probes;
+  std::optional<OutputTarget> json;  // --json FILE (not for --json -)
   std::unique_ptr<CsvTraceWriter> trace_writer;
 };
 
@@ -48,7 +50,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     return exit_code::usage;
   }
   try {
-    check_json_writable(options.json_file);
+    plan.json = prepare_json_output(options.json_file);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
     }
@@ -57,7 +59,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     return exit_code::cannot_write;
   }
   if (!options.sim_file.empty() && !std::filesystem::exists(options.sim_file)) {
-    err << "memtopo: simulated device description " << options.sim_file
+    err << "memtopo: simulated device description " << printable_text(options.sim_file)
         << " does not exist; check the path given to --sim.\n";
     return exit_code::bad_input;
   }
@@ -110,14 +112,46 @@ void describe_device(const OpenedBackend& opened, Topology& topology, std::ostre
         << "  Name --device N to require a real GPU.\n";
   }
   topology.run.simulated = opened.simulated;
-  topology.run.sim_file = opened.sim_file;
+  // Paths are bytes; the report stores them as printable UTF-8 (report/output_file.hpp).
+  topology.run.sim_file = printable_text(opened.sim_file);
   topology.device = opened.backend->facts();
   add_api_facts(topology);
 }
 
+// Rewrites the JSON file after each probe, so that a crash or SIGKILL loses at most the probe
+// that was running. A failed checkpoint is said once and the run goes on: the final write tries
+// again and decides the exit code.
+class Checkpoints {
+ public:
+  Checkpoints(const Plan& plan, Topology& topology, Clock::time_point run_start, std::ostream& err)
+      : plan_(plan), topology_(topology), run_start_(run_start), err_(err) {}
+
+  void write() {
+    if (!takes_checkpoints(plan_.json)) return;
+    topology_.run.duration_seconds = seconds_since(run_start_);
+    try {
+      write_checkpoint(topology_, *plan_.json);
+      failing_ = false;
+    } catch (const OutputError& error) {
+      if (!failing_) {
+        err_ << "memtopo: warning: checkpoint not written: " << error.what()
+             << "\n  The run goes on; the results are written again at its end.\n";
+      }
+      failing_ = true;
+    }
+  }
+
+ private:
+  const Plan& plan_;
+  Topology& topology_;
+  Clock::time_point run_start_;
+  std::ostream& err_;
+  bool failing_ = false;  // said once per streak of failures
+};
+
 // Runs the planned probes into `topology`; returns the trace write error, if any.
 std::string measure(const Options& options, Plan& plan, Backend& device, Topology& topology,
-                    std::ostream& err) {
+                    Checkpoints& checkpoints, std::ostream& err) {
   // Traces a probe runs without a label are named after the probe running now: run_probes
   // appends one phase per probe when it ends, so that is the one after the phases so far.
   const std::size_t phases_before = topology.run.phases.size();
@@ -151,9 +185,10 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
   }
 
   try {
-    run_probes(context, plan.probes);
+    run_probes(context, plan.probes, [&checkpoints](const Probe&) { checkpoints.write(); });
   } catch (const Interrupted&) {
-    err << "memtopo: interrupted; writing what was measured so far.\n";
+    err << "memtopo: " << signal_name(interrupt_signal())
+        << " received: stopped after the current batch; writing what was measured so far.\n";
   }
   return recorder ? recorder->write_error() : std::string();
 }
@@ -161,7 +196,10 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
 // The exit code of a discovery whose reports were written; see exit_codes.hpp for the order.
 int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed) {
   if (trace_write_failed) return exit_code::cannot_write;
-  if (topology.run.interrupted) return exit_code::interrupted;
+  if (topology.run.interrupted) {
+    return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
+                              : exit_code::interrupted;
+  }
   // Another process came during the run (it was alone when it started).
   if (topology.run.shared_gpu && !options.allow_shared) return exit_code::gpu_in_use;
   int code = exit_code::ok;
@@ -183,7 +221,7 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   if (!trace_error.empty())
     topology.warnings.push_back("raw traces are incomplete: " + trace_error);
   try {
-    write_reports(topology, options, out);
+    write_reports(topology, options, plan.json, out);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
@@ -191,7 +229,7 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   if (!trace_error.empty()) err << "memtopo: " << trace_error << "\n";
   if (plan.trace_writer && !options.quiet) {
     err << "memtopo: " << plan.trace_writer->files_written() << " trace files in "
-        << plan.trace_writer->directory().string() << "\n";
+        << printable_text(plan.trace_writer->directory().string()) << "\n";
   }
   if (topology.run.simulated && options.json_file == "-") {
     // stdout carries JSON only, so the banner that opens the console report goes here.
@@ -237,7 +275,8 @@ int run_discovery(const Options& options, const std::vector<std::string>& argume
   topology.run.phases.push_back(
       PhaseTiming{"setup", seconds_since(setup_start), std::nullopt, clock_khz(device)});
 
-  std::string trace_error = measure(options, plan, device, topology, err);
+  Checkpoints checkpoints(plan, topology, run_start, err);
+  std::string trace_error = measure(options, plan, device, topology, checkpoints, err);
   topology.run.duration_seconds = seconds_since(run_start);
   return finish(topology, options, plan, trace_error, out, err);
 }

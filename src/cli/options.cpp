@@ -116,19 +116,22 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   auto* sim = app.add_option("--sim", options.sim_file,
                              "Run on the simulated device described in FILE (see docs/)")
                   ->type_name("FILE");
-  app.add_option("--json", options.json_file,
-                 "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
-      ->type_name("FILE");
-  app.add_option("--traces", options.traces_dir,
-                 "Write every experiment's raw trace as CSV into DIR (created if needed)")
-      ->type_name("DIR");
+  auto* json =
+      app.add_option("--json", options.json_file,
+                     "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
+          ->type_name("FILE");
+  auto* traces =
+      app.add_option("--traces", options.traces_dir,
+                     "Write every experiment's raw trace as CSV into DIR (created if needed)")
+          ->type_name("DIR");
   // Repeated --only options add up; CLI11 joins them with commas.
-  app.add_option("--only", only,
-                 "Run only these probe ids (l1.size) or element ids (l1: all its probes),\n"
-                 "comma-separated; the probes they need run too")
-      ->multi_option_policy(CLI::MultiOptionPolicy::Join)
-      ->delimiter(',')
-      ->type_name("ID,...");
+  auto* only_option =
+      app.add_option("--only", only,
+                     "Run only these probe ids (l1.size) or element ids (l1: all its probes),\n"
+                     "comma-separated; the probes they need run too")
+          ->multi_option_policy(CLI::MultiOptionPolicy::Join)
+          ->delimiter(',')
+          ->type_name("ID,...");
   app.add_flag("--list", options.list, "List the probes with their ids and exit");
   app.add_option("--seed", options.seed, "Base seed for every random choice (default 1)")
       ->check(non_negative_integer("a seed (a non-negative integer)"))
@@ -153,8 +156,20 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   if (device->count() > 0 && sim->count() > 0) {
     return usage_error("--device and --sim exclude each other: --sim runs on a simulated device");
   }
+  // An empty value is a mistake (an unset shell variable), never "absent": --sim '' must not
+  // fall back to another device, --only '' must not run everything.
+  for (const auto& [option, value] : {std::pair{sim, &options.sim_file},
+                                      {json, &options.json_file},
+                                      {traces, &options.traces_dir}}) {
+    if (option->count() > 0 && value->empty()) {
+      return usage_error(option->get_name() + " needs a value; it was given an empty one");
+    }
+  }
   options.device_given = device->count() > 0;
   options.only = split_ids(only);
+  if (only_option->count() > 0 && options.only.empty()) {
+    return usage_error("--only needs at least one probe or element id (memtopo --list shows them)");
+  }
   return {options, exit_code::ok};
 }
 

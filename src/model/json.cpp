@@ -1,7 +1,10 @@
 #include "model/json.hpp"
 
+#include "model/printable_text.hpp"
+
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -9,6 +12,13 @@ namespace memtopo {
 namespace {
 
 using ojson = nlohmann::ordered_json;
+
+// Lists and objects inside each other: a topology needs about 8 (evidence included).
+constexpr int kMaxTopologyNesting = 256;
+// The longest parser message quoted in an error (it quotes the token it read).
+constexpr std::size_t kMaxQuotedMessage = 300;
+// The longest value quoted in an error.
+constexpr std::size_t kMaxQuotedValue = 40;
 
 // Keys every element object has; any other key of an element is a property.
 constexpr const char* kElementKeys[] = {"id", "kind", "scope", "load_paths"};
@@ -174,6 +184,7 @@ ojson run_to_json(const RunInfo& run) {
   out["arguments"] = run.arguments;
   out["host"] = run.host;
   out["interrupted"] = run.interrupted;
+  out["complete"] = run.complete;
   out["simulated"] = run.simulated;
   out["sim_file"] = run.sim_file;
   out["shared_gpu"] = run.shared_gpu;
@@ -197,8 +208,9 @@ class ObjectReader {
   ObjectReader(const ojson& object, std::string path, std::string origin)
       : object_(object), path_(std::move(path)), origin_(std::move(origin)) {
     if (!object_.is_object()) {
-      throw TopologyJsonError(origin_ + ": " + (path_.empty() ? "document" : path_) +
-                              ": expected an object, found " + type_name(object_));
+      throw TopologyJsonError(
+          printable_text(origin_ + ": " + (path_.empty() ? "document" : path_)) +
+          ": expected an object, found " + type_name(object_));
     }
   }
 
@@ -213,7 +225,8 @@ class ObjectReader {
   }
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw TopologyJsonError(origin_ + ": " + path_of(key) + ": " + what);
+    // Keys and values come from the file: printed with control characters escaped.
+    throw TopologyJsonError(printable_text(origin_ + ": " + path_of(key) + ": " + what));
   }
 
   // nullptr when absent.
@@ -319,7 +332,12 @@ class ObjectReader {
   }
 
  private:
-  static std::string json_text(const ojson& value) { return value.dump(); }
+  // A value as the file has it, cut short: a message must stay readable whatever the value.
+  static std::string json_text(const ojson& value) {
+    std::string text = value.dump(-1, ' ', false, ojson::error_handler_t::replace);
+    if (text.size() > kMaxQuotedValue) text = text.substr(0, kMaxQuotedValue - 3) + "...";
+    return text;
+  }
 
   const ojson& object_;
   std::string path_;
@@ -484,6 +502,8 @@ void run_from_json(const ObjectReader& reader, RunInfo& run) {
   run.arguments = reader.strings("arguments");
   run.host = reader.string("host");
   run.interrupted = reader.boolean("interrupted");
+  // Files written before the key existed were only ever written at the end of a run.
+  run.complete = reader.find("complete") ? reader.boolean("complete") : true;
   run.simulated = reader.boolean("simulated");
   run.sim_file = reader.string("sim_file");
   run.shared_gpu = reader.boolean("shared_gpu");
@@ -533,11 +553,12 @@ Topology read_topology(const ojson& document, const std::string& origin) {
   topology.device = device_from_json(top.child("device"));
 
   const ojson& elements = *top.array("elements", /*is_required=*/true);
+  std::set<std::string> ids;  // a set, so that a file of a million elements reads in linear time
   for (std::size_t i = 0; i < elements.size(); ++i) {
     std::string key = "elements[" + std::to_string(i) + "]";
     Element element = element_from_json(top.child(elements[i], key));
-    if (topology.find(element.id))
-      top.fail(key + ".id", "element '" + element.id + "' appears twice");
+    if (!ids.insert(element.id).second)
+      top.fail(key + ".id", "element '" + printable_text(element.id) + "' appears twice");
     topology.elements.push_back(std::move(element));
   }
   topology.warnings = top.strings("warnings");
@@ -566,11 +587,25 @@ Topology topology_from_json(const nlohmann::ordered_json& document, const std::s
 }
 
 Topology topology_from_json_text(const std::string& text, const std::string& origin) {
+  // Refused while parsing, before the value exists: copying or printing a value recurses.
+  const ojson::parser_callback_t limit_nesting = [&](int depth, ojson::parse_event_t event,
+                                                     ojson&) {
+    const bool opens =
+        event == ojson::parse_event_t::object_start || event == ojson::parse_event_t::array_start;
+    if (opens && depth >= kMaxTopologyNesting) {
+      throw TopologyJsonError(printable_text(origin) + ": lists and objects are nested more than " +
+                              std::to_string(kMaxTopologyNesting) + " deep");
+    }
+    return true;
+  };
   ojson document;
   try {
-    document = ojson::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw TopologyJsonError(origin + ": not valid JSON (" + error.what() + ")");
+    document = ojson::parse(text, limit_nesting);
+  } catch (const nlohmann::json::exception& error) {
+    // parse_error names line, column and byte; out_of_range a number no double holds (1e400).
+    std::string what = error.what();
+    if (what.size() > kMaxQuotedMessage) what = what.substr(0, kMaxQuotedMessage - 3) + "...";
+    throw TopologyJsonError(printable_text(origin + ": not valid JSON (" + what + ")"));
   }
   return topology_from_json(document, origin);
 }

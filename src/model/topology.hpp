@@ -109,6 +109,9 @@ struct RunInfo {
   std::vector<PhaseTiming> phases;
   std::vector<ProbeOutcome> probes;
   bool interrupted = false;
+  // false in the checkpoints written after each probe while the run goes on; true in the last
+  // write of a run (finished or interrupted). A file left with false: the run was killed.
+  bool complete = true;
   bool simulated = false;
   std::string sim_file;  // description file when simulated
   // The GPU was not memtopo's alone (--allow-shared, or another process came during the run):

@@ -1,14 +1,13 @@
 #include "report/csv_traces.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <system_error>
 
+#include "model/printable_text.hpp"
 #include "report/output_error.hpp"
+#include "report/output_file.hpp"
 
 namespace memtopo {
 namespace {
@@ -72,9 +71,11 @@ CsvTraceWriter::CsvTraceWriter(std::filesystem::path directory) : directory_(std
   std::error_code error;
   std::filesystem::create_directories(directory_, error);
   if (error || !std::filesystem::is_directory(directory_)) {
-    throw OutputError("cannot create trace directory " + directory_.string() + ": " +
-                      (error ? error.message() : "a file of that name exists"));
+    throw OutputError("cannot create trace directory " + printable_text(directory_.string()) +
+                      ": " + (error ? error.message() : "a file of that name exists"));
   }
+  // Now rather than at the first trace, which may come after minutes of measuring.
+  check_directory_writable(directory_, "traces to " + printable_text(directory_.string()));
 }
 
 const char* const kStreamCsvHeader =
@@ -89,44 +90,46 @@ void write_stream_rows(std::ostream& out, const StreamSpec& spec, const StreamRe
         << "," << spec.blocks_per_sm << "," << spec.threads_per_block << "," << spec.unroll << ","
         << result.bytes_moved << "," << number_text(seconds) << ","
         << number_text(seconds > 0 ? static_cast<double>(result.bytes_moved) / seconds : 0) << ","
-        << number_text(result.sm_clock_khz) << "," << number_text(result.memory_clock_khz)
-        << "\n";
+        << number_text(result.sm_clock_khz) << "," << number_text(result.memory_clock_khz) << "\n";
   }
 }
 
 void CsvTraceWriter::record_stream(const std::string& label, const StreamSpec& spec,
                                    const StreamResult& result) {
   auto [entry, first] = stream_files_.try_emplace(label);
+  StreamTraceFile& trace = entry->second;
   if (first) {
     char number[32];
     std::snprintf(number, sizeof number, "%05zu_", files_written_);
-    entry->second = directory_ / (number + file_safe(label) + ".csv");
-  }
-  std::ofstream file(entry->second, first ? std::ios::binary | std::ios::trunc
-                                          : std::ios::binary | std::ios::app);
-  if (!file) {
-    throw OutputError("cannot write trace " + entry->second.string() + ": " + std::strerror(errno));
-  }
-  if (first) {
-    file << "# " << label << ": streams, one row per timed launch\n" << kStreamCsvHeader << "\n";
+    trace.path = directory_ / (number + file_safe(label) + ".csv");
+    trace.text = "# " + label + ": streams, one row per timed launch\n" +
+                 std::string(kStreamCsvHeader) + "\n";
     ++files_written_;
   }
-  write_stream_rows(file, spec, result);
-  file.flush();
-  if (!file) {
-    throw OutputError("cannot write trace " + entry->second.string() + ": " + std::strerror(errno));
-  }
+  std::ostringstream rows;
+  write_stream_rows(rows, spec, result);
+  trace.text += rows.str();
+  // One file per label grows with every stream; it is rewritten whole through a temporary file
+  // and a rename, like the chase traces, so that a full disk never leaves it truncated.
+  OutputTarget target;
+  target.given = "trace " + printable_text(trace.path.string());
+  target.path = trace.path;
+  write_output(target, trace.text, /*flush_to_disk=*/false);
 }
 
 void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
   char number[32];
   std::snprintf(number, sizeof number, "%05zu_", files_written_);
-  std::filesystem::path path = directory_ / (number + file_safe(label) + ".csv");
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw OutputError("cannot write trace " + path.string() + ": " + std::strerror(errno));
-  write_trace_csv(file, label, spec, trace);
-  file.flush();
-  if (!file) throw OutputError("cannot write trace " + path.string() + ": " + std::strerror(errno));
+  const std::filesystem::path path = directory_ / (number + file_safe(label) + ".csv");
+  std::ostringstream text;
+  write_trace_csv(text, label, spec, trace);
+  // Through a temporary file and a rename, so that a full disk leaves no truncated trace; not
+  // flushed to disk one by one, which would cost seconds over thousands of files.
+  // The directory was checked once; each file is new, so no per-file check is needed.
+  OutputTarget target;
+  target.given = "trace " + printable_text(path.string());
+  target.path = path;
+  write_output(target, text.str(), /*flush_to_disk=*/false);
   ++files_written_;
 }
 

@@ -56,7 +56,11 @@ class CsvTraceWriter : public TraceSink {
  private:
   std::filesystem::path directory_;
   std::size_t files_written_ = 0;
-  std::map<std::string, std::filesystem::path> stream_files_;  // by label
+  struct StreamTraceFile {
+    std::filesystem::path path;
+    std::string text;  // everything written so far: the file is rewritten whole
+  };
+  std::map<std::string, StreamTraceFile> stream_files_;  // by label
 };
 
 }  // namespace memtopo

@@ -87,6 +87,24 @@ TEST(StreamModel, LoaderNamesWhatIsWrong) {
   expect_load_error(d, "throughput.launch_jitter: must lie in [0, 0.5]");
 }
 
+TEST(StreamModel, ImplausibleRatesAreRejectedNamingTheKeyAndTheLimit) {
+  json d = base_description();
+  d["throughput"]["cache_bytes_per_cycle"]["L1"] = 1e30;
+  expect_load_error(d, "throughput.cache_bytes_per_cycle.L1: must be a positive number of at most");
+  d = base_description();
+  d["throughput"]["dram_bytes_per_cycle"] = 1e300;
+  expect_load_error(d, "throughput.dram_bytes_per_cycle: must be a positive number of at most");
+  d = base_description();
+  d["throughput"]["copy_factor"] = 1000;
+  expect_load_error(d, "throughput.copy_factor: must be a positive number of at most 100");
+  d = base_description();
+  d["throughput"]["max_threads_per_sm"] = 4294967295u;
+  expect_load_error(d, "throughput.max_threads_per_sm");
+  d = base_description();
+  d["throughput"]["memory_bus_width_bits"] = 1u << 20;
+  expect_load_error(d, "throughput.memory_bus_width_bits");
+}
+
 TEST(StreamModel, TheFirstLevelThatHoldsTheWorkingSetServes) {
   const SimDescription d = described(base_description());
   // Per block: each SM's working set is the window.

@@ -9,11 +9,18 @@ namespace {
 constexpr std::uint32_t kMinThreadsPerSm = 32;  // one warp
 constexpr double kMaxLaunchJitter = 0.5;
 
-double read_positive(const StrictObject& object, std::string_view key) {
-  const double value = read_number(object.required(key), object.place(key));
-  if (!(value > 0))
-    object.fail(key, "must be a positive number, got " + json_excerpt(object.required(key)));
-  return value;
+// A positive rate of at most `max`: larger ones are typing mistakes, not devices.
+double read_positive(const nlohmann::json& value, const JsonPlace& place, double max) {
+  const double number = read_number(value, place);
+  if (!(number > 0 && number <= max)) {
+    place.fail("must be a positive number of at most " + json_excerpt(max) + ", got " +
+               json_excerpt(value));
+  }
+  return number;
+}
+
+double read_positive(const StrictObject& object, std::string_view key, double max) {
+  return read_positive(object.required(key), object.place(key), max);
 }
 
 std::vector<double> read_cache_rates(const StrictObject& object,
@@ -27,9 +34,8 @@ std::vector<double> read_cache_rates(const StrictObject& object,
     const auto cache = std::find_if(caches.begin(), caches.end(),
                                     [&](const CacheDescription& c) { return c.name == name; });
     if (cache == caches.end()) place.key(name).fail("no cache is named " + in_quotes(name));
-    const double bytes = read_number(rate, place.key(name));
-    if (!(bytes > 0)) place.key(name).fail("must be a positive number, got " + json_excerpt(rate));
-    rates[static_cast<std::size_t>(cache - caches.begin())] = bytes;
+    rates[static_cast<std::size_t>(cache - caches.begin())] =
+        read_positive(rate, place.key(name), limits::kMaxBytesPerCycle);
   }
   return rates;
 }
@@ -45,16 +51,19 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
        "memory_clock_khz", "memory_bus_width_bits"});
   ThroughputDescription throughput;
   throughput.cache_bytes_per_cycle = read_cache_rates(object, caches);
-  const auto positive_or = [&](std::string_view key, double fallback) {
-    return object.has(key) ? read_positive(object, key) : fallback;
+  const auto positive_or = [&](std::string_view key, double fallback, double max) {
+    return object.has(key) ? read_positive(object, key, max) : fallback;
   };
-  throughput.shared_bytes_per_cycle = positive_or("shared_bytes_per_cycle", 0);
-  throughput.dram_bytes_per_cycle = positive_or("dram_bytes_per_cycle", 0);
-  throughput.write_factor = positive_or("write_factor", 1);
-  throughput.copy_factor = positive_or("copy_factor", 1);
-  throughput.load_instructions_per_cycle = positive_or("load_instructions_per_cycle", 0);
+  throughput.shared_bytes_per_cycle =
+      positive_or("shared_bytes_per_cycle", 0, limits::kMaxBytesPerCycle);
+  throughput.dram_bytes_per_cycle =
+      positive_or("dram_bytes_per_cycle", 0, limits::kMaxBytesPerCycle);
+  throughput.write_factor = positive_or("write_factor", 1, limits::kMaxRateFactor);
+  throughput.copy_factor = positive_or("copy_factor", 1, limits::kMaxRateFactor);
+  throughput.load_instructions_per_cycle =
+      positive_or("load_instructions_per_cycle", 0, limits::kMaxLoadsPerCycle);
   throughput.max_threads_per_sm = static_cast<std::uint32_t>(
-      object.uint_or("max_threads_per_sm", kDefaultMaxThreadsPerSm, UINT32_MAX));
+      object.uint_or("max_threads_per_sm", kDefaultMaxThreadsPerSm, limits::kMaxThreadsPerSm));
   if (throughput.max_threads_per_sm < kMinThreadsPerSm) {
     object.fail("max_threads_per_sm", "must hold at least one warp (32 threads)");
   }
@@ -66,9 +75,9 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
                   "must lie in [0, 0.5], got " + json_excerpt(object.required("launch_jitter")));
     }
   }
-  throughput.memory_clock_khz = object.uint_or("memory_clock_khz", 0);
-  throughput.memory_bus_width_bits =
-      static_cast<std::uint32_t>(object.uint_or("memory_bus_width_bits", 0, UINT32_MAX));
+  throughput.memory_clock_khz = object.uint_or("memory_clock_khz", 0, limits::kMaxClockKhz);
+  throughput.memory_bus_width_bits = static_cast<std::uint32_t>(
+      object.uint_or("memory_bus_width_bits", 0, limits::kMaxBusWidthBits));
   return throughput;
 }
 

@@ -194,7 +194,8 @@ std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& pro
   return selected;
 }
 
-void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected) {
+void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected,
+                const ProbeFinished& after_each) {
   using Clock = std::chrono::steady_clock;
   RunInfo& run = ctx.topology.run;
   PhaseMonitor monitor(ctx);
@@ -237,6 +238,7 @@ void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected) {
     }
 
     if (interrupted) stop(i + 1);
+    if (after_each) after_each(probe);
   }
 }
 

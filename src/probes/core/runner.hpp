@@ -1,5 +1,6 @@
 #pragma once
 // Runs a selection of probes in dependency order, timing each as a phase.
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -31,7 +32,12 @@ void add_api_facts(Topology& topology);
 // message becomes the reason and a warning). On Interrupted the
 // remaining probes are marked not_run, topology.run.interrupted is set and Interrupted is
 // rethrown so the caller can still write what was measured.
-void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected);
+//
+// `after_each`, when set, is called after every probe that was not interrupted, once its outcome
+// and phase are recorded: the CLI writes a checkpoint of the results there.
+using ProbeFinished = std::function<void(const Probe&)>;
+void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected,
+                const ProbeFinished& after_each = {});
 
 // True for a probe that run_probes skipped because the device memory it needed was not free.
 bool skipped_for_lack_of_memory(const ProbeOutcome& outcome);
