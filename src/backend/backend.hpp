@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "backend/warp_access.hpp"
 #include "model/device_conditions.hpp"
 #include "backend/stream.hpp"
 #include "model/device_facts.hpp"
@@ -29,6 +30,9 @@ struct BackendLimits {
   // SM ids a spec may name in ChaseSpec::sm (%smid values need not be 0..n-1 on a GPU);
   // empty means 0 .. concurrent_slots-1.
   std::vector<std::uint32_t> sm_ids;
+  // WarpAccessSpec area_bytes, at most; 0: the backend runs no warp access (run_warp_access
+  // throws). Timed accesses are limited by max_timed_loads.
+  std::uint64_t max_warp_access_bytes = 0;
 };
 
 // Thrown by a backend for a request it cannot run (bad spec, too large, unsupported path).
@@ -78,6 +82,16 @@ class Backend {
   // batch may run concurrently on different SMs (each on its own SM); a caller that needs a
   // chase to run alone passes a batch of one.
   virtual std::vector<Trace> run(std::span<const ChaseSpec> batch) = 0;
+
+  // Runs a batch of warp accesses (warp_access.hpp) one after another on one SM, each alone,
+  // and returns one trace per spec, in order: `cycles` per timed access of the warp (clock
+  // before the load and after the dependent store, lane 0's), `indices` the word index
+  // (offset / 4) lane 0 loaded each time, the timing overhead measured with a whole warp's
+  // store. Backends without the experiment keep this default, which throws ExperimentError.
+  virtual std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> /*batch*/) {
+    throw ExperimentError("the " + std::string(kind()) +
+                          " backend runs no warp-wide shared-memory access");
+  }
 
   // Measures the SM clock now, in kHz (0 when the backend cannot tell).
   virtual double current_sm_clock_khz() { return 0; }

@@ -7,6 +7,7 @@
 
 #include "analysis/confidence.hpp"
 #include "model/units.hpp"
+#include "report/console_banks.hpp"
 #include "report/console_bandwidth.hpp"
 #include "report/footnotes.hpp"
 #include "report/gpu_conditions_text.hpp"
@@ -25,7 +26,7 @@ constexpr std::size_t kConsoleWidth = 120;
 // everything else an element has goes to "Other findings" so nothing measured is hidden.
 constexpr const char* kTableProperties[] = {
     "size",        "line",         "sector",    "latency",  "miss_penalty",
-    "shared_with", "count_per_sm", "bandwidth", "carveout", "reach"};
+    "shared_with", "count_per_sm", "bandwidth", "carveout", "reach", "conflict_latency"};
 
 bool has_own_column(const std::string& property) {
   return is_bandwidth_property(property) ||
@@ -331,6 +332,7 @@ std::string render_console(const Topology& topology) {
   render_elements(out, topology, notes);
   out << render_bandwidth_section(topology, notes, kConsoleWidth);
   render_carveout(out, topology, notes);
+  render_shared_banks(out, topology, notes, kConsoleWidth);
   render_other_findings(out, topology, notes);
   if (!notes.empty()) out << "\nNotes\n" << notes.render(kConsoleWidth);
 

@@ -46,5 +46,26 @@ TEST(SharedBanks, FewerBanksWrapSooner) {
   EXPECT_EQ(bank_conflict_degree(warp_at_stride(4), 16, 4), 2u);
 }
 
+// Loads wider than a bank occupy several banks: a warp of 8 B loads on 32 banks of 4 B needs
+// two passes even without a conflict (256 B through 128 B per pass), as Hopper's LDS.64 does.
+TEST(SharedBanks, WideLoadsOccupySeveralBanks) {
+  EXPECT_EQ(bank_conflict_degree(warp_at_stride(8), 8, 32, 4), 2u);
+  EXPECT_EQ(bank_conflict_degree(warp_at_stride(16), 8, 32, 4), 4u);  // banks 4k, 4k+1
+  EXPECT_EQ(bank_conflict_degree(warp_at_stride(24), 8, 32, 4), 2u);  // odd 8 B stride
+  EXPECT_EQ(bank_conflict_degree(warp_at_stride(256), 8, 32, 4), 32u);
+  EXPECT_EQ(bank_conflict_degree(warp_at_stride(16), 16, 32, 4), 4u);  // 512 B, 4 passes
+  EXPECT_EQ(bank_conflict_degree(warp_at_stride(8), 8, 32, 8), 1u);    // one bank each
+  EXPECT_EQ(bank_conflict_degree(warp_at_stride(0), 8, 32, 4), 1u);    // broadcast
+}
+
+TEST(SharedBanks, LoadsNoWiderThanABankAreCountedByTheirAddress) {
+  for (std::uint64_t stride : {0, 4, 8, 12, 64, 128}) {
+    EXPECT_EQ(bank_conflict_degree(warp_at_stride(stride), 4, 32, 4),
+              bank_conflict_degree(warp_at_stride(stride), 32, 4));
+    EXPECT_EQ(bank_conflict_degree(warp_at_stride(stride), 4, 32, 8),
+              bank_conflict_degree(warp_at_stride(stride), 32, 8));
+  }
+}
+
 }  // namespace
 }  // namespace memtopo::sim

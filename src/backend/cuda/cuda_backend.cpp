@@ -22,6 +22,7 @@
 #include "backend/cuda/nvml_session.hpp"
 #include "backend/cuda/stream_runner.hpp"
 #include "backend/cuda/support_kernels.hpp"
+#include "backend/cuda/warp_access_runner.hpp"
 
 namespace memtopo {
 
@@ -114,6 +115,7 @@ class CudaBackend final : public Backend {
     limits.max_reserved_shared_bytes =
         max_dynamic_shared_ > record_buffer ? max_dynamic_shared_ - record_buffer : 0;
     limits.max_chasers = max_chasers();
+    limits.max_warp_access_bytes = max_warp_access_area_bytes(max_dynamic_shared_);
     limits.max_timed_loads = static_cast<std::uint32_t>(std::min<std::uint64_t>(
         kMaxTimedLoads, usable / (2 * sizeof(std::uint32_t) * limits.max_chasers * 2)));
     limits.concurrent_slots = static_cast<std::uint32_t>(sm_ids_.size());
@@ -132,6 +134,13 @@ class CudaBackend final : public Backend {
       runner_->run(launch, batch, traces);
     }
     return traces;
+  }
+
+  std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    const BackendLimits limits = this->limits();
+    for (std::size_t i = 0; i < batch.size(); ++i) check_runnable(batch[i], i, limits);
+    return run_warp_accesses(batch);
   }
 
   double current_sm_clock_khz() override {
@@ -233,6 +242,32 @@ class CudaBackend final : public Backend {
     if (spec.sm && !std::binary_search(sm_ids_.begin(), sm_ids_.end(), *spec.sm)) {
       fail("sm " + std::to_string(*spec.sm) + " is not an SM this device runs blocks on (" +
            sm_range(sm_ids_) + ")");
+    }
+  }
+
+  // Throws ExperimentError for a warp access this device cannot run.
+  void check_runnable(const WarpAccessSpec& spec, std::size_t index,
+                      const BackendLimits& limits) const {
+    const auto fail = [&](const std::string& what) {
+      throw ExperimentError("warp access spec " + std::to_string(index) + ": " + what);
+    };
+    try {
+      validate(spec);
+    } catch (const ExperimentError& error) {
+      fail(error.what());
+    }
+    if (facts_.warp_size != kWarpLanes) {
+      fail("the device's warp has " + std::to_string(facts_.warp_size) + " lanes, the kernel " +
+           std::to_string(kWarpLanes));
+    }
+    if (area_bytes(spec) > limits.max_warp_access_bytes) {
+      fail("its area of " + std::to_string(area_bytes(spec)) + " bytes exceeds the " +
+           std::to_string(limits.max_warp_access_bytes) +
+           " bytes of shared memory a block has beside its records");
+    }
+    if (spec.timed_accesses > limits.max_timed_loads) {
+      fail(std::to_string(spec.timed_accesses) + " timed accesses, at most " +
+           std::to_string(limits.max_timed_loads));
     }
   }
 

@@ -1,6 +1,8 @@
 #include "backend/sim/sim_backend.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "backend/chain.hpp"
 #include "backend/sim/carveout.hpp"
@@ -9,6 +11,7 @@
 #include "backend/sim/memory_system.hpp"
 #include "backend/sim/random_streams.hpp"
 #include "backend/sim/stream_model.hpp"
+#include "backend/sim/warp_access_runner.hpp"
 
 namespace memtopo {
 namespace {
@@ -18,6 +21,9 @@ using sim::SimDescription;
 constexpr std::uint64_t kConstantBankBytes = 65536;
 constexpr std::uint32_t kMaxTimedLoads = 1u << 20;
 constexpr std::uint32_t kMaxChasers = 32;  // one per warp of a 1024-thread block
+// Warp accesses draw their noise from a stream of their own, apart from the chases' (which are
+// numbered by chases_run_), so that adding them to a run changes no chase's trace.
+constexpr std::uint64_t kWarpAccessSeedStream = 0x5741525041434345ull;
 // Chase arrays are aligned to at least this (the large-page size GPU drivers use) and to the
 // largest TLB page, so that no two arrays of a batch share a page.
 constexpr std::uint64_t kMinArrayAlignment = std::uint64_t{2} << 20;
@@ -64,6 +70,7 @@ BackendLimits limits_of(const SimDescription& description) {
   limits.max_shared_footprint_bytes = sim::max_block_shared_bytes(description.shared_memory);
   limits.max_reserved_shared_bytes = sim::max_block_shared_bytes(description.shared_memory);
   limits.max_timed_loads = kMaxTimedLoads;
+  limits.max_warp_access_bytes = sim::max_block_shared_bytes(description.shared_memory);
   limits.max_chasers = kMaxChasers;
   limits.concurrent_slots = description.sm_count;
   return limits;
@@ -129,7 +136,50 @@ class SimBackend final : public Backend {
     return traces;
   }
 
+  std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) override {
+    for (const WarpAccessSpec& spec : batch) check_runnable(spec);
+    check_device_memory(batch);
+    const std::uint64_t stream_seed =
+        sim::derive_seed(description_.noise.seed, kWarpAccessSeedStream);
+    std::vector<Trace> traces;
+    traces.reserve(batch.size());
+    for (const WarpAccessSpec& spec : batch) {
+      traces.push_back(sim::run_warp_access(spec, description_, 0,
+                                            sim::derive_seed(stream_seed, warp_accesses_run_++)));
+    }
+    return traces;
+  }
+
  private:
+  void check_runnable(const WarpAccessSpec& spec) const {
+    validate(spec);
+    if (area_bytes(spec) > limits_.max_warp_access_bytes) {
+      throw ExperimentError("warp access spec: its " + std::to_string(area_bytes(spec)) +
+                            " bytes of shared memory exceed the block's " +
+                            std::to_string(limits_.max_warp_access_bytes));
+    }
+    if (spec.timed_accesses > limits_.max_timed_loads) {
+      throw ExperimentError("warp access spec: at most " + std::to_string(limits_.max_timed_loads) +
+                            " timed accesses, got " + std::to_string(spec.timed_accesses));
+    }
+  }
+
+  // A GPU holds the records (cycles and index per timed access) of one launch, the batch's
+  // accesses of one word size, in device memory: more than global_memory_bytes cannot be had.
+  void check_device_memory(std::span<const WarpAccessSpec> batch) const {
+    std::map<std::uint32_t, std::uint64_t> records_per_launch;
+    for (const WarpAccessSpec& spec : batch) {
+      records_per_launch[spec.word_bytes] += kRecordBytesPerLoad * spec.timed_accesses;
+    }
+    for (const auto& [word_bytes, records] : records_per_launch) {
+      if (records <= description_.global_memory_bytes) continue;
+      throw MemoryUnavailableError(
+          "warp accesses of " + std::to_string(word_bytes) + " B words need " +
+          std::to_string(records) + " bytes of device memory for their records; the simulated " +
+          "device has " + std::to_string(description_.global_memory_bytes));
+    }
+  }
+
   void check_runnable(const ChaseSpec& spec) const {
     validate(spec);
     const auto fail = [](const std::string& what) { throw ExperimentError("chase spec: " + what); };
@@ -224,8 +274,9 @@ class SimBackend final : public Backend {
   BackendLimits limits_;
   sim::MemorySystem memory_;
   std::uint64_t array_alignment_;
-  std::uint64_t chases_run_ = 0;  // numbers every chase, so that each gets its own noise
-  std::uint64_t streams_run_ = 0;  // the same for streams
+  std::uint64_t chases_run_ = 0;         // numbers every chase, so that each gets its own noise
+  std::uint64_t warp_accesses_run_ = 0;  // the same for warp accesses
+  std::uint64_t streams_run_ = 0;        // the same for streams
 };
 
 }  // namespace

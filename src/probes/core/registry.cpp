@@ -4,6 +4,7 @@
 
 #include "probes/size/cache_size_probe.hpp"
 #include "probes/bandwidth/bandwidth_probe.hpp"
+#include "probes/banks/bank_probe.hpp"
 #include "probes/sharing/carveout_probe.hpp"
 #include "probes/line/constant_line_probe.hpp"
 #include "probes/sharing/count_per_sm_probe.hpp"
@@ -52,6 +53,9 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   for (auto& probe : count_per_sm_probes()) probes.push_back(std::move(probe));
   probes.push_back(std::make_unique<CarveoutProbe>());  // after l1.size and l1.line
   for (auto& probe : bandwidth_probes()) probes.push_back(std::move(probe));  // after the sizes
+  // Shared-memory banks: warp accesses of their own, needing nothing measured before; last, so
+  // that they leave every earlier probe's experiments as they were.
+  for (auto& probe : bank_probes()) probes.push_back(std::move(probe));
   return probes;
 }
 

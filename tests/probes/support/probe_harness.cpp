@@ -46,6 +46,14 @@ std::vector<Trace> CountingBackend::run(std::span<const ChaseSpec> batch) {
   return traces;
 }
 
+std::vector<Trace> CountingBackend::run_warp_access(std::span<const WarpAccessSpec> batch) {
+  for (const WarpAccessSpec& spec : batch) warp_accesses += accesses_of(spec);
+  const std::clock_t start = std::clock();
+  auto traces = inner_.run_warp_access(batch);
+  backend_cpu_seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  return traces;
+}
+
 ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::string>& ids,
                     std::uint64_t seed) {
   const std::clock_t cpu_start = std::clock();

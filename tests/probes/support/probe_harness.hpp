@@ -36,13 +36,15 @@ class CountingBackend : public Backend {
   const DeviceFacts& facts() const override { return inner_.facts(); }
   BackendLimits limits() const override { return inner_.limits(); }
   std::vector<Trace> run(std::span<const ChaseSpec> batch) override;
+  std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) override;
   double current_sm_clock_khz() override { return inner_.current_sm_clock_khz(); }
   StreamResult run_stream(const StreamSpec& spec) override { return inner_.run_stream(spec); }
 
   std::uint64_t loads = 0;  // warm and timed loads of every chase
   std::uint64_t chases = 0;
   std::uint64_t batches = 0;
-  double backend_cpu_seconds = 0;  // CPU time inside inner.run(): the simulated device's share
+  std::uint64_t warp_accesses = 0;  // warm and timed accesses of every warp access
+  double backend_cpu_seconds = 0;   // CPU time inside inner.run(): the simulated device's share
 
  private:
   Backend& inner_;
