@@ -31,9 +31,9 @@ bool has_own_column(const std::string& property) {
 
 // Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
 // device-wide levels; ids not listed here keep the topology's order after these.
-constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",    "constant_l1",
-                                     "constant_l15", "shared", "l2",    "dram",
-                                     "constant",     "tlb_l1", "tlb_l2"};
+constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",     "constant_l1",
+                                     "constant_l15", "shared", "l2",     "dram",
+                                     "constant",     "tlb_l1", "tlb_l2", "tlb_l3"};
 
 std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
   auto rank = [](const Element& e) {

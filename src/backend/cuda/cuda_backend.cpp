@@ -78,6 +78,8 @@ class CudaBackend final : public Backend {
     BackendLimits limits;
     // Word indices are 32-bit, so no chain can be longer than 2^32 - 1 words.
     limits.max_footprint_bytes = std::min<std::uint64_t>(array_bytes_budget(), 4ull * UINT32_MAX);
+    // Wide chains index 64-bit: the free device memory less the reserve is their limit.
+    limits.max_wide_footprint_bytes = array_bytes_budget();
     limits.max_constant_footprint_bytes =
         std::min<std::uint64_t>(constant_chain_capacity_bytes(), facts_.constant_bytes);
     const std::size_t record_buffer = chase_dynamic_shared_bytes(0);
@@ -153,7 +155,7 @@ class CudaBackend final : public Backend {
       fail(std::to_string(spec.timed_loads) + " timed loads, at most " +
            std::to_string(limits.max_timed_loads));
     }
-    check_footprint(spec.path, spec.footprint_bytes, "footprint", limits, fail);
+    check_footprint(spec.path, spec.footprint_bytes, "footprint", limits, fail, is_wide(spec));
     if (spec.eviction) {
       check_footprint(spec.eviction->path, spec.eviction->footprint_bytes,
                       "eviction sweep footprint", limits, fail);
@@ -176,7 +178,8 @@ class CudaBackend final : public Backend {
   // reads it. `what` names the array in the message.
   template <typename Fail>
   void check_footprint(LoadPath path, std::uint64_t bytes, const std::string& what,
-                       const BackendLimits& limits, const Fail& fail) const {
+                       const BackendLimits& limits, const Fail& fail,
+                       bool is_wide_array = false) const {
     const auto too_large = [&](std::uint64_t limit, const std::string& where) {
       if (bytes > limit) {
         fail(what + " " + std::to_string(bytes) + " bytes exceeds " + where + " of " +
@@ -195,7 +198,8 @@ class CudaBackend final : public Backend {
         too_large(limits.max_footprint_bytes, "the free device memory");
         break;
       default:
-        too_large(limits.max_footprint_bytes, "the free device memory");
+        too_large(is_wide_array ? limits.max_wide_footprint_bytes : limits.max_footprint_bytes,
+                  "the free device memory");
         break;
     }
   }
