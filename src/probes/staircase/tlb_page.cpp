@@ -25,6 +25,24 @@ namespace {
 // Mixes the seed with an element's number for its place inside its slot (the golden ratio's
 // 64-bit fraction: consecutive elements get unrelated places).
 constexpr std::uint64_t kPairSeedMultiplier = 0x9E3779B97F4A7C15ull;
+// Pairs per test: this many times the last chain of the plateau after the level's step: a
+// set-associative level overflows gradually on a ladder whose elements lie at random pages of
+// their stride, so that the chain of elements alone must go well past the step to overflow
+// every set (apart, every twin must miss the level).
+constexpr std::uint64_t kOverflowMargin = 4;
+
+// The pairs of level k's test: kOverflowMargin past its plateau, but short of the next level's
+// first miss (apart, twins that also missed the next level would gain on a shared entry of the
+// next level's larger page) and of the ladder's longest chain.
+std::uint64_t pairs_for(const Ladder& ladder, std::size_t k) {
+  std::uint64_t pairs =
+      std::min(ladder.max_elements, kOverflowMargin * ladder.all_missing_elements(k));
+  if (k + 1 < ladder.refined.size()) {
+    const std::uint64_t next_first_miss = ladder.refined[k + 1].first_miss_bytes / ladder.stride();
+    pairs = std::min(pairs, std::max(ladder.all_missing_elements(k), next_first_miss - 1));
+  }
+  return pairs;
+}
 
 // The elements and twins of one stride.
 struct Pairs {
@@ -97,7 +115,7 @@ class PageSearch {
       : ctx_(ctx),
         row_(row),
         ladder_(ladder),
-        count_(ladder.all_missing_elements(k)),
+        count_(pairs_for(ladder, k)),
         // Midway between a twin that misses (no gain) and one that hits (gains the penalty).
         threshold_(-0.5 * ladder.penalty(k)) {}
 
