@@ -1,6 +1,7 @@
 #pragma once
 // The only interface between measuring code and a device (a real GPU or a simulated one).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "model/device_conditions.hpp"
+#include "backend/stream.hpp"
 #include "model/device_facts.hpp"
 
 namespace memtopo {
@@ -49,6 +52,14 @@ class OutOfMemoryError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A request whose arrays need more device memory than is free now (less a margin for the
+// runtime): nothing was allocated. A probe that meets it is skipped with this reason, like
+// one that meets OutOfMemoryError, rather than failed.
+class MemoryUnavailableError : public ExperimentError {
+ public:
+  using ExperimentError::ExperimentError;
+};
+
 // A simulated device description that cannot be read: missing file, corrupt JSON, an unknown
 // key or a bad value. The message names the file and the key.
 class DescriptionError : public std::runtime_error {
@@ -73,6 +84,19 @@ class Backend {
 
   // Measures the SM clock now, in kHz (0 when the backend cannot tell).
   virtual double current_sm_clock_khz() { return 0; }
+
+  // What the device reports about itself now: clocks, temperature, power, clock-event reasons
+  // and the other processes on it (memtopo's own excluded); nullopt when the backend cannot
+  // tell (a simulated device).
+  virtual std::optional<DeviceConditions> conditions() { return std::nullopt; }
+  // Runs one stream (backend/stream.hpp): its warm-up launches, then its timed launches, each
+  // timed alone. Throws ExperimentError for a spec this device cannot run (a configuration that
+  // does not fit on an SM, a footprint beyond its memory) and StreamsUnsupported where no
+  // stream can run.
+  virtual StreamResult run_stream(const StreamSpec& spec) {
+    (void)spec;
+    throw StreamsUnsupported("streams are not supported by this backend");
+  }
 };
 
 }  // namespace memtopo

@@ -1,16 +1,19 @@
 #include "cli/discovery.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 
 #include "cli/exit_codes.hpp"
+#include "cli/gpu_claim.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
 #include "cli/outputs.hpp"
 #include "cli/run_info.hpp"
 #include "cli/trace_recorder.hpp"
+#include "model/printable_text.hpp"
 #include "probes/core/runner.hpp"
 #include "report/console.hpp"
 #include "report/csv_traces.hpp"
@@ -33,6 +36,7 @@ std::optional<double> clock_khz(Backend& backend) {
 // What the user asked for, checked before any device is touched.
 struct Plan {
   std::vector<Probe*> probes;
+  std::optional<OutputTarget> json;  // --json FILE (not for --json -)
   std::unique_ptr<CsvTraceWriter> trace_writer;
 };
 
@@ -46,7 +50,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     return exit_code::usage;
   }
   try {
-    check_json_writable(options.json_file);
+    plan.json = prepare_json_output(options.json_file);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
     }
@@ -55,17 +59,29 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     return exit_code::cannot_write;
   }
   if (!options.sim_file.empty() && !std::filesystem::exists(options.sim_file)) {
-    err << "memtopo: simulated device description " << options.sim_file
+    err << "memtopo: simulated device description " << printable_text(options.sim_file)
         << " does not exist; check the path given to --sim.\n";
     return exit_code::bad_input;
   }
   return exit_code::ok;
 }
 
-// Opens the device; on failure prints the cause and what to do, and sets `exit`.
-std::optional<OpenedBackend> open_device(const Options& options, std::ostream& err, int& exit) {
+// Opens the device (taking its lock into `claim`); on failure prints the cause and what to
+// do, and sets `exit`.
+std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim, std::ostream& err,
+                                         int& exit) {
   try {
-    return open_backend(options);
+    return open_backend(options,
+                        [&](const std::string& uuid) { lock_gpu(uuid, options, err, claim); });
+  } catch (const GpuBusyError& error) {
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "%g", options.wait_seconds.value_or(0));
+    err << "memtopo: " << error.what() << " after waiting " << waited
+        << " s (--wait); try again later, or pick another GPU with --device N.\n";
+    exit = exit_code::gpu_in_use;
+  } catch (const LockWaitInterrupted& error) {
+    err << "memtopo: " << error.what() << "; nothing was measured.\n";
+    exit = exit_code::interrupted;
   } catch (const NoDeviceError& error) {
     // The backend's message already says what to check (nvidia-smi, CUDA_VISIBLE_DEVICES).
     err << "memtopo: no usable CUDA device: " << error.what() << "\n";
@@ -96,14 +112,46 @@ void describe_device(const OpenedBackend& opened, Topology& topology, std::ostre
         << "  Name --device N to require a real GPU.\n";
   }
   topology.run.simulated = opened.simulated;
-  topology.run.sim_file = opened.sim_file;
+  // Paths are bytes; the report stores them as printable UTF-8 (report/output_file.hpp).
+  topology.run.sim_file = printable_text(opened.sim_file);
   topology.device = opened.backend->facts();
   add_api_facts(topology);
 }
 
+// Rewrites the JSON file after each probe, so that a crash or SIGKILL loses at most the probe
+// that was running. A failed checkpoint is said once and the run goes on: the final write tries
+// again and decides the exit code.
+class Checkpoints {
+ public:
+  Checkpoints(const Plan& plan, Topology& topology, Clock::time_point run_start, std::ostream& err)
+      : plan_(plan), topology_(topology), run_start_(run_start), err_(err) {}
+
+  void write() {
+    if (!takes_checkpoints(plan_.json)) return;
+    topology_.run.duration_seconds = seconds_since(run_start_);
+    try {
+      write_checkpoint(topology_, *plan_.json);
+      failing_ = false;
+    } catch (const OutputError& error) {
+      if (!failing_) {
+        err_ << "memtopo: warning: checkpoint not written: " << error.what()
+             << "\n  The run goes on; the results are written again at its end.\n";
+      }
+      failing_ = true;
+    }
+  }
+
+ private:
+  const Plan& plan_;
+  Topology& topology_;
+  Clock::time_point run_start_;
+  std::ostream& err_;
+  bool failing_ = false;  // said once per streak of failures
+};
+
 // Runs the planned probes into `topology`; returns the trace write error, if any.
 std::string measure(const Options& options, Plan& plan, Backend& device, Topology& topology,
-                    std::ostream& err) {
+                    Checkpoints& checkpoints, std::ostream& err) {
   // Traces a probe runs without a label are named after the probe running now: run_probes
   // appends one phase per probe when it ends, so that is the one after the phases so far.
   const std::size_t phases_before = topology.run.phases.size();
@@ -130,30 +178,40 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
                                        const Trace& trace) {
       recorder->record(label, spec, trace);
     };
+    context.record_stream = [&recorder](const std::string& label, const StreamSpec& spec,
+                                        const StreamResult& result) {
+      recorder->record_stream(label, spec, result);
+    };
   }
 
   try {
-    run_probes(context, plan.probes);
+    run_probes(context, plan.probes, [&checkpoints](const Probe&) { checkpoints.write(); });
   } catch (const Interrupted&) {
-    err << "memtopo: interrupted; writing what was measured so far.\n";
+    err << "memtopo: " << signal_name(interrupt_signal())
+        << " received: stopped after the current batch; writing what was measured so far.\n";
   }
   return recorder ? recorder->write_error() : std::string();
 }
 
-bool failed_for_lack_of_memory(const ProbeOutcome& outcome) {
-  // The runner names these failures so (see probes/core/runner.cpp).
-  return outcome.status == "failed" && outcome.reason.rfind("out of memory", 0) == 0;
-}
-
 // The exit code of a discovery whose reports were written; see exit_codes.hpp for the order.
-int outcome_exit_code(const Topology& topology, bool trace_write_failed) {
+int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed) {
   if (trace_write_failed) return exit_code::cannot_write;
-  if (topology.run.interrupted) return exit_code::interrupted;
+  if (topology.run.interrupted) {
+    return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
+                              : exit_code::interrupted;
+  }
+  // Another process came during the run (it was alone when it started).
+  if (topology.run.shared_gpu && !options.allow_shared) return exit_code::gpu_in_use;
   int code = exit_code::ok;
+  bool any_completed = false;
+  bool any_lacked_memory = false;
   for (const ProbeOutcome& outcome : topology.run.probes) {
-    if (failed_for_lack_of_memory(outcome)) return exit_code::out_of_memory;
+    any_completed |= outcome.status == "ok";
+    any_lacked_memory |= skipped_for_lack_of_memory(outcome);
     if (outcome.status == "failed") code = exit_code::probe_failed;
   }
+  // A probe that lacked memory is skipped; only a run where nothing could run is a failure.
+  if (any_lacked_memory && !any_completed) return exit_code::out_of_memory;
   return code;
 }
 
@@ -163,7 +221,7 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   if (!trace_error.empty())
     topology.warnings.push_back("raw traces are incomplete: " + trace_error);
   try {
-    write_reports(topology, options, out);
+    write_reports(topology, options, plan.json, out);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
@@ -171,17 +229,23 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   if (!trace_error.empty()) err << "memtopo: " << trace_error << "\n";
   if (plan.trace_writer && !options.quiet) {
     err << "memtopo: " << plan.trace_writer->files_written() << " trace files in "
-        << plan.trace_writer->directory().string() << "\n";
+        << printable_text(plan.trace_writer->directory().string()) << "\n";
   }
   if (topology.run.simulated && options.json_file == "-") {
     // stdout carries JSON only, so the banner that opens the console report goes here.
     err << "memtopo: " << simulated_banner(topology.run.sim_file) << "\n";
   }
 
-  int code = outcome_exit_code(topology, !trace_error.empty());
-  if (code == exit_code::probe_failed || code == exit_code::out_of_memory) {
+  int code = outcome_exit_code(topology, options, !trace_error.empty());
+  if (code == exit_code::probe_failed) {
     err << "memtopo: some probes failed (the report lists them with their reasons); the "
            "other results were written.\n";
+  } else if (code == exit_code::gpu_in_use) {
+    err << "memtopo: another process used the GPU during the run (the warnings name it); the "
+           "results were written, and those it disturbed are marked.\n";
+  } else if (code == exit_code::out_of_memory) {
+    err << "memtopo: no probe could run for lack of free device memory (the report lists "
+           "what each needed); free the GPU (nvidia-smi lists its processes) and try again.\n";
   }
   return code;
 }
@@ -201,14 +265,18 @@ int run_discovery(const Options& options, const std::vector<std::string>& argume
 
   const auto setup_start = Clock::now();
   int exit = exit_code::ok;
-  std::optional<OpenedBackend> opened = open_device(options, err, exit);
+  GpuClaim claim;  // before the backend: the lock outlives the device's use
+  std::optional<OpenedBackend> opened = open_device(options, claim, err, exit);
   if (!opened) return exit;
   describe_device(*opened, topology, err);
   Backend& device = *opened->backend;
+  exit = check_gpu_sharing(device, opened->simulated, claim, options, topology, err);
+  if (exit != exit_code::ok) return exit;
   topology.run.phases.push_back(
       PhaseTiming{"setup", seconds_since(setup_start), std::nullopt, clock_khz(device)});
 
-  std::string trace_error = measure(options, plan, device, topology, err);
+  Checkpoints checkpoints(plan, topology, run_start, err);
+  std::string trace_error = measure(options, plan, device, topology, checkpoints, err);
   topology.run.duration_seconds = seconds_since(run_start);
   return finish(topology, options, plan, trace_error, out, err);
 }

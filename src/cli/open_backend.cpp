@@ -17,11 +17,11 @@ OpenedBackend open_simulated(const std::string& path) {
 
 }  // namespace
 
-OpenedBackend open_backend(const Options& options) {
+OpenedBackend open_backend(const Options& options, const BeforeContext& before_context) {
   if (!options.sim_file.empty()) return open_simulated(options.sim_file);
   try {
     OpenedBackend opened;
-    opened.backend = make_cuda_backend(options.device);
+    opened.backend = make_cuda_backend(options.device, before_context);
     return opened;
   } catch (const NoDeviceError& error) {
     // A device the user named must be that device; only the default may become a simulation.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/cuda_backend.hpp"
 #include "cli/options.hpp"
 
 namespace memtopo {
@@ -16,7 +17,8 @@ struct OpenedBackend {
   std::string fallback_reason;  // set when memtopo fell back to the bundled device: why
 };
 
-// Throws what the factories throw: NoDeviceError, DescriptionError, OutOfMemoryError.
-OpenedBackend open_backend(const Options& options);
+// Throws what the factories throw: NoDeviceError, DescriptionError, OutOfMemoryError, and
+// what `before_context` throws (a GPU only: called before memtopo creates its context there).
+OpenedBackend open_backend(const Options& options, const BeforeContext& before_context = {});
 
 }  // namespace memtopo

@@ -27,6 +27,9 @@ constexpr const char* kExamples =
     "                                   run on a simulated device, keep every raw trace as CSV\n"
     "  memtopo --list                   list the probes and their ids\n";
 
+// A week: longer is a typo, not a plan.
+constexpr double kMaxWaitSeconds = 7 * 24 * 3600;
+
 // Digits only. CLI11's own checks either print "not in range 0 to 1.79e308" in full
 // (NonNegativeNumber) or let strtoull wrap "-3" around to a huge seed.
 CLI::Validator non_negative_integer(std::string what) {
@@ -62,6 +65,36 @@ std::vector<std::string> split_ids(const std::string& text) {
   return ids;
 }
 
+// --wait and --allow-shared: what memtopo does about a GPU that is not its alone.
+std::optional<double> parse_seconds(const std::string& text) {
+  double seconds = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !(seconds >= 0) ||
+      seconds > kMaxWaitSeconds) {
+    return std::nullopt;
+  }
+  return seconds;
+}
+
+void add_gpu_sharing_options(CLI::App& app, Options& options) {
+  app.add_option_function<std::string>(
+         "--wait",
+         [&options](const std::string& text) { options.wait_seconds = parse_seconds(text); },
+         "Wait at most SECONDS for another memtopo on the same GPU (default: as\n"
+         "long as it takes; 0: do not wait), then stop with exit code 8")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (parse_seconds(text)) return "";
+            return "'" + text + "' is not a number of seconds (0 to " +
+                   std::to_string(static_cast<long>(kMaxWaitSeconds)) + ")";
+          },
+          ""))
+      ->type_name("SECONDS");
+  app.add_flag("--allow-shared", options.allow_shared,
+               "Measure even when other processes use the GPU; every result is then\n"
+               "marked as measured on a shared GPU (default: stop with exit code 8)");
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
@@ -83,24 +116,28 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   auto* sim = app.add_option("--sim", options.sim_file,
                              "Run on the simulated device described in FILE (see docs/)")
                   ->type_name("FILE");
-  app.add_option("--json", options.json_file,
-                 "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
-      ->type_name("FILE");
-  app.add_option("--traces", options.traces_dir,
-                 "Write every experiment's raw trace as CSV into DIR (created if needed)")
-      ->type_name("DIR");
+  auto* json =
+      app.add_option("--json", options.json_file,
+                     "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
+          ->type_name("FILE");
+  auto* traces =
+      app.add_option("--traces", options.traces_dir,
+                     "Write every experiment's raw trace as CSV into DIR (created if needed)")
+          ->type_name("DIR");
   // Repeated --only options add up; CLI11 joins them with commas.
-  app.add_option("--only", only,
-                 "Run only these probe ids (l1.size) or element ids (l1: all its probes),\n"
-                 "comma-separated; the probes they need run too")
-      ->multi_option_policy(CLI::MultiOptionPolicy::Join)
-      ->delimiter(',')
-      ->type_name("ID,...");
+  auto* only_option =
+      app.add_option("--only", only,
+                     "Run only these probe ids (l1.size) or element ids (l1: all its probes),\n"
+                     "comma-separated; the probes they need run too")
+          ->multi_option_policy(CLI::MultiOptionPolicy::Join)
+          ->delimiter(',')
+          ->type_name("ID,...");
   app.add_flag("--list", options.list, "List the probes with their ids and exit");
   app.add_option("--seed", options.seed, "Base seed for every random choice (default 1)")
       ->check(non_negative_integer("a seed (a non-negative integer)"))
       ->type_name("N");
   app.add_flag("--quiet", options.quiet, "No progress lines on stderr");
+  add_gpu_sharing_options(app, options);
 
   auto usage_error = [&err](const std::string& message) {
     err << "memtopo: " << message << "\nRun 'memtopo --help' for the options.\n";
@@ -119,8 +156,20 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   if (device->count() > 0 && sim->count() > 0) {
     return usage_error("--device and --sim exclude each other: --sim runs on a simulated device");
   }
+  // An empty value is a mistake (an unset shell variable), never "absent": --sim '' must not
+  // fall back to another device, --only '' must not run everything.
+  for (const auto& [option, value] : {std::pair{sim, &options.sim_file},
+                                      {json, &options.json_file},
+                                      {traces, &options.traces_dir}}) {
+    if (option->count() > 0 && value->empty()) {
+      return usage_error(option->get_name() + " needs a value; it was given an empty one");
+    }
+  }
   options.device_given = device->count() > 0;
   options.only = split_ids(only);
+  if (only_option->count() > 0 && options.only.empty()) {
+    return usage_error("--only needs at least one probe or element id (memtopo --list shows them)");
+  }
   return {options, exit_code::ok};
 }
 

@@ -18,6 +18,10 @@ struct Options {
   bool list = false;              // --list: list probes and exit
   std::uint64_t seed = 1;         // --seed: base of every random choice
   bool quiet = false;             // --quiet: no progress lines on stderr
+  // --wait SECONDS: how long to wait for another memtopo on the same GPU (unset: as long as it
+  // takes); --allow-shared: measure a GPU that other processes use, marking every result.
+  std::optional<double> wait_seconds;
+  bool allow_shared = false;
 };
 
 struct CommandLine {

@@ -1,10 +1,6 @@
 #include "cli/outputs.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
+#include <exception>
 
 #include "report/console.hpp"
 #include "report/json_report.hpp"
@@ -12,37 +8,50 @@
 
 namespace memtopo {
 
-namespace fs = std::filesystem;
-
-void check_json_writable(const std::string& json_file) {
-  if (json_file.empty() || json_file == "-") return;
-  fs::path path(json_file);
-  std::error_code error;
-  if (fs::is_directory(path, error)) {
-    throw OutputError("cannot write " + json_file + ": it is a directory; name a file");
-  }
-  // The file is written as a temporary beside it and renamed, so its directory must be writable.
-  fs::path directory = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  if (!fs::is_directory(directory, error)) {
-    throw OutputError("cannot write " + json_file + ": directory " + directory.string() +
-                      " does not exist; create it first");
-  }
-  if (access(directory.c_str(), W_OK) != 0) {
-    throw OutputError("cannot write " + json_file + ": directory " + directory.string() + ": " +
-                      std::strerror(errno));
-  }
+std::optional<OutputTarget> prepare_json_output(const std::string& json_file) {
+  if (json_file.empty() || json_file == "-") return std::nullopt;
+  return prepare_output(json_file);
 }
 
-void write_reports(const Topology& topology, const Options& options, std::ostream& out) {
+bool takes_checkpoints(const std::optional<OutputTarget>& json) {
+  return json && json->replace_atomically;
+}
+
+void write_checkpoint(Topology& topology, const OutputTarget& json) {
+  topology.run.complete = false;
+  write_output(json, render_json(topology), /*flush_to_disk=*/true);
+}
+
+void write_reports(Topology& topology, const Options& options,
+                   const std::optional<OutputTarget>& json, std::ostream& out) {
+  topology.run.complete = true;
+  std::exception_ptr first_failure;
+  auto write_json_file = [&] {
+    try {
+      if (json) write_output(*json, render_json(topology), /*flush_to_disk=*/true);
+    } catch (const OutputError&) {
+      if (!first_failure) first_failure = std::current_exception();
+    }
+  };
+  // A file that is replaced goes first, so that a closed stdout cannot cost the results. A path
+  // written in place (--json /dev/stdout) goes after the console report, which it may share a
+  // file with: appended, not overwritten.
+  const bool json_first = json && json->replace_atomically;
+  if (json_first) write_json_file();
   if (options.json_file == "-") {
     out << render_json(topology);
   } else {
     write_console(out, topology);
   }
   out.flush();
-  if (!options.json_file.empty() && options.json_file != "-") {
-    write_json_file(topology, options.json_file);
+  if (!out && !first_failure) {
+    const char* what = options.json_file == "-" ? "the JSON" : "the report";
+    first_failure = std::make_exception_ptr(
+        OutputError(std::string("cannot write ") + what +
+                    " to standard output (a full disk, or a closed pipe or terminal?)"));
   }
+  if (!json_first) write_json_file();
+  if (first_failure) std::rethrow_exception(first_failure);
 }
 
 }  // namespace memtopo

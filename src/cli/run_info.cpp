@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "model/printable_text.hpp"
 #include "version.hpp"
 
 namespace memtopo {
@@ -29,7 +30,9 @@ RunInfo start_run_info(const std::vector<std::string>& arguments) {
   run.git_describe = kGitDescribe;
   run.timestamp_utc = utc_timestamp(std::chrono::system_clock::now());
   run.host = host_name();
-  run.arguments = arguments;
+  // Arguments are bytes (a path in Latin-1, a control character): stored printable, so that
+  // the report is valid UTF-8 and shows them safely.
+  for (const std::string& argument : arguments) run.arguments.push_back(printable_text(argument));
   return run;
 }
 

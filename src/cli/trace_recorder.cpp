@@ -16,4 +16,14 @@ void TraceRecorder::record(const std::string& label, const ChaseSpec& spec, cons
   }
 }
 
+void TraceRecorder::record_stream(const std::string& label, const StreamSpec& spec,
+                                  const StreamResult& result) {
+  if (!write_error_.empty()) return;
+  try {
+    sink_.record_stream(label.empty() ? current_probe_() : label, spec, result);
+  } catch (const std::exception& error) {
+    write_error_ = error.what();
+  }
+}
+
 }  // namespace memtopo

@@ -14,6 +14,7 @@ class TraceRecorder {
   TraceRecorder(TraceSink& sink, std::function<std::string()> current_probe);
 
   void record(const std::string& label, const ChaseSpec& spec, const Trace& trace);
+  void record_stream(const std::string& label, const StreamSpec& spec, const StreamResult& result);
 
   const std::string& write_error() const { return write_error_; }
 

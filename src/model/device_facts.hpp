@@ -36,6 +36,11 @@ struct DeviceFacts {
   std::optional<std::uint32_t> nvml_max_sm_clock_mhz;
   std::optional<std::uint32_t> nvml_memory_clock_mhz;
   std::string nvml_status;  // why NVML values are missing, if they are
+  std::string uuid;         // "GPU-..." or "MIG-..." as nvidia-smi -L shows it; empty if unknown
+  // Multi-Instance GPU: "enabled (this device is MIG-...)", "enabled", "disabled"; "" unknown.
+  std::string mig;
+  // Multi-Process Service: "active (...how it was seen...)", "inactive"; "" unknown.
+  std::string mps;
 };
 
 }  // namespace memtopo

@@ -1,7 +1,10 @@
 #include "model/json.hpp"
 
+#include "model/printable_text.hpp"
+
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -9,6 +12,13 @@ namespace memtopo {
 namespace {
 
 using ojson = nlohmann::ordered_json;
+
+// Lists and objects inside each other: a topology needs about 8 (evidence included).
+constexpr int kMaxTopologyNesting = 256;
+// The longest parser message quoted in an error (it quotes the token it read).
+constexpr std::size_t kMaxQuotedMessage = 300;
+// The longest value quoted in an error.
+constexpr std::size_t kMaxQuotedValue = 40;
 
 // Keys every element object has; any other key of an element is a property.
 constexpr const char* kElementKeys[] = {"id", "kind", "scope", "load_paths"};
@@ -107,16 +117,61 @@ ojson device_to_json(const DeviceFacts& d) {
   out["nvml_max_sm_clock_mhz"] = optional_to_json(d.nvml_max_sm_clock_mhz);
   out["nvml_memory_clock_mhz"] = optional_to_json(d.nvml_memory_clock_mhz);
   out["nvml_status"] = d.nvml_status;
+  out["uuid"] = d.uuid;
+  out["mig"] = d.mig;
+  out["mps"] = d.mps;
   return out;
+}
+
+ojson process_to_json(const GpuProcess& process) {
+  return ojson{{"pid", process.pid},
+               {"name", process.name},
+               {"used_memory_bytes", optional_to_json(process.used_memory_bytes)}};
+}
+
+ojson processes_to_json(const std::vector<GpuProcess>& processes) {
+  ojson out = ojson::array();
+  for (const GpuProcess& process : processes) out.push_back(process_to_json(process));
+  return out;
+}
+
+ojson conditions_to_json(const DeviceConditions& c) {
+  ojson out;
+  out["sm_clock_mhz"] = optional_to_json(c.sm_clock_mhz);
+  out["memory_clock_mhz"] = optional_to_json(c.memory_clock_mhz);
+  out["temperature_c"] = optional_to_json(c.temperature_c);
+  out["power_w"] = optional_to_json(c.power_w);
+  out["clocks_event_reasons"] = c.clocks_event_reasons
+                                    ? ojson(clocks_event_reason_names(*c.clocks_event_reasons))
+                                    : ojson(nullptr);
+  out["other_processes"] =
+      c.other_processes ? processes_to_json(*c.other_processes) : ojson(nullptr);
+  return out;
+}
+
+// The monitoring keys of a phase, written only where a backend reported them (or a phase ran
+// twice), so that runs on a simulated device keep their short phase entries.
+void add_phase_conditions(ojson& out, const PhaseTiming& phase) {
+  if (phase.conditions_before)
+    out["conditions_before"] = conditions_to_json(*phase.conditions_before);
+  if (phase.conditions_after) out["conditions_after"] = conditions_to_json(*phase.conditions_after);
+  if (phase.attempts != 1 || !phase.disturbances.empty()) {
+    out["attempts"] = phase.attempts;
+    out["repeated_because"] = phase.repeated_because;
+    out["disturbances"] = phase.disturbances;
+  }
+  if (phase.timing_overhead) out["timing_overhead_cycles"] = spread_to_json(*phase.timing_overhead);
 }
 
 ojson run_to_json(const RunInfo& run) {
   ojson phases = ojson::array();
   for (const PhaseTiming& phase : run.phases) {
-    phases.push_back(ojson{{"name", phase.name},
-                           {"seconds", finite_or_null(phase.seconds)},
-                           {"sm_clock_khz_before", optional_to_json(phase.sm_clock_khz_before)},
-                           {"sm_clock_khz_after", optional_to_json(phase.sm_clock_khz_after)}});
+    ojson entry{{"name", phase.name},
+                {"seconds", finite_or_null(phase.seconds)},
+                {"sm_clock_khz_before", optional_to_json(phase.sm_clock_khz_before)},
+                {"sm_clock_khz_after", optional_to_json(phase.sm_clock_khz_after)}};
+    add_phase_conditions(entry, phase);
+    phases.push_back(std::move(entry));
   }
   ojson probes = ojson::array();
   for (const ProbeOutcome& outcome : run.probes) {
@@ -129,8 +184,13 @@ ojson run_to_json(const RunInfo& run) {
   out["arguments"] = run.arguments;
   out["host"] = run.host;
   out["interrupted"] = run.interrupted;
+  out["complete"] = run.complete;
   out["simulated"] = run.simulated;
   out["sim_file"] = run.sim_file;
+  out["shared_gpu"] = run.shared_gpu;
+  out["other_gpu_processes"] = processes_to_json(run.other_gpu_processes);
+  out["gpu_lock"] = run.gpu_lock;
+  out["conditions_seconds"] = finite_or_null(run.conditions_seconds);
   out["phases"] = std::move(phases);
   out["probes"] = std::move(probes);
   return out;
@@ -148,8 +208,9 @@ class ObjectReader {
   ObjectReader(const ojson& object, std::string path, std::string origin)
       : object_(object), path_(std::move(path)), origin_(std::move(origin)) {
     if (!object_.is_object()) {
-      throw TopologyJsonError(origin_ + ": " + (path_.empty() ? "document" : path_) +
-                              ": expected an object, found " + type_name(object_));
+      throw TopologyJsonError(
+          printable_text(origin_ + ": " + (path_.empty() ? "document" : path_)) +
+          ": expected an object, found " + type_name(object_));
     }
   }
 
@@ -164,7 +225,8 @@ class ObjectReader {
   }
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw TopologyJsonError(origin_ + ": " + path_of(key) + ": " + what);
+    // Keys and values come from the file: printed with control characters escaped.
+    throw TopologyJsonError(printable_text(origin_ + ": " + path_of(key) + ": " + what));
   }
 
   // nullptr when absent.
@@ -270,7 +332,12 @@ class ObjectReader {
   }
 
  private:
-  static std::string json_text(const ojson& value) { return value.dump(); }
+  // A value as the file has it, cut short: a message must stay readable whatever the value.
+  static std::string json_text(const ojson& value) {
+    std::string text = value.dump(-1, ' ', false, ojson::error_handler_t::replace);
+    if (text.size() > kMaxQuotedValue) text = text.substr(0, kMaxQuotedValue - 3) + "...";
+    return text;
+  }
 
   const ojson& object_;
   std::string path_;
@@ -377,7 +444,56 @@ DeviceFacts device_from_json(const ObjectReader& reader) {
   d.nvml_max_sm_clock_mhz = reader.integer<std::uint32_t>("nvml_max_sm_clock_mhz");
   d.nvml_memory_clock_mhz = reader.integer<std::uint32_t>("nvml_memory_clock_mhz");
   d.nvml_status = reader.string("nvml_status");
+  d.uuid = reader.string("uuid");
+  d.mig = reader.string("mig");
+  d.mps = reader.string("mps");
   return d;
+}
+
+std::vector<GpuProcess> processes_from_json(const ObjectReader& reader, const std::string& key) {
+  std::vector<GpuProcess> processes;
+  const ojson* list = reader.array(key, /*is_required=*/false);
+  if (!list) return processes;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    ObjectReader entry = reader.child((*list)[i], key + "[" + std::to_string(i) + "]");
+    GpuProcess process;
+    entry.read_integer("pid", process.pid);
+    process.name = entry.string("name");
+    process.used_memory_bytes = entry.integer<std::uint64_t>("used_memory_bytes");
+    processes.push_back(std::move(process));
+  }
+  return processes;
+}
+
+DeviceConditions conditions_from_json(const ObjectReader& reader) {
+  DeviceConditions c;
+  c.sm_clock_mhz = reader.nullable_number("sm_clock_mhz");
+  c.memory_clock_mhz = reader.nullable_number("memory_clock_mhz");
+  c.temperature_c = reader.nullable_number("temperature_c");
+  c.power_w = reader.nullable_number("power_w");
+  if (const ojson* reasons = reader.find("clocks_event_reasons"); reasons && !reasons->is_null()) {
+    c.clocks_event_reasons =
+        clocks_event_reasons_from_names(reader.strings("clocks_event_reasons"));
+  }
+  if (const ojson* others = reader.find("other_processes"); others && !others->is_null()) {
+    c.other_processes = processes_from_json(reader, "other_processes");
+  }
+  return c;
+}
+
+void phase_conditions_from_json(const ObjectReader& reader, PhaseTiming& phase) {
+  if (reader.find("conditions_before")) {
+    phase.conditions_before = conditions_from_json(reader.child("conditions_before"));
+  }
+  if (reader.find("conditions_after")) {
+    phase.conditions_after = conditions_from_json(reader.child("conditions_after"));
+  }
+  reader.read_integer("attempts", phase.attempts);
+  phase.repeated_because = reader.strings("repeated_because");
+  phase.disturbances = reader.strings("disturbances");
+  if (reader.find("timing_overhead_cycles")) {
+    phase.timing_overhead = spread_from_json(reader, "timing_overhead_cycles");
+  }
 }
 
 void run_from_json(const ObjectReader& reader, RunInfo& run) {
@@ -386,8 +502,14 @@ void run_from_json(const ObjectReader& reader, RunInfo& run) {
   run.arguments = reader.strings("arguments");
   run.host = reader.string("host");
   run.interrupted = reader.boolean("interrupted");
+  // Files written before the key existed were only ever written at the end of a run.
+  run.complete = reader.find("complete") ? reader.boolean("complete") : true;
   run.simulated = reader.boolean("simulated");
   run.sim_file = reader.string("sim_file");
+  run.shared_gpu = reader.boolean("shared_gpu");
+  run.other_gpu_processes = processes_from_json(reader, "other_gpu_processes");
+  run.gpu_lock = reader.string("gpu_lock");
+  if (auto seconds = reader.number("conditions_seconds")) run.conditions_seconds = *seconds;
   if (const ojson* phases = reader.array("phases", false)) {
     for (std::size_t i = 0; i < phases->size(); ++i) {
       ObjectReader phase_reader = reader.child((*phases)[i], "phases[" + std::to_string(i) + "]");
@@ -396,6 +518,7 @@ void run_from_json(const ObjectReader& reader, RunInfo& run) {
       if (auto seconds = phase_reader.number("seconds")) phase.seconds = *seconds;
       phase.sm_clock_khz_before = phase_reader.nullable_number("sm_clock_khz_before");
       phase.sm_clock_khz_after = phase_reader.nullable_number("sm_clock_khz_after");
+      phase_conditions_from_json(phase_reader, phase);
       run.phases.push_back(std::move(phase));
     }
   }
@@ -430,11 +553,12 @@ Topology read_topology(const ojson& document, const std::string& origin) {
   topology.device = device_from_json(top.child("device"));
 
   const ojson& elements = *top.array("elements", /*is_required=*/true);
+  std::set<std::string> ids;  // a set, so that a file of a million elements reads in linear time
   for (std::size_t i = 0; i < elements.size(); ++i) {
     std::string key = "elements[" + std::to_string(i) + "]";
     Element element = element_from_json(top.child(elements[i], key));
-    if (topology.find(element.id))
-      top.fail(key + ".id", "element '" + element.id + "' appears twice");
+    if (!ids.insert(element.id).second)
+      top.fail(key + ".id", "element '" + printable_text(element.id) + "' appears twice");
     topology.elements.push_back(std::move(element));
   }
   topology.warnings = top.strings("warnings");
@@ -463,11 +587,25 @@ Topology topology_from_json(const nlohmann::ordered_json& document, const std::s
 }
 
 Topology topology_from_json_text(const std::string& text, const std::string& origin) {
+  // Refused while parsing, before the value exists: copying or printing a value recurses.
+  const ojson::parser_callback_t limit_nesting = [&](int depth, ojson::parse_event_t event,
+                                                     ojson&) {
+    const bool opens =
+        event == ojson::parse_event_t::object_start || event == ojson::parse_event_t::array_start;
+    if (opens && depth >= kMaxTopologyNesting) {
+      throw TopologyJsonError(printable_text(origin) + ": lists and objects are nested more than " +
+                              std::to_string(kMaxTopologyNesting) + " deep");
+    }
+    return true;
+  };
   ojson document;
   try {
-    document = ojson::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw TopologyJsonError(origin + ": not valid JSON (" + error.what() + ")");
+    document = ojson::parse(text, limit_nesting);
+  } catch (const nlohmann::json::exception& error) {
+    // parse_error names line, column and byte; out_of_range a number no double holds (1e400).
+    std::string what = error.what();
+    if (what.size() > kMaxQuotedMessage) what = what.substr(0, kMaxQuotedMessage - 3) + "...";
+    throw TopologyJsonError(printable_text(origin + ": not valid JSON (" + what + ")"));
   }
   return topology_from_json(document, origin);
 }

@@ -3,10 +3,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "model/device_conditions.hpp"
 #include "model/device_facts.hpp"
 
 namespace memtopo {
@@ -65,10 +67,30 @@ struct Element {
 };
 
 struct PhaseTiming {
+  // Spelled out (not an aggregate) so that {name, seconds, before, after} stays complete as the
+  // monitoring fields below grow.
+  PhaseTiming(std::string name_ = {}, double seconds_ = 0,
+              std::optional<double> sm_clock_khz_before_ = std::nullopt,
+              std::optional<double> sm_clock_khz_after_ = std::nullopt)
+      : name(std::move(name_)),
+        seconds(seconds_),
+        sm_clock_khz_before(sm_clock_khz_before_),
+        sm_clock_khz_after(sm_clock_khz_after_) {}
+
   std::string name;  // probe id or a fixed phase name ("setup", "report")
   double seconds = 0;
   std::optional<double> sm_clock_khz_before;
   std::optional<double> sm_clock_khz_after;
+  // What the device reported around the phase (none on a simulated device), sampled before it
+  // started and after it ended (the attempt kept, when it ran twice).
+  std::optional<DeviceConditions> conditions_before;
+  std::optional<DeviceConditions> conditions_after;
+  // A phase disturbed by a moving clock, a slowdown or another process runs once more.
+  std::uint32_t attempts = 1;
+  std::vector<std::string> repeated_because;  // what disturbed the first attempt, if repeated
+  std::vector<std::string> disturbances;      // what disturbed the attempt kept: findings marked
+  // The timing overhead (cycles) of the phase's traces: the per-trace medians.
+  std::optional<Spread> timing_overhead;
 };
 
 struct ProbeOutcome {
@@ -87,8 +109,17 @@ struct RunInfo {
   std::vector<PhaseTiming> phases;
   std::vector<ProbeOutcome> probes;
   bool interrupted = false;
+  // false in the checkpoints written after each probe while the run goes on; true in the last
+  // write of a run (finished or interrupted). A file left with false: the run was killed.
+  bool complete = true;
   bool simulated = false;
   std::string sim_file;  // description file when simulated
+  // The GPU was not memtopo's alone (--allow-shared, or another process came during the run):
+  // every result may be disturbed.
+  bool shared_gpu = false;
+  std::vector<GpuProcess> other_gpu_processes;  // on the GPU when the first probe started
+  std::string gpu_lock;  // the lock file that kept other memtopo runs off the GPU, or why none
+  double conditions_seconds = 0;  // spent asking the device for its conditions (NVML)
 };
 
 struct Topology {

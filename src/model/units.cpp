@@ -38,6 +38,7 @@ std::string format_seconds(double seconds) {
 }
 
 std::string format_rate(double bytes_per_second) {
+  if (std::fabs(bytes_per_second) >= 1e12) return format_number(bytes_per_second / 1e12, 2) + " TB/s";
   if (std::fabs(bytes_per_second) >= 1e9) return format_number(bytes_per_second / 1e9, 1) + " GB/s";
   return format_number(bytes_per_second / 1e6, 1) + " MB/s";
 }

@@ -1,12 +1,15 @@
 #include "report/console.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <sstream>
 
 #include "analysis/confidence.hpp"
 #include "model/units.hpp"
+#include "report/console_bandwidth.hpp"
 #include "report/footnotes.hpp"
+#include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -25,8 +28,9 @@ constexpr const char* kTableProperties[] = {
     "shared_with", "count_per_sm", "bandwidth", "carveout", "reach"};
 
 bool has_own_column(const std::string& property) {
-  return std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
-         std::end(kTableProperties);
+  return is_bandwidth_property(property) ||
+         std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
+             std::end(kTableProperties);
 }
 
 // Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
@@ -102,7 +106,9 @@ std::string latency_cell(const Element& element, Footnotes& notes) {
   if (!latency) return "-";
   std::string text = format_value(latency->value, latency->unit);
   if (latency->spread && latency->spread->samples > 1) {
-    text += " ±" + format_number(latency->spread->stdev, 1);
+    // Three significant figures are plenty for a spread: ±141.7 reads as ±142.
+    const double stdev = latency->spread->stdev;
+    text += " ±" + format_number(stdev, std::fabs(stdev) >= 100 ? 0 : 1);
   }
   if (latency->seconds_value) text += " (" + format_seconds(*latency->seconds_value) + ")";
   return decorate(text, element.id, *latency, notes);
@@ -171,6 +177,7 @@ void render_device_header(std::ostringstream& out, const Topology& topology) {
   } else if (!d.nvml_status.empty()) {
     out << "  NVML: " << d.nvml_status << "\n";
   }
+  out << gpu_sharing_header(topology);
 }
 
 // What the marks in the tables mean; the threshold is analysis/confidence.hpp's.
@@ -204,30 +211,6 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
                    value_cell(e, "count_per_sm", notes)});
   }
   out << table.render(2, kConsoleWidth);
-}
-
-void render_bandwidths(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
-  TextTable table({{"Element"},
-                   {"Bandwidth", Align::right},
-                   {"Source"},
-                   {"Method", Align::left, Overflow::shorten}});
-  bool any = false;
-  for (const Element* row : in_row_order(topology.elements)) {
-    const Element& e = *row;
-    const Property* bandwidth = e.find("bandwidth");
-    if (!bandwidth) continue;
-    any = true;
-    std::string text = format_value(bandwidth->value, bandwidth->unit);
-    if (bandwidth->spread && bandwidth->spread->samples > 1) {
-      text += " ±" + format_value(bandwidth->spread->stdev, bandwidth->unit);
-    }
-    std::string value = decorate(text, e.id, *bandwidth, notes, Marks::in_source_column);
-    table.add_row(
-        {e.id, value, source_cell(e.id, *bandwidth, notes), method_summary(bandwidth->method)});
-  }
-  if (any) {
-    out << "\nBandwidth (p50 ± standard deviation)\n" << table.render(2, kConsoleWidth);
-  }
 }
 
 // One row of l1.carveout: its sizes, and its confidence marked (and explained by the row's own
@@ -317,7 +300,7 @@ void render_phases(std::ostringstream& out, const RunInfo& run) {
     table.add_row({phase.name, format_seconds(phase.seconds), clocks});
   }
   table.add_row({"total", format_seconds(total)});
-  out << "\nPhases\n" << table.render(2, kConsoleWidth);
+  out << "\nPhases\n" << table.render(2, kConsoleWidth) << conditions_summary(run);
 }
 
 void render_warnings(std::ostringstream& out, const Topology& topology) {
@@ -341,11 +324,12 @@ std::string render_console(const Topology& topology) {
   if (run.interrupted) {
     out << "INTERRUPTED: the run was stopped early; the results below are partial\n\n";
   }
+  out << shared_gpu_banner(run);
   render_device_header(out, topology);
 
   Footnotes notes;
   render_elements(out, topology, notes);
-  render_bandwidths(out, topology, notes);
+  out << render_bandwidth_section(topology, notes, kConsoleWidth);
   render_carveout(out, topology, notes);
   render_other_findings(out, topology, notes);
   if (!notes.empty()) out << "\nNotes\n" << notes.render(kConsoleWidth);

@@ -1,14 +1,13 @@
 #include "report/csv_traces.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <system_error>
 
+#include "model/printable_text.hpp"
 #include "report/output_error.hpp"
+#include "report/output_file.hpp"
 
 namespace memtopo {
 namespace {
@@ -74,20 +73,65 @@ CsvTraceWriter::CsvTraceWriter(std::filesystem::path directory) : directory_(std
   std::error_code error;
   std::filesystem::create_directories(directory_, error);
   if (error || !std::filesystem::is_directory(directory_)) {
-    throw OutputError("cannot create trace directory " + directory_.string() + ": " +
-                      (error ? error.message() : "a file of that name exists"));
+    throw OutputError("cannot create trace directory " + printable_text(directory_.string()) +
+                      ": " + (error ? error.message() : "a file of that name exists"));
   }
+  // Now rather than at the first trace, which may come after minutes of measuring.
+  check_directory_writable(directory_, "traces to " + printable_text(directory_.string()));
+}
+
+const char* const kStreamCsvHeader =
+    "launch,op,path,placement,footprint_bytes,vector_bytes,blocks_per_sm,threads_per_block,unroll,"
+    "bytes_moved,seconds,bytes_per_second,sm_clock_khz,memory_clock_khz";
+
+void write_stream_rows(std::ostream& out, const StreamSpec& spec, const StreamResult& result) {
+  for (std::size_t i = 0; i < result.seconds.size(); ++i) {
+    const double seconds = result.seconds[i];
+    out << i << "," << to_string(spec.op) << "," << to_string(spec.path) << ","
+        << to_string(spec.placement) << "," << result.footprint_bytes << "," << spec.vector_bytes
+        << "," << spec.blocks_per_sm << "," << spec.threads_per_block << "," << spec.unroll << ","
+        << result.bytes_moved << "," << number_text(seconds) << ","
+        << number_text(seconds > 0 ? static_cast<double>(result.bytes_moved) / seconds : 0) << ","
+        << number_text(result.sm_clock_khz) << "," << number_text(result.memory_clock_khz) << "\n";
+  }
+}
+
+void CsvTraceWriter::record_stream(const std::string& label, const StreamSpec& spec,
+                                   const StreamResult& result) {
+  auto [entry, first] = stream_files_.try_emplace(label);
+  StreamTraceFile& trace = entry->second;
+  if (first) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%05zu_", files_written_);
+    trace.path = directory_ / (number + file_safe(label) + ".csv");
+    trace.text = "# " + label + ": streams, one row per timed launch\n" +
+                 std::string(kStreamCsvHeader) + "\n";
+    ++files_written_;
+  }
+  std::ostringstream rows;
+  write_stream_rows(rows, spec, result);
+  trace.text += rows.str();
+  // One file per label grows with every stream; it is rewritten whole through a temporary file
+  // and a rename, like the chase traces, so that a full disk never leaves it truncated.
+  OutputTarget target;
+  target.given = "trace " + printable_text(trace.path.string());
+  target.path = trace.path;
+  write_output(target, trace.text, /*flush_to_disk=*/false);
 }
 
 void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
   char number[32];
   std::snprintf(number, sizeof number, "%05zu_", files_written_);
-  std::filesystem::path path = directory_ / (number + file_safe(label) + ".csv");
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw OutputError("cannot write trace " + path.string() + ": " + std::strerror(errno));
-  write_trace_csv(file, label, spec, trace);
-  file.flush();
-  if (!file) throw OutputError("cannot write trace " + path.string() + ": " + std::strerror(errno));
+  const std::filesystem::path path = directory_ / (number + file_safe(label) + ".csv");
+  std::ostringstream text;
+  write_trace_csv(text, label, spec, trace);
+  // Through a temporary file and a rename, so that a full disk leaves no truncated trace; not
+  // flushed to disk one by one, which would cost seconds over thousands of files.
+  // The directory was checked once; each file is new, so no per-file check is needed.
+  OutputTarget target;
+  target.given = "trace " + printable_text(path.string());
+  target.path = path;
+  write_output(target, text.str(), /*flush_to_disk=*/false);
   ++files_written_;
 }
 

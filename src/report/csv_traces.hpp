@@ -3,10 +3,12 @@
 // re-analysed or plotted outside memtopo.
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <ostream>
 #include <string>
 
 #include "backend/experiment.hpp"
+#include "backend/stream.hpp"
 
 namespace memtopo {
 
@@ -15,6 +17,9 @@ class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) = 0;
+  // Receives every stream a probe runs (bandwidth); a sink of chases alone ignores them.
+  virtual void record_stream(const std::string& /*label*/, const StreamSpec& /*spec*/,
+                             const StreamResult& /*result*/) {}
 };
 
 // The spec and the trace's context (SM, overhead, clock) on one line, for the CSV header.
@@ -26,7 +31,14 @@ std::string describe_experiment(const ChaseSpec& spec, const Trace& trace);
 void write_trace_csv(std::ostream& out, const std::string& label, const ChaseSpec& spec,
                      const Trace& trace);
 
-// Writes each recorded experiment to DIR/NNNNN_<label>.csv, numbered in run order.
+// Streams as CSV rows, one per timed launch: launch, op, path, placement, footprint_bytes,
+// vector_bytes, blocks_per_sm, threads_per_block, unroll, bytes_moved, seconds,
+// bytes_per_second, sm_clock_khz, memory_clock_khz (kStreamCsvHeader names them).
+extern const char* const kStreamCsvHeader;
+void write_stream_rows(std::ostream& out, const StreamSpec& spec, const StreamResult& result);
+
+// Writes each recorded experiment to DIR/NNNNN_<label>.csv, numbered in run order; the streams
+// of one label go to one file (numbered when first written), one row per timed launch.
 class CsvTraceWriter : public TraceSink {
  public:
   // Creates `directory` if needed; throws OutputError when it cannot be created or written.
@@ -34,6 +46,9 @@ class CsvTraceWriter : public TraceSink {
 
   // Throws OutputError when the file cannot be written.
   void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) override;
+  // Throws OutputError when the file cannot be written.
+  void record_stream(const std::string& label, const StreamSpec& spec,
+                     const StreamResult& result) override;
 
   const std::filesystem::path& directory() const { return directory_; }
   std::size_t files_written() const { return files_written_; }
@@ -41,6 +56,11 @@ class CsvTraceWriter : public TraceSink {
  private:
   std::filesystem::path directory_;
   std::size_t files_written_ = 0;
+  struct StreamTraceFile {
+    std::filesystem::path path;
+    std::string text;  // everything written so far: the file is rewritten whole
+  };
+  std::map<std::string, StreamTraceFile> stream_files_;  // by label
 };
 
 }  // namespace memtopo

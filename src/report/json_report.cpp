@@ -1,44 +1,20 @@
 #include "report/json_report.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <system_error>
-
 #include "model/json.hpp"
-#include "report/output_error.hpp"
+#include "report/output_file.hpp"
 
 namespace memtopo {
 
 std::string render_json(const Topology& topology) {
-  return topology_to_json(topology).dump(2) + "\n";
+  // Every string memtopo stores from outside (arguments, paths, names) is made printable UTF-8
+  // first; `replace` is the last guard, so that a finished run never fails on an encoding.
+  return topology_to_json(topology).dump(2, ' ', false,
+                                         nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 void write_json_file(const Topology& topology, const std::filesystem::path& path) {
-  const std::string text = render_json(topology);
-  std::filesystem::path temporary = path;
-  temporary += ".partial";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) {
-      throw OutputError("cannot write " + path.string() + ": " + std::strerror(errno));
-    }
-    file << text;
-    file.flush();
-    if (!file) {
-      std::string reason = std::strerror(errno);
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw OutputError("cannot write " + path.string() + ": " + reason);
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw OutputError("cannot write " + path.string() + ": " + error.message());
-  }
+  write_output(prepare_output(path.string()), render_json(topology), /*flush_to_disk=*/true);
 }
 
 }  // namespace memtopo

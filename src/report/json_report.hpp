@@ -10,8 +10,9 @@ namespace memtopo {
 // The document as text, indented by two spaces, ending in a newline.
 std::string render_json(const Topology& topology);
 
-// Writes render_json() to `path` through a temporary file in the same directory that is then
-// renamed, so an earlier result is never left half-overwritten. Throws OutputError.
+// Writes render_json() to `path` as report/output_file.hpp describes: through a temporary file
+// in the same directory that is then renamed (a symlink's target is replaced, a FIFO or device
+// written in place), so an earlier result is never left half-overwritten. Throws OutputError.
 void write_json_file(const Topology& topology, const std::filesystem::path& path);
 
 }  // namespace memtopo

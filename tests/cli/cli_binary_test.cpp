@@ -9,60 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_helpers.hpp"
 #include "model/json.hpp"
-#include "subprocess.hpp"
 
 namespace memtopo {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::ProcessResult;
-using testing::run_process;
-using testing::Subprocess;
-
-const std::string kBinary = std::string(MEMTOPO_BINARY_DIR) + "/memtopo";
-
-ProcessResult memtopo(std::vector<std::string> args,
-                      const std::vector<std::string>& environment = {}) {
-  args.insert(args.begin(), kBinary);
-  return run_process(args, environment);
-}
-
-// The simulated device with the fewest SMs under tests/sims/ (the tiny one the sim tests use),
-// so that a full discovery stays quick.
-std::string smallest_test_sim() {
-  std::string best;
-  std::uint64_t best_sms = UINT64_MAX;
-  fs::path dir = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "sims";
-  if (!fs::is_directory(dir)) return "";
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream file(entry.path());
-    auto description = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
-    if (!description.is_object() || !description.contains("sm_count")) continue;
-    auto sms = description["sm_count"].get<std::uint64_t>();
-    if (sms < best_sms) best_sms = sms, best = entry.path().string();
-  }
-  return best;
-}
-
-fs::path fresh_directory(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("memtopo_cli_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
+using namespace testing;
 
 TEST(Cli, HelpPrintsUsageAndExamples) {
   ProcessResult r = memtopo({"--help"});
@@ -194,28 +148,7 @@ TEST(Cli, TracesDirectoryGetsOneCsvPerExperiment) {
   EXPECT_GT(files, 0u);
 }
 
-TEST(Cli, InterruptWritesPartialResultsAndExits130) {
-  // The bundled device is the largest, so the discovery is still running when the signal lands.
-  std::string sim = std::string(MEMTOPO_SOURCE_DIR) + "/sims/hopper-like.json";
-  fs::path json = fresh_directory("interrupt") / "partial.json";
-  Subprocess run({kBinary, "--sim", sim, "--json", json.string()});
-  // Interrupt once the first probe has started, as a user pressing Ctrl-C would.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (run.err_so_far().find("[1/") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  run.send_signal(SIGINT);
-  ProcessResult r = run.wait();
-  if (r.exit_code == 0) GTEST_SKIP() << "the discovery finished before the interrupt arrived";
-  EXPECT_EQ(r.exit_code, 130) << r.err;
-  auto doc = nlohmann::json::parse(read(json));
-  EXPECT_EQ(doc["run"]["interrupted"], true);
-  EXPECT_NE(r.out.find("INTERRUPTED"), std::string::npos);
-  bool any_not_run = false;
-  for (const auto& probe : doc["run"]["probes"]) any_not_run |= probe["status"] == "not_run";
-  EXPECT_TRUE(any_not_run);
-}
+// Signals, checkpoints and kills: cli_signals_test.cpp; output paths: cli_outputs_test.cpp.
 
 }  // namespace
 }  // namespace memtopo

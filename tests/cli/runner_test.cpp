@@ -119,9 +119,12 @@ TEST_F(RunFixture, RecordsOnePhaseAndOneOutcomePerProbe) {
   EXPECT_EQ(topology.run.probes[1].reason, "no texture path");
   EXPECT_EQ(topology.run.probes[2].status, "failed");
   EXPECT_EQ(topology.run.probes[2].reason, "no change point");
-  EXPECT_EQ(topology.run.probes[3].reason, "out of memory: 8 GiB");
+  EXPECT_EQ(topology.run.probes[3].status, "skipped") << "free memory is not the probe's fault";
+  EXPECT_EQ(topology.run.probes[3].reason, "not enough device memory: 8 GiB");
+  EXPECT_TRUE(skipped_for_lack_of_memory(topology.run.probes[3]));
+  EXPECT_FALSE(skipped_for_lack_of_memory(topology.run.probes[1]));
   EXPECT_EQ(topology.number("l1", "size"), 1024);
-  ASSERT_EQ(topology.warnings.size(), 2u) << "one warning per failed probe, none for a skip";
+  ASSERT_EQ(topology.warnings.size(), 1u) << "one warning per failed probe, none for a skip";
   EXPECT_EQ(topology.warnings[0], "probe l2.size failed: no change point");
   EXPECT_FALSE(topology.run.interrupted);
 }

@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -70,6 +72,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv,
                            env_pointers.data());
   posix_spawn_file_actions_destroy(&actions);
   if (failed) throw std::runtime_error("cannot start " + argv[0]);
+  started_ = std::chrono::steady_clock::now();
 }
 
 Subprocess::~Subprocess() {
@@ -91,10 +94,15 @@ void Subprocess::send_signal(int signal) const {
 
 ProcessResult Subprocess::wait() {
   int status = 0;
-  waitpid(pid_, &status, 0);
+  rusage usage{};
+  wait4(pid_, &status, 0, &usage);
   pid_ = -1;
   ProcessResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  result.max_rss_kib = usage.ru_maxrss;
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   result.out = read_file(out_path_);
   result.err = read_file(err_path_);
   return result;

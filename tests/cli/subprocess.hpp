@@ -2,13 +2,17 @@
 // Runs a program the way a user would, capturing stdout, stderr and the exit code.
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace memtopo::testing {
 
 struct ProcessResult {
-  int exit_code = -1;  // -1 when it did not exit normally (killed by a signal)
+  int exit_code = -1;    // -1 when it did not exit normally (killed by a signal)
+  int term_signal = 0;   // the signal that ended it, when one did
+  long max_rss_kib = 0;  // its peak resident memory
+  double seconds = 0;    // from start to exit
   std::string out;
   std::string err;
 };
@@ -29,6 +33,7 @@ class Subprocess {
 
  private:
   pid_t pid_ = -1;
+  std::chrono::steady_clock::time_point started_;
   std::string out_path_;
   std::string err_path_;
 };

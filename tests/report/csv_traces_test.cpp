@@ -65,6 +65,33 @@ TEST(CsvTraces, WriterNumbersFilesInRunOrderWithSafeNames) {
             0u);
 }
 
+TEST(CsvTraces, StreamsOfOneLabelShareAFileOneRowPerTimedLaunch) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "memtopo_stream_csv";
+  fs::remove_all(dir);
+  CsvTraceWriter writer(dir);
+  StreamSpec spec;
+  spec.path = LoadPath::cg;
+  spec.footprint_bytes = 1 << 20;
+  spec.blocks_per_sm = 2;
+  StreamResult result;
+  result.seconds = {0.001, 0.002};
+  result.bytes_moved = 1000000;
+  result.footprint_bytes = 1 << 20;
+  result.sm_clock_khz = 1980000;
+  writer.record_stream("l2.bandwidth/sweep", spec, result);
+  writer.record(".", two_chaser_spec(), two_chaser_trace());
+  writer.record_stream("l2.bandwidth/sweep", spec, result);
+  EXPECT_EQ(writer.files_written(), 2u);
+  const std::string text = read(dir / "00000_l2.bandwidth_sweep.csv");
+  EXPECT_NE(text.find(std::string(kStreamCsvHeader) + "\n"), std::string::npos);
+  EXPECT_NE(text.find("0,read,cg,shared_by_all,1048576,16,2,256,4,1000000,0.001,1000000000,"
+                      "1980000,0\n1,read,cg,shared_by_all,1048576,16,2,256,4,1000000,0.002,"
+                      "500000000,1980000,0\n0,read"),
+            std::string::npos)
+      << text;
+  fs::remove_all(dir);
+}
+
 TEST(CsvTraces, AFileWhereTheDirectoryShouldBeIsAnOutputError) {
   fs::path file = fs::temp_directory_path() / "memtopo_csv_traces_test_file";
   std::ofstream(file) << "x";

@@ -19,7 +19,9 @@ TEST(Format, TimesRatesClocksAndVersions) {
   EXPECT_EQ(format_seconds(1.5e-6), "1.5 us");
   EXPECT_EQ(format_seconds(0.25), "250 ms");
   EXPECT_EQ(format_seconds(3.256), "3.26 s");
-  EXPECT_EQ(format_rate(1.6e12), "1600 GB/s");
+  EXPECT_EQ(format_rate(1.6e12), "1.6 TB/s");
+  EXPECT_EQ(format_rate(33.4856e12), "33.49 TB/s");
+  EXPECT_EQ(format_rate(9.5e11), "950 GB/s");
   EXPECT_EQ(format_clock_khz(1755000), "1755 MHz");
   EXPECT_EQ(format_cuda_version(12080), "12.8");
 }

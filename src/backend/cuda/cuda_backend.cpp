@@ -3,8 +3,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,7 +18,9 @@
 #include "backend/cuda/chase_runner.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/device_query.hpp"
+#include "backend/cuda/gpu_sharing.hpp"
 #include "backend/cuda/nvml_session.hpp"
+#include "backend/cuda/stream_runner.hpp"
 #include "backend/cuda/support_kernels.hpp"
 
 namespace memtopo {
@@ -27,6 +33,11 @@ constexpr const char* kNoDeviceAdvice =
 constexpr std::uint32_t kMaxTimedLoads = 1u << 26;
 // Device memory left free for the runtime, records and bookkeeping when planning footprints.
 constexpr std::uint64_t kFootprintReserveBytes = 512ull << 20;
+// Word indices are 32-bit, so no chain can be longer than 2^32 - 1 words.
+constexpr std::uint64_t kMaxChainBytes = 4ull * UINT32_MAX;
+// cudaDeviceGetPCIBusId writes at most 13 characters ("0000:17:00.0"); room to spare.
+constexpr int kPciBusIdBytes = 64;
+constexpr double kMilliwattsPerWatt = 1000;
 // Launches of the SM survey; each one normally already finds every SM.
 constexpr int kSmSurveyLaunches = 4;
 
@@ -42,14 +53,28 @@ std::string sm_range(const std::vector<std::uint32_t>& ids) {
   return text;
 }
 
+// NVML's compute processes and MPS clients of the device (or of its MIG instance).
+std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml) {
+  auto compute = nvml.compute_processes();
+  if (!compute) return std::nullopt;
+  if (const auto clients = nvml.mps_processes()) {
+    compute->insert(compute->end(), clients->begin(), clients->end());
+  }
+  return compute;
+}
+
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int device)
+  // `nvml` was opened, and `processes_before` listed, before this process created its context
+  // on the device: what appeared since is memtopo's own.
+  CudaBackend(int device, std::unique_ptr<NvmlSession> nvml,
+              const std::optional<std::vector<GpuProcess>>& processes_before)
       : device_(device),
         facts_(read_cuda_device_facts(device)),
         planning_(read_planning_attributes(device)),
-        nvml_(facts_.pci_bus_id) {
-    add_nvml_facts(facts_, nvml_);
+        nvml_(std::move(nvml)) {
+    add_nvml_facts(facts_, *nvml_);
+    describe_sharing(processes_before);
     std::size_t static_shared = 0;
     for (const LoadPath path : kAllLoadPaths) {
       static_shared = std::max(static_shared, chase_static_shared_bytes(path));
@@ -67,6 +92,10 @@ class CudaBackend final : public Backend {
     runner_ = std::make_unique<ChaseRunner>(
         ChaseRunnerConfig{facts_.sm_count, sm_ids_, facts_.l2_bytes, max_dynamic_shared_,
                           facts_.shared_per_sm_bytes, planning_.reserved_shared_per_block_bytes});
+    streams_ = std::make_unique<StreamRunner>(
+        StreamRunnerConfig{facts_.sm_count, facts_.shared_per_block_optin_bytes,
+                           planning_.max_texture_1d_linear_elements, facts_.global_memory_bytes},
+        *nvml_);
   }
 
   std::string_view kind() const override { return "cuda"; }
@@ -76,8 +105,7 @@ class CudaBackend final : public Backend {
     const std::uint64_t usable = usable_device_bytes();
 
     BackendLimits limits;
-    // Word indices are 32-bit, so no chain can be longer than 2^32 - 1 words.
-    limits.max_footprint_bytes = std::min<std::uint64_t>(array_bytes_budget(), 4ull * UINT32_MAX);
+    limits.max_footprint_bytes = std::min<std::uint64_t>(array_bytes_budget(), kMaxChainBytes);
     // Wide chains index 64-bit: the free device memory less the reserve is their limit.
     limits.max_wide_footprint_bytes = array_bytes_budget();
     limits.max_constant_footprint_bytes =
@@ -109,8 +137,35 @@ class CudaBackend final : public Backend {
   }
 
   double current_sm_clock_khz() override {
-    const auto mhz = nvml_.sm_clock_mhz();
+    const auto mhz = nvml_->sm_clock_mhz();
     return mhz ? *mhz * 1000.0 : 0.0;
+  }
+
+  std::optional<DeviceConditions> conditions() override {
+    if (!nvml_->available()) return std::nullopt;
+    DeviceConditions c;
+    const auto as_double = [](const std::optional<std::uint32_t>& value) {
+      return value ? std::optional<double>(*value) : std::nullopt;
+    };
+    c.sm_clock_mhz = as_double(nvml_->sm_clock_mhz());
+    c.memory_clock_mhz = as_double(nvml_->memory_clock_mhz());
+    c.temperature_c = as_double(nvml_->temperature_c());
+    if (const auto milliwatts = nvml_->power_mw()) c.power_w = *milliwatts / kMilliwattsPerWatt;
+    c.clocks_event_reasons = nvml_->clocks_event_reasons();
+    if (const auto listed = processes_on(*nvml_)) {
+      c.other_processes = other_gpu_processes(named(*listed), own_pids_);
+    }
+    return c;
+  }
+
+  StreamResult run_stream(const StreamSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    // Free memory only: the chase runner keeps its arrays and frees them only for its own.
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return streams_->run(
+        spec, free_bytes > kFootprintReserveBytes ? free_bytes - kFootprintReserveBytes : 0);
   }
 
  private:
@@ -127,8 +182,12 @@ class CudaBackend final : public Backend {
   // a reserve for the runtime, the records and a cache flush's scratch.
   std::uint64_t array_bytes_budget() const {
     const std::uint64_t usable = usable_device_bytes();
-    const std::uint64_t reserve = kFootprintReserveBytes + runner_->flush_scratch_bytes();
+    const std::uint64_t reserve = reserve_bytes();
     return usable > reserve ? usable - reserve : 0;
+  }
+
+  std::uint64_t reserve_bytes() const {
+    return kFootprintReserveBytes + runner_->flush_scratch_bytes();
   }
 
   std::uint32_t max_chasers() const {
@@ -138,9 +197,12 @@ class CudaBackend final : public Backend {
 
   // Throws ExperimentError for a spec this device cannot run, naming the spec and the limit.
   void check_runnable(const ChaseSpec& spec, std::size_t index, const BackendLimits& limits) const {
-    const auto fail = [&](const std::string& what) {
-      throw ExperimentError("chase spec " + std::to_string(index) + " (path " +
-                            std::string(to_string(spec.path)) + "): " + what);
+    const std::string prefix = "chase spec " + std::to_string(index) + " (path " +
+                               std::string(to_string(spec.path)) + "): ";
+    const auto fail = [&](const std::string& what) { throw ExperimentError(prefix + what); };
+    // Free memory is not a property of the device but of the moment: a skip, not a failure.
+    const auto fail_for_memory = [&](const std::string& what) {
+      throw MemoryUnavailableError(prefix + what);
     };
     try {
       validate(spec);
@@ -155,16 +217,19 @@ class CudaBackend final : public Backend {
       fail(std::to_string(spec.timed_loads) + " timed loads, at most " +
            std::to_string(limits.max_timed_loads));
     }
-    check_footprint(spec.path, spec.footprint_bytes, "footprint", limits, fail, is_wide(spec));
+    check_footprint(spec.path, spec.footprint_bytes, "footprint", limits, fail, fail_for_memory,
+                    is_wide(spec));
     if (spec.eviction) {
       check_footprint(spec.eviction->path, spec.eviction->footprint_bytes,
-                      "eviction sweep footprint", limits, fail);
+                      "eviction sweep footprint", limits, fail, fail_for_memory);
       // Both arrays are in device memory at once.
       const std::uint64_t device_bytes = device_memory_bytes(spec);
       if (device_bytes > limits.max_footprint_bytes) {
-        fail("footprint and eviction sweep together need " + std::to_string(device_bytes) +
-             " bytes, more than the free device memory of " +
-             std::to_string(limits.max_footprint_bytes) + " bytes");
+        fail_for_memory("footprint and eviction sweep together need " +
+                        std::to_string(device_bytes) + " bytes, more than the " +
+                        std::to_string(limits.max_footprint_bytes) +
+                        " bytes of device memory free less a reserve of " +
+                        std::to_string(reserve_bytes()) + " bytes");
       }
     }
     check_reserved_shared(spec, fail);
@@ -175,15 +240,28 @@ class CudaBackend final : public Backend {
   }
 
   // Throws through `fail` when an array of `bytes` on `path` does not fit where that path
-  // reads it. `what` names the array in the message.
-  template <typename Fail>
+  // reads it, through `fail_for_memory` when the free device memory cannot hold it. `what`
+  // names the array in the message.
+  template <typename Fail, typename FailForMemory>
   void check_footprint(LoadPath path, std::uint64_t bytes, const std::string& what,
                        const BackendLimits& limits, const Fail& fail,
-                       bool is_wide_array = false) const {
+                       const FailForMemory& fail_for_memory, bool is_wide_array = false) const {
     const auto too_large = [&](std::uint64_t limit, const std::string& where) {
       if (bytes > limit) {
         fail(what + " " + std::to_string(bytes) + " bytes exceeds " + where + " of " +
              std::to_string(limit) + " bytes");
+      }
+    };
+    const auto beyond_free_memory = [&] {
+      // Wide chains (64-bit elements) are limited by the free device memory alone.
+      if (!is_wide_array) too_large(kMaxChainBytes, "what 32-bit word indices address");
+      const std::uint64_t limit =
+          is_wide_array ? limits.max_wide_footprint_bytes : limits.max_footprint_bytes;
+      if (bytes > limit) {
+        fail_for_memory(what + " " + std::to_string(bytes) + " bytes exceeds the " +
+                        std::to_string(limit) +
+                        " bytes of device memory free now less a reserve of " +
+                        std::to_string(reserve_bytes()) + " bytes");
       }
     };
     switch (path) {
@@ -195,11 +273,10 @@ class CudaBackend final : public Backend {
         break;
       case LoadPath::tex:
         too_large(4 * planning_.max_texture_1d_linear_elements, "the largest 1D linear texture");
-        too_large(limits.max_footprint_bytes, "the free device memory");
+        beyond_free_memory();
         break;
       default:
-        too_large(is_wide_array ? limits.max_wide_footprint_bytes : limits.max_footprint_bytes,
-                  "the free device memory");
+        beyond_free_memory();
         break;
     }
   }
@@ -233,18 +310,56 @@ class CudaBackend final : public Backend {
     }
   }
 
+  // `processes` with the names NVML gives them, except memtopo's own (no need to ask).
+  std::vector<GpuProcess> named(std::vector<GpuProcess> processes) const {
+    for (GpuProcess& process : processes) {
+      if (!own_pids_.count(process.pid)) process.name = nvml_->process_name(process.pid);
+    }
+    return processes;
+  }
+
+  // UUID, MIG and MPS facts, and which of NVML's processes are memtopo's own.
+  void describe_sharing(const std::optional<std::vector<GpuProcess>>& processes_before) {
+    facts_.uuid = read_device_uuid(device_);
+    if (const auto mig = nvml_->mig_enabled()) facts_.mig = *mig ? "enabled" : "disabled";
+    if (!nvml_->mig_instance().empty()) {
+      facts_.uuid = nvml_->mig_instance();
+      facts_.mig = "enabled (this device is MIG instance " + facts_.uuid + ")";
+    }
+    const auto after = processes_on(*nvml_);
+    if (after) {
+      own_pids_ = own_gpu_pids(static_cast<std::uint32_t>(getpid()),
+                               processes_before.value_or(std::vector<GpuProcess>{}), *after);
+    }
+    std::optional<std::uint32_t> server;
+    std::size_t clients = 0;
+    if (after) {
+      for (const GpuProcess& process : named(*after)) {
+        if (process.name == kMpsServerName) server = process.pid;
+      }
+    }
+    if (const auto listed_clients = nvml_->mps_processes()) clients = listed_clients->size();
+    facts_.mps = describe_mps(after.has_value(), clients, server, mps_control_pipe());
+  }
+
   int device_;
   DeviceFacts facts_;
   DevicePlanningAttributes planning_;
-  NvmlSession nvml_;
+  std::unique_ptr<NvmlSession> nvml_;
+  std::set<std::uint32_t> own_pids_;  // memtopo's process as NVML lists it
   std::size_t max_dynamic_shared_ = 0;
   std::vector<std::uint32_t> sm_ids_;
   std::unique_ptr<ChaseRunner> runner_;
+  std::unique_ptr<StreamRunner> streams_;
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_cuda_backend(int device_index) {
+  return make_cuda_backend(device_index, {});
+}
+
+std::unique_ptr<Backend> make_cuda_backend(int device_index, const BeforeContext& before_context) {
   int count = 0;
   // cudart is linked statically and loads the driver here: on a machine without one this is
   // the call that fails (cudaErrorInsufficientDriver, cudaErrorNoDevice, ...).
@@ -259,8 +374,21 @@ std::unique_ptr<Backend> make_cuda_backend(int device_index) {
                         std::to_string(count) + " device(s) visible, indices 0.." +
                         std::to_string(count - 1) + "; check CUDA_VISIBLE_DEVICES");
   }
+  // Nothing below creates a context until cudaSetDevice: a memtopo waiting in before_context
+  // (for another one's lock) is not on the GPU, so the running one does not see it there.
+  const std::string uuid = read_device_uuid(device_index);
+  if (before_context) before_context(uuid);
+  char bus_id[kPciBusIdBytes] = {};
+  CUDA_CALL(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device_index));
+  auto nvml = std::make_unique<NvmlSession>(bus_id);
+  // On a GPU split into MIG instances, CUDA's device is one instance: NVML names it "MIG-" and
+  // lists its processes (the other instances' do not share its SMs, L2 slices or memory).
+  if (nvml->mig_enabled().value_or(false)) {
+    nvml->use_mig_instance("MIG-" + uuid.substr(uuid.find('-') + 1));
+  }
+  const auto processes_before = processes_on(*nvml);
   CUDA_CALL(cudaSetDevice(device_index));
-  return std::make_unique<CudaBackend>(device_index);
+  return std::make_unique<CudaBackend>(device_index, std::move(nvml), processes_before);
 }
 
 }  // namespace memtopo

@@ -3,8 +3,10 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/gpu_sharing.hpp"
 
 namespace memtopo {
 
@@ -81,6 +83,15 @@ void add_nvml_facts(DeviceFacts& facts, const NvmlSession& nvml) {
   if (!facts.nvml_sm_clock_mhz || !facts.nvml_max_sm_clock_mhz || !facts.nvml_memory_clock_mhz) {
     facts.nvml_status = "ok, but NVML did not report every clock";
   }
+}
+
+std::string read_device_uuid(int device) {
+  cudaDeviceProp props{};
+  CUDA_CALL(cudaGetDeviceProperties(&props, device));
+  unsigned char bytes[16];
+  static_assert(sizeof bytes == sizeof props.uuid.bytes);
+  std::memcpy(bytes, props.uuid.bytes, sizeof bytes);
+  return format_gpu_uuid(bytes);
 }
 
 }  // namespace memtopo

@@ -2,6 +2,7 @@
 // What the CUDA runtime (and NVML) say about a device: facts for the report, and the few
 // extra attributes the launcher plans with.
 #include <cstdint>
+#include <string>
 
 #include "backend/cuda/nvml_session.hpp"
 #include "model/device_facts.hpp"
@@ -24,5 +25,9 @@ DevicePlanningAttributes read_planning_attributes(int device);
 
 // Copies NVML's clocks (or the reason they are missing) into `facts`.
 void add_nvml_facts(DeviceFacts& facts, const NvmlSession& nvml);
+
+// The device's UUID as "GPU-..." (nvidia-smi -L's spelling; a MIG instance's UUID reads the
+// same way with this prefix). Creates no context. Throws CudaError / NoDeviceError.
+std::string read_device_uuid(int device);
 
 }  // namespace memtopo

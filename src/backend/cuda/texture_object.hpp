@@ -14,6 +14,9 @@ class TextureObject {
   // `words` 32-bit elements starting at `device_words` (aligned to the device's texture
   // alignment; the caller checks the width against cudaDevAttrMaxTexture1DLinearWidth).
   TextureObject(const std::uint32_t* device_words, std::size_t words);
+  // `elements` vectors of `channels` (1, 2 or 4) 32-bit unsigned words each, starting at
+  // `device_bytes`: what a stream reads 4-, 8- or 16-byte vectors from.
+  TextureObject(const void* device_bytes, std::size_t elements, int channels);
   ~TextureObject();
 
   TextureObject(const TextureObject&) = delete;

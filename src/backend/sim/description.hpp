@@ -2,10 +2,12 @@
 // A simulated device as its description file states it (format: docs/sim-format.md). Plain data;
 // the loader has validated it, so every invariant the models rely on holds.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "backend/sim/throughput.hpp"
 
 namespace memtopo::sim {
 
@@ -33,6 +35,50 @@ struct Associativity {
   std::uint32_t ways = 0;                   // every set alike; 0 = fully associative (one set)
   std::vector<std::uint32_t> ways_per_set;  // non-empty: unequal sets; `ways` is then unused
 };
+
+// What the loader accepts (docs/sim-format.md, "Accepted ranges"). Generous for any GPU, but
+// finite: a value beyond them is a typing mistake (2^32 - 1 cycles), would overflow the
+// simulator's 32-bit cycle counts, or would make it allocate or search more than a test machine
+// can give.
+namespace limits {
+// Every latency, extra and noise amplitude, in cycles: no load takes 50 us at 2 GHz, and a
+// sum of all of them stays far below 2^32.
+inline constexpr std::uint64_t kMaxCycles = 100'000;
+inline constexpr std::uint64_t kMaxSmCount = 1024;
+inline constexpr std::uint64_t kMaxClockKhz = 10'000'000;                       // 10 GHz
+inline constexpr std::uint64_t kMaxGlobalMemoryBytes = std::uint64_t{1} << 44;  // 16 TiB
+inline constexpr std::uint64_t kMaxInstancesPerSm = 64;
+inline constexpr std::uint64_t kMaxPartitions = 1024;
+inline constexpr std::uint64_t kMaxSegments = 1024;
+// Lines of one array (or entries of one TLB level): the simulator allocates every one.
+inline constexpr std::uint64_t kMaxEntries = std::uint64_t{1} << 24;
+// A lookup scans its set, so a fully associative array of millions of lines would take seconds
+// per load.
+inline constexpr std::uint64_t kMaxWaysPerSet = 4096;
+inline constexpr std::uint64_t kMaxPageBytes = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t kMaxSharedBytesPerSm = std::uint64_t{1} << 26;  // 64 MiB
+inline constexpr std::uint64_t kMaxBanks = 1024;
+inline constexpr std::uint64_t kMaxBankWidthBytes = 1024;
+inline constexpr std::size_t kMaxCaches = 64;
+inline constexpr std::size_t kMaxTlbLevels = 16;
+inline constexpr std::size_t kMaxCarveoutSteps = 64;
+inline constexpr double kMaxVictimWeight = 1e9;
+// Throughput model: no level moves a megabyte per cycle, and no load path issues more than a
+// few thousand loads per cycle; factors relate writes and copies to reads.
+inline constexpr double kMaxBytesPerCycle = 1e6;
+inline constexpr double kMaxLoadsPerCycle = 1e4;
+inline constexpr double kMaxRateFactor = 100;
+inline constexpr std::uint64_t kMaxThreadsPerSm = 65'536;
+inline constexpr std::uint64_t kMaxBusWidthBits = 65'536;
+inline constexpr std::size_t kMaxNameBytes = 256;
+// The cache and TLB state the simulator may hold at once (simulator_state_bytes()).
+inline constexpr std::uint64_t kMaxStateBytes = std::uint64_t{1} << 30;  // 1 GiB
+// A description is a few kilobytes; the parser holds the whole document in memory.
+inline constexpr std::size_t kMaxDescriptionBytes = std::size_t{4} << 20;
+// Lists and objects inside each other: a description needs 4 levels. The limit keeps recursive
+// code (printing a value in a message) far from the end of the stack.
+inline constexpr int kMaxNesting = 32;
+}  // namespace limits
 
 // The ways of each set of an array holding `entries` lines (or TLB entries) in total.
 std::vector<std::uint32_t> ways_of_each_set(const Associativity& associativity,
@@ -108,6 +154,18 @@ struct SimDescription {
   // together, taking turns load by load, and share the device-scope caches (cold at the batch's
   // start), as concurrent blocks on different SMs of a GPU do.
   bool batch_shares_device_caches = false;
+  // What streams (bandwidth) run at; none: streams cannot run on this device.
+  std::optional<ThroughputDescription> throughput;
 };
+
+// An upper bound on the bytes of cache and TLB state the simulator holds for `description`: every
+// sm-scope cache and TLB once per concurrent chase (up to one per SM), with a copy per carveout
+// step for the unified cache, and every device-scope cache once. The loader rejects a
+// description above limits::kMaxStateBytes.
+std::uint64_t simulator_state_bytes(const SimDescription& description);
+
+// Why `description` is too large to simulate (its state above limits::kMaxStateBytes, naming
+// the largest cache), or "" when it is not.
+std::string too_large_to_simulate(const SimDescription& description);
 
 }  // namespace memtopo::sim

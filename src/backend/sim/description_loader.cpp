@@ -5,57 +5,48 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <sstream>
 
 #include "backend/backend.hpp"
 #include "backend/sim/strict_json.hpp"
+#include "backend/sim/throughput_loader.hpp"
+#include "model/printable_text.hpp"
 
 namespace memtopo::sim {
 namespace {
 
 using nlohmann::json;
 
-// The most lines (or TLB entries) one array may hold: the simulator allocates every one, and a
-// description beyond this (a 2 GiB cache of 128-byte lines) is almost surely a typing mistake.
-constexpr std::uint64_t kMaxEntries = std::uint64_t{1} << 24;
-
-std::uint32_t read_u32(const StrictObject& object, std::string_view key) {
-  return static_cast<std::uint32_t>(object.uint(key, UINT32_MAX));
-}
-
-std::uint32_t read_positive_u32(const StrictObject& object, std::string_view key) {
-  const std::uint32_t value = read_u32(object, key);
-  if (value == 0) object.fail(key, "must be at least 1");
-  return value;
-}
-
-std::uint64_t read_power_of_two(const StrictObject& object, std::string_view key,
-                                std::uint64_t value) {
-  if (!std::has_single_bit(value)) {
-    object.fail(key, "must be a power of two, got " + std::to_string(value));
-  }
-  return value;
-}
-
-std::string read_name(const StrictObject& object) {
-  std::string name = object.string("name");
-  if (name.empty()) object.fail("name", "must not be empty");
-  return name;
-}
+using limits::kMaxEntries;
 
 // An integer (every set alike, 0 = fully associative) or a list of per-set ways.
 Associativity read_associativity(const StrictObject& object) {
   const json& value = object.required("ways");
   const JsonPlace place = object.place("ways");
-  if (!value.is_array()) return Associativity{read_u32(object, "ways"), {}};
+  if (!value.is_array()) return Associativity{read_u32(object, "ways", limits::kMaxWaysPerSet), {}};
   if (value.empty()) place.fail("a list of per-set ways needs at least one set");
+  if (value.size() > kMaxEntries) {
+    place.fail("lists " + std::to_string(value.size()) + " sets; at most " +
+               std::to_string(kMaxEntries) + " are accepted");
+  }
   Associativity associativity;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    const auto ways = static_cast<std::uint32_t>(read_uint(value[i], place.item(i), UINT32_MAX));
+    const auto ways =
+        static_cast<std::uint32_t>(read_uint(value[i], place.item(i), limits::kMaxWaysPerSet));
     if (ways == 0) place.item(i).fail("every set needs at least one way");
     associativity.ways_per_set.push_back(ways);
   }
   return associativity;
+}
+
+// A fully associative array is one set of every line, and a lookup scans its set.
+void check_fully_associative_set(const StrictObject& object, const Associativity& associativity,
+                                 std::uint64_t entries) {
+  if (associativity.ways != 0 || !associativity.ways_per_set.empty()) return;
+  if (entries > limits::kMaxWaysPerSet) {
+    object.fail("ways", "0 (fully associative) makes one set of " + std::to_string(entries) +
+                            " ways; at most " + std::to_string(limits::kMaxWaysPerSet) +
+                            " ways per set are simulated (give a set count through ways)");
+  }
 }
 
 std::uint64_t listed_ways(const Associativity& associativity) {
@@ -105,8 +96,9 @@ Replacement read_policy(const StrictObject& cache, const Associativity& associat
   if (value == "random") return Replacement{Replacement::Kind::random, {}};
   if (value == "lip") return Replacement{Replacement::Kind::lip, {}};
   if (!value.is_object()) {
-    place.fail("must be \"lru\", \"fifo\", \"random\", \"lip\" or {\"victim_weights\": [...]}, got " +
-               json_excerpt(value));
+    place.fail(
+        "must be \"lru\", \"fifo\", \"random\", \"lip\" or {\"victim_weights\": [...]}, got " +
+        json_excerpt(value));
   }
   const StrictObject object(value, place, {"victim_weights"});
   const json& weights =
@@ -117,6 +109,11 @@ Replacement read_policy(const StrictObject& cache, const Associativity& associat
     const double weight = read_number(weights[i], weight_place);
     if (weight < 0) {
       weight_place.fail("a weight must not be negative, got " + json_excerpt(weights[i]));
+    }
+    if (weight > limits::kMaxVictimWeight) {
+      weight_place.fail("a weight must be at most " +
+                        std::to_string(static_cast<std::uint64_t>(limits::kMaxVictimWeight)) +
+                        ", got " + json_excerpt(weights[i]));
     }
     policy.victim_weights.push_back(weight);
   }
@@ -208,6 +205,7 @@ void read_geometry(const StrictObject& object, CacheDescription& cache) {
 
   cache.associativity = read_associativity(object);
   const Associativity& ways = cache.associativity;
+  check_fully_associative_set(object, ways, lines);
   const std::uint64_t set_bytes = std::uint64_t{cache.line_bytes} * ways.ways;
   if (ways.ways_per_set.empty() && ways.ways != 0 && cache.size_bytes % set_bytes != 0) {
     object.fail("size_bytes",
@@ -224,7 +222,7 @@ void read_geometry(const StrictObject& object, CacheDescription& cache) {
 // multiple of segments x line_bytes x ways).
 std::uint32_t read_segments(const StrictObject& object, const CacheDescription& cache) {
   if (!object.has("segments")) return 1;
-  const std::uint32_t segments = read_positive_u32(object, "segments");
+  const std::uint32_t segments = read_positive_u32(object, "segments", limits::kMaxSegments);
   if (segments == 1) return segments;
   if (!cache.associativity.ways_per_set.empty()) {
     object.fail("segments", "needs an integer ways: a per-set ways list describes one array, not " +
@@ -248,10 +246,11 @@ CacheDescription read_cache(const json& value, const JsonPlace& place) {
                              "sector_bytes", "ways", "set_index", "policy", "hit_latency", "paths",
                              "partitions", "far_latency_extra", "segments"});
   CacheDescription cache;
-  cache.name = read_name(object);
+  cache.name = read_printable_name(object, "name");
   cache.scope = read_scope(object);
   if (object.has("instances_per_sm")) {
-    cache.instances_per_sm = read_positive_u32(object, "instances_per_sm");
+    cache.instances_per_sm =
+        read_positive_u32(object, "instances_per_sm", limits::kMaxInstancesPerSm);
   }
   read_geometry(object, cache);
   cache.segments = read_segments(object, cache);
@@ -260,11 +259,12 @@ CacheDescription read_cache(const json& value, const JsonPlace& place) {
   cache.set_index = read_set_index(object, cache.line_bytes,
                                    ways_of_each_set(cache.associativity, segment_lines).size());
   cache.policy = read_policy(object, cache.associativity, segment_lines);
-  cache.hit_latency = read_u32(object, "hit_latency");
+  cache.hit_latency = read_cycles(object, "hit_latency");
   cache.paths = read_paths(object);
-  if (object.has("partitions")) cache.partitions = read_positive_u32(object, "partitions");
-  cache.far_latency_extra =
-      static_cast<std::uint32_t>(object.uint_or("far_latency_extra", 0, UINT32_MAX));
+  if (object.has("partitions")) {
+    cache.partitions = read_positive_u32(object, "partitions", limits::kMaxPartitions);
+  }
+  cache.far_latency_extra = read_cycles_or(object, "far_latency_extra");
   return cache;
 }
 
@@ -272,13 +272,14 @@ TlbDescription read_tlb(const json& value, const JsonPlace& place) {
   const StrictObject object(value, place,
                             {"name", "entries", "ways", "page_bytes", "miss_latency_extra"});
   TlbDescription tlb;
-  tlb.name = read_name(object);
+  tlb.name = read_printable_name(object, "name");
   tlb.entries = read_positive_u32(object, "entries");
   if (tlb.entries > kMaxEntries) {
     object.fail("entries", "the simulator models at most " + std::to_string(kMaxEntries));
   }
   tlb.associativity = read_associativity(object);
   const Associativity& ways = tlb.associativity;
+  check_fully_associative_set(object, ways, tlb.entries);
   if (ways.ways_per_set.empty() && ways.ways != 0 && tlb.entries % ways.ways != 0) {
     object.fail("entries", std::to_string(tlb.entries) + " is not a multiple of ways " +
                                std::to_string(ways.ways));
@@ -287,8 +288,9 @@ TlbDescription read_tlb(const json& value, const JsonPlace& place) {
     object.fail("ways", "the sets' ways add up to " + std::to_string(listed_ways(ways)) +
                             ", but entries is " + std::to_string(tlb.entries));
   }
-  tlb.page_bytes = read_power_of_two(object, "page_bytes", object.uint("page_bytes"));
-  tlb.miss_latency_extra = read_u32(object, "miss_latency_extra");
+  tlb.page_bytes =
+      read_power_of_two(object, "page_bytes", object.uint("page_bytes", limits::kMaxPageBytes));
+  tlb.miss_latency_extra = read_cycles(object, "miss_latency_extra");
   return tlb;
 }
 
@@ -296,14 +298,15 @@ TlbDescription read_tlb(const json& value, const JsonPlace& place) {
 std::vector<std::uint64_t> read_carveout_steps(const StrictObject& object,
                                                std::uint64_t bytes_per_sm) {
   const JsonPlace place = object.place("carveout_steps_bytes");
-  const json& list = read_array(object.required("carveout_steps_bytes"), place);
+  const json& list =
+      read_bounded_array(object.required("carveout_steps_bytes"), place, limits::kMaxCarveoutSteps);
   if (list.empty()) place.fail("needs at least one carveout step");
   std::vector<std::uint64_t> steps;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::uint64_t step = read_uint(list[i], place.item(i));
     if (!steps.empty() && step <= steps.back()) {
-      place.item(i).fail("steps must increase strictly, but " + std::to_string(step) +
-                         " follows " + std::to_string(steps.back()));
+      place.item(i).fail("steps must increase strictly, but " + std::to_string(step) + " follows " +
+                         std::to_string(steps.back()));
     }
     if (step > bytes_per_sm) {
       place.item(i).fail("step " + std::to_string(step) + " exceeds bytes_per_sm " +
@@ -316,15 +319,16 @@ std::vector<std::uint64_t> read_carveout_steps(const StrictObject& object,
 
 SharedMemoryDescription read_shared_memory(const json& value, const JsonPlace& place) {
   const StrictObject object(value, place,
-                            {"bytes_per_sm", "banks", "bank_width_bytes", "latency",
-                             "unified_with", "carveout_steps_bytes"});
+                            {"bytes_per_sm", "banks", "bank_width_bytes", "latency", "unified_with",
+                             "carveout_steps_bytes"});
   SharedMemoryDescription shared;
-  shared.bytes_per_sm = object.uint("bytes_per_sm");
+  shared.bytes_per_sm = object.uint("bytes_per_sm", limits::kMaxSharedBytesPerSm);
   if (shared.bytes_per_sm < 4) object.fail("bytes_per_sm", "must hold at least one 4-byte word");
-  shared.banks = read_positive_u32(object, "banks");
+  shared.banks = read_positive_u32(object, "banks", limits::kMaxBanks);
   shared.bank_width_bytes = static_cast<std::uint32_t>(
-      read_power_of_two(object, "bank_width_bytes", read_positive_u32(object, "bank_width_bytes")));
-  shared.latency = read_u32(object, "latency");
+      read_power_of_two(object, "bank_width_bytes",
+                        read_positive_u32(object, "bank_width_bytes", limits::kMaxBankWidthBytes)));
+  shared.latency = read_cycles(object, "latency");
   // The two keys describe one thing, a unified array and the carveouts it allows: both or none.
   if (object.has("unified_with") != object.has("carveout_steps_bytes")) {
     const std::string_view present =
@@ -334,8 +338,9 @@ SharedMemoryDescription read_shared_memory(const json& value, const JsonPlace& p
     object.fail(present, "needs " + in_quotes(absent) + " beside it");
   }
   if (object.has("unified_with")) {
-    shared.unified_with = object.string("unified_with");
-    if (shared.unified_with.empty()) object.fail("unified_with", "must name a cache");
+    if (object.string("unified_with").empty()) object.fail("unified_with", "must name a cache");
+    // Escaped like the cache names it is compared with.
+    shared.unified_with = read_printable_name(object, "unified_with");
     shared.carveout_steps_bytes = read_carveout_steps(object, shared.bytes_per_sm);
   }
   return shared;
@@ -347,9 +352,9 @@ void check_unified_cache(const SimDescription& description, const JsonPlace& sha
   const SharedMemoryDescription& shared = description.shared_memory;
   if (shared.unified_with.empty()) return;
   const JsonPlace place = shared_place.key("unified_with");
-  const auto cache = std::find_if(
-      description.caches.begin(), description.caches.end(),
-      [&](const CacheDescription& c) { return c.name == shared.unified_with; });
+  const auto cache =
+      std::find_if(description.caches.begin(), description.caches.end(),
+                   [&](const CacheDescription& c) { return c.name == shared.unified_with; });
   if (cache == description.caches.end()) {
     place.fail("no cache is named " + in_quotes(shared.unified_with));
   }
@@ -386,7 +391,7 @@ NoiseDescription read_noise(const json& value, const JsonPlace& place) {
                             {"seed", "jitter_cycles", "outlier_probability", "outlier_cycles"});
   NoiseDescription noise;
   noise.seed = object.uint_or("seed", 0);
-  noise.jitter_cycles = static_cast<std::uint32_t>(object.uint_or("jitter_cycles", 0, UINT32_MAX));
+  noise.jitter_cycles = read_cycles_or(object, "jitter_cycles");
   if (object.has("outlier_probability")) {
     noise.outlier_probability =
         read_number(object.required("outlier_probability"), object.place("outlier_probability"));
@@ -395,8 +400,7 @@ NoiseDescription read_noise(const json& value, const JsonPlace& place) {
                                              json_excerpt(object.required("outlier_probability")));
     }
   }
-  noise.outlier_cycles =
-      static_cast<std::uint32_t>(object.uint_or("outlier_cycles", 0, UINT32_MAX));
+  noise.outlier_cycles = read_cycles_or(object, "outlier_cycles");
   return noise;
 }
 
@@ -413,23 +417,22 @@ void require_unique_names(const std::vector<Entry>& list, const JsonPlace& place
 }
 
 SimDescription read_description(const json& document, const JsonPlace& place) {
-  const StrictObject object(
-      document, place,
-      {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency", "compute_capability",
-       "timing_overhead", "caches", "tlbs", "shared_memory", "noise",
-       "batch_shares_device_caches"});
+  const StrictObject object(document, place,
+                            {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency",
+                             "compute_capability", "timing_overhead", "caches", "tlbs",
+                             "shared_memory", "noise", "batch_shares_device_caches", "throughput"});
   SimDescription description;
-  description.name = read_name(object);
-  description.sm_count = read_positive_u32(object, "sm_count");
-  description.clock_khz = object.uint("clock_khz");
+  description.name = read_printable_name(object, "name");
+  description.sm_count = read_positive_u32(object, "sm_count", limits::kMaxSmCount);
+  description.clock_khz = object.uint("clock_khz", limits::kMaxClockKhz);
   if (description.clock_khz == 0) object.fail("clock_khz", "must be at least 1");
-  description.global_memory_bytes = object.uint("global_memory_bytes");
+  description.global_memory_bytes =
+      object.uint("global_memory_bytes", limits::kMaxGlobalMemoryBytes);
   if (description.global_memory_bytes < 4) {
     object.fail("global_memory_bytes", "must hold at least one 4-byte word");
   }
-  description.dram_latency = read_u32(object, "dram_latency");
-  description.timing_overhead =
-      static_cast<std::uint32_t>(object.uint_or("timing_overhead", 0, UINT32_MAX));
+  description.dram_latency = read_cycles(object, "dram_latency");
+  description.timing_overhead = read_cycles_or(object, "timing_overhead");
 
   if (object.has("compute_capability")) {
     const JsonPlace cc_place = object.place("compute_capability");
@@ -441,7 +444,8 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
 
   if (object.has("caches")) {
     const JsonPlace caches_place = object.place("caches");
-    const json& caches = read_array(object.required("caches"), caches_place);
+    const json& caches =
+        read_bounded_array(object.required("caches"), caches_place, limits::kMaxCaches);
     for (std::size_t i = 0; i < caches.size(); ++i) {
       description.caches.push_back(read_cache(caches[i], caches_place.item(i)));
     }
@@ -449,7 +453,8 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
   }
   if (object.has("tlbs")) {
     const JsonPlace tlbs_place = object.place("tlbs");
-    const json& tlbs = read_array(object.required("tlbs"), tlbs_place);
+    const json& tlbs =
+        read_bounded_array(object.required("tlbs"), tlbs_place, limits::kMaxTlbLevels);
     for (std::size_t i = 0; i < tlbs.size(); ++i) {
       description.tlbs.push_back(read_tlb(tlbs[i], tlbs_place.item(i)));
     }
@@ -469,6 +474,15 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
     }
     description.batch_shares_device_caches = shares.get<bool>();
   }
+  if (object.has("throughput")) {
+    description.throughput = read_throughput(object.required("throughput"),
+                                             object.place("throughput"), description.caches);
+  }
+  // Every value plausible, yet too much state (132 SMs with a 2 GiB L1 each): a resource
+  // error, before anything is allocated.
+  if (const std::string problem = too_large_to_simulate(description); !problem.empty()) {
+    place.fail(problem);
+  }
   return description;
 }
 
@@ -479,16 +493,22 @@ SimDescription parse_description(const std::string& json_text, const std::string
 }
 
 SimDescription load_description_file(const std::string& path) {
+  // Paths are bytes; messages show them printable (control characters and non-UTF-8 escaped).
+  const std::string origin = printable_text(path);
   std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw DescriptionError(path + ": no such file");
+  if (!std::filesystem::exists(path, error)) throw DescriptionError(origin + ": no such file");
   if (std::filesystem::is_directory(path, error)) {
-    throw DescriptionError(path + ": is a directory, not a description file");
+    throw DescriptionError(origin + ": is a directory, not a description file");
   }
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw DescriptionError(path + ": cannot be opened for reading");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_description(text.str(), path);
+  if (!file) throw DescriptionError(origin + ": cannot be opened for reading");
+  // Read at most one byte more than a description may have, so that /dev/zero or an endless
+  // pipe ends in an error rather than in exhausted memory (a pipe, as in --sim <(...), works).
+  std::string text(limits::kMaxDescriptionBytes + 1, '\0');
+  file.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (file.bad()) throw DescriptionError(origin + ": cannot be read");
+  text.resize(static_cast<std::size_t>(file.gcount()));
+  return parse_description(text, origin);
 }
 
 }  // namespace memtopo::sim

@@ -8,6 +8,7 @@
 #include "backend/sim/description_loader.hpp"
 #include "backend/sim/memory_system.hpp"
 #include "backend/sim/random_streams.hpp"
+#include "backend/sim/stream_model.hpp"
 
 namespace memtopo {
 namespace {
@@ -20,6 +21,10 @@ constexpr std::uint32_t kMaxChasers = 32;  // one per warp of a 1024-thread bloc
 // Chase arrays are aligned to at least this (the large-page size GPU drivers use) and to the
 // largest TLB page, so that no two arrays of a batch share a page.
 constexpr std::uint64_t kMinArrayAlignment = std::uint64_t{2} << 20;
+// Device memory a timed load's records take, as on a GPU: its cycles and its index.
+constexpr std::uint64_t kRecordBytesPerLoad = 2 * sizeof(std::uint32_t);
+// Separates the noise of streams from that of chases under one seed.
+constexpr std::uint64_t kStreamNoiseSalt = 0x53545245414D53ull;  // "STREAMS"
 
 DeviceFacts facts_of(const SimDescription& description) {
   DeviceFacts facts;
@@ -45,6 +50,10 @@ DeviceFacts facts_of(const SimDescription& description) {
   facts.constant_bytes = kConstantBankBytes;
   facts.sm_clock_khz = description.clock_khz;
   facts.nvml_status = "simulated device: no NVML";
+  if (description.throughput) {
+    facts.memory_clock_khz = description.throughput->memory_clock_khz;
+    facts.memory_bus_width_bits = description.throughput->memory_bus_width_bits;
+  }
   return facts;
 }
 
@@ -82,6 +91,12 @@ class SimBackend final : public Backend {
   const DeviceFacts& facts() const override { return facts_; }
   BackendLimits limits() const override { return limits_; }
   double current_sm_clock_khz() override { return static_cast<double>(description_.clock_khz); }
+
+  StreamResult run_stream(const StreamSpec& spec) override {
+    // Streams draw from noise streams of their own, apart from every chase's.
+    const std::uint64_t seed = description_.noise.seed ^ kStreamNoiseSalt;
+    return sim::simulate_stream(spec, description_, sim::derive_seed(seed, streams_run_++));
+  }
 
   std::vector<Trace> run(std::span<const ChaseSpec> batch) override {
     // Every spec is checked before any runs: a bad batch runs nothing.
@@ -136,6 +151,7 @@ class SimBackend final : public Backend {
       check_footprint("eviction footprint_bytes", spec.eviction->path,
                       spec.eviction->footprint_bytes);
     }
+    check_device_memory(spec);
     // Throws when the block's shared memory exceeds the largest carveout.
     sim::carveout_step_for(description_.shared_memory, block_shared_bytes(spec));
   }
@@ -144,11 +160,33 @@ class SimBackend final : public Backend {
     std::uint64_t max_footprint = limits_.max_footprint_bytes;
     if (path == LoadPath::constant) max_footprint = limits_.max_constant_footprint_bytes;
     if (path == LoadPath::shared) max_footprint = limits_.max_shared_footprint_bytes;
-    if (bytes > max_footprint) {
-      throw ExperimentError("chase spec: " + what + " " + std::to_string(bytes) + " exceeds the " +
-                            std::string(to_string(path)) + " path's limit of " +
-                            std::to_string(max_footprint) + " bytes");
+    if (bytes <= max_footprint) return;
+    const std::string message = "chase spec: " + what + " " + std::to_string(bytes) +
+                                " exceeds the " + std::string(to_string(path)) +
+                                " path's limit of " + std::to_string(max_footprint) + " bytes";
+    // The constant bank and shared memory are fixed sizes; global memory is what runs out.
+    if (path != LoadPath::constant && path != LoadPath::shared) {
+      throw MemoryUnavailableError(message + " (half the simulated device's global memory)");
     }
+    throw ExperimentError(message);
+  }
+
+  // The simulated device's memory holds a chase's arrays and its records at once, as a GPU's
+  // does: more than global_memory_bytes cannot be had.
+  void check_device_memory(const ChaseSpec& spec) const {
+    const auto in_global = [](LoadPath path, std::uint64_t bytes) {
+      return path == LoadPath::constant || path == LoadPath::shared ? 0 : bytes;
+    };
+    std::uint64_t arrays = in_global(spec.path, spec.footprint_bytes);
+    if (spec.eviction) arrays += in_global(spec.eviction->path, spec.eviction->footprint_bytes);
+    const std::uint64_t records =
+        kRecordBytesPerLoad * std::uint64_t{spec.timed_loads} * spec.chasers;
+    if (arrays + records <= description_.global_memory_bytes) return;
+    throw MemoryUnavailableError("chase spec needs " + std::to_string(arrays + records) +
+                                 " bytes of device memory (" + std::to_string(arrays) +
+                                 " for its arrays, " + std::to_string(records) +
+                                 " for its records); the simulated device has " +
+                                 std::to_string(description_.global_memory_bytes));
   }
 
   // Shared memory the chase's block uses: its reservation, plus its array on the shared path.
@@ -188,6 +226,7 @@ class SimBackend final : public Backend {
   sim::MemorySystem memory_;
   std::uint64_t array_alignment_;
   std::uint64_t chases_run_ = 0;  // numbers every chase, so that each gets its own noise
+  std::uint64_t streams_run_ = 0;  // the same for streams
 };
 
 }  // namespace

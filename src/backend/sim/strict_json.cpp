@@ -1,27 +1,43 @@
 #include "backend/sim/strict_json.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <set>
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/sim/description.hpp"
+#include "model/printable_text.hpp"
 
 namespace memtopo::sim {
 
 using nlohmann::json;
 
-std::string in_quotes(std::string_view text) {
-  return "\"" + std::string(text) + "\"";
-}
+namespace {
 
-std::string json_excerpt(const json& value) {
-  std::string text = value.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
+// The longest parser message quoted in an error: nlohmann quotes the token it read, which may be
+// a 400-digit number or a whole line.
+constexpr std::size_t kMaxQuotedMessage = 300;
+
+std::string shortened(std::string text, std::size_t limit) {
+  if (text.size() > limit) text = text.substr(0, limit - 3) + "...";
   return text;
 }
 
+}  // namespace
+
+std::string in_quotes(std::string_view text) {
+  return "\"" + printable_text(text) + "\"";
+}
+
+std::string json_excerpt(const json& value) {
+  // dump() escapes C0 controls but not DEL or C1 controls.
+  return printable_text(shortened(value.dump(-1, ' ', false, json::error_handler_t::replace), 40));
+}
+
 JsonPlace JsonPlace::key(std::string_view name) const {
-  return JsonPlace(origin_, path_.empty() ? std::string(name) : path_ + "." + std::string(name));
+  const std::string printable = printable_text(name);
+  return JsonPlace(origin_, path_.empty() ? printable : path_ + "." + printable);
 }
 
 JsonPlace JsonPlace::item(std::size_t index) const {
@@ -35,8 +51,22 @@ void JsonPlace::fail(const std::string& reason) const {
 json parse_json_strictly(const std::string& text, const std::string& origin) {
   // One set of keys seen per object being parsed, innermost last.
   std::vector<std::set<std::string>> open_objects;
-  const json::parser_callback_t reject_duplicates = [&](int /*depth*/, json::parse_event_t event,
+  if (text.size() > limits::kMaxDescriptionBytes) {
+    throw DescriptionError(origin + ": " + std::to_string(text.size()) +
+                           " bytes; a description is at most " +
+                           std::to_string(limits::kMaxDescriptionBytes) + " bytes");
+  }
+  const json::parser_callback_t reject_duplicates = [&](int depth, json::parse_event_t event,
                                                         json& parsed) {
+    // Checked while parsing, before a deeply nested value exists: code that walks a value
+    // recursively (dump() in a message) could overflow the stack on it.
+    const bool opens =
+        event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= limits::kMaxNesting) {
+      throw DescriptionError(origin + ": lists and objects are nested more than " +
+                             std::to_string(limits::kMaxNesting) +
+                             " deep; a description needs 4 levels");
+    }
     if (event == json::parse_event_t::object_start) open_objects.emplace_back();
     if (event == json::parse_event_t::object_end) open_objects.pop_back();
     if (event == json::parse_event_t::key &&
@@ -47,8 +77,11 @@ json parse_json_strictly(const std::string& text, const std::string& origin) {
   };
   try {
     return json::parse(text, reject_duplicates);
-  } catch (const json::parse_error& error) {
-    throw DescriptionError(origin + ": not valid JSON: " + error.what());
+  } catch (const json::exception& error) {
+    // parse_error names the line, column and byte; out_of_range (a number such as 1e400 that
+    // no double holds) names the number.
+    throw DescriptionError(
+        origin + ": not valid JSON: " + printable_text(shortened(error.what(), kMaxQuotedMessage)));
   }
 }
 
@@ -115,6 +148,52 @@ std::uint64_t StrictObject::uint_or(std::string_view key, std::uint64_t fallback
 
 std::string StrictObject::string(std::string_view key) const {
   return read_string(required(key), place(key));
+}
+
+std::uint32_t read_u32(const StrictObject& object, std::string_view key, std::uint64_t max) {
+  return static_cast<std::uint32_t>(object.uint(key, std::min<std::uint64_t>(max, UINT32_MAX)));
+}
+
+std::uint32_t read_positive_u32(const StrictObject& object, std::string_view key,
+                                std::uint64_t max) {
+  const std::uint32_t value = read_u32(object, key, max);
+  if (value == 0) object.fail(key, "must be at least 1");
+  return value;
+}
+
+std::uint32_t read_cycles(const StrictObject& object, std::string_view key) {
+  return read_u32(object, key, limits::kMaxCycles);
+}
+
+std::uint32_t read_cycles_or(const StrictObject& object, std::string_view key) {
+  return object.has(key) ? read_cycles(object, key) : 0;
+}
+
+const json& read_bounded_array(const json& value, const JsonPlace& place, std::size_t max) {
+  const json& list = read_array(value, place);
+  if (list.size() > max) {
+    place.fail("has " + std::to_string(list.size()) + " entries; at most " + std::to_string(max) +
+               " are accepted");
+  }
+  return list;
+}
+
+std::uint64_t read_power_of_two(const StrictObject& object, std::string_view key,
+                                std::uint64_t value) {
+  if (!std::has_single_bit(value)) {
+    object.fail(key, "must be a power of two, got " + std::to_string(value));
+  }
+  return value;
+}
+
+std::string read_printable_name(const StrictObject& object, std::string_view key) {
+  const std::string name = object.string(key);
+  if (name.empty()) object.fail(key, "must not be empty");
+  if (name.size() > limits::kMaxNameBytes) {
+    object.fail(key, "is " + std::to_string(name.size()) + " bytes long; at most " +
+                         std::to_string(limits::kMaxNameBytes) + " are accepted");
+  }
+  return printable_text(name);
 }
 
 }  // namespace memtopo::sim

@@ -68,4 +68,24 @@ class StrictObject {
   JsonPlace place_;
 };
 
+// Reads of one key of an object that fail naming the key and the reason.
+std::uint32_t read_u32(const StrictObject& object, std::string_view key,
+                       std::uint64_t max = UINT32_MAX);
+// At least 1.
+std::uint32_t read_positive_u32(const StrictObject& object, std::string_view key,
+                                std::uint64_t max = UINT32_MAX);
+// A latency, an extra or a noise amplitude, in cycles: at most limits::kMaxCycles; the _or
+// form is 0 when the key is absent.
+std::uint32_t read_cycles(const StrictObject& object, std::string_view key);
+std::uint32_t read_cycles_or(const StrictObject& object, std::string_view key);
+// `value`, which was read from `key`, when it is a power of two.
+std::uint64_t read_power_of_two(const StrictObject& object, std::string_view key,
+                                std::uint64_t value);
+// A list (`place` names it) of at most `max` entries.
+const nlohmann::json& read_bounded_array(const nlohmann::json& value, const JsonPlace& place,
+                                         std::size_t max);
+// A name as reports print it: not empty, at most limits::kMaxNameBytes, control characters
+// escaped (printable_text), so that it cannot recolour or clear the terminal of a report.
+std::string read_printable_name(const StrictObject& object, std::string_view key);
+
 }  // namespace memtopo::sim

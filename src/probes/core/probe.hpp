@@ -38,6 +38,9 @@ struct ProbeContext {
   // Receives every trace a probe's batches produce (--traces DIR writes them as CSV); `label`
   // says which probe and step made it, e.g. "l1.size/scan".
   std::function<void(const std::string& label, const ChaseSpec&, const Trace&)> record_trace;
+  // Receives every stream a probe runs (--traces DIR writes them as CSV rows), labelled alike.
+  std::function<void(const std::string& label, const StreamSpec&, const StreamResult&)>
+      record_stream = nullptr;
 
   void check_interrupted() const {
     if (interrupted()) throw Interrupted();
@@ -51,6 +54,14 @@ struct ProbeContext {
       for (std::size_t i = 0; i < traces.size(); ++i) record_trace(label, batch[i], traces[i]);
     }
     return traces;
+  }
+  // Runs one stream on the backend, checking for an interrupt first, and hands the result to
+  // record_stream under `label`.
+  StreamResult run_stream(const StreamSpec& spec, const std::string& label = "") const {
+    check_interrupted();
+    StreamResult result = backend.run_stream(spec);
+    if (record_stream) record_stream(label, spec, result);
+    return result;
   }
 };
 

@@ -2,6 +2,7 @@
 #include <memory>
 #include <vector>
 
+#include "probes/bandwidth/bandwidth_probe.hpp"
 #include "probes/core/probe.hpp"
 #include "probes/geometry/geometry_probe.hpp"
 #include "probes/l2/l2_partitions_probe.hpp"
@@ -58,6 +59,7 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   for (auto& probe : sharing_probes()) probes.push_back(std::move(probe));  // after every size
   for (auto& probe : count_per_sm_probes()) probes.push_back(std::move(probe));
   probes.push_back(std::make_unique<CarveoutProbe>());  // after l1.size and l1.line
+  for (auto& probe : bandwidth_probes()) probes.push_back(std::move(probe));  // after the sizes
   // The TLB row last: its chains take up to most of device memory (no other probe runs beside
   // them), and on a simulated device, whose noise is drawn chase by chase in run order, its
   // chases come after every other probe's: a change to the TLB chases changes no other finding.

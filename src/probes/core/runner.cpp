@@ -9,6 +9,7 @@
 #include <set>
 
 #include "backend/backend.hpp"
+#include "probes/core/phase_monitor.hpp"
 
 namespace memtopo {
 namespace {
@@ -100,7 +101,43 @@ void warn_if_clock_moved(Topology& topology, const PhaseTiming& phase) {
   topology.warnings.emplace_back(text);
 }
 
+// What memory is free is a matter of the moment (other processes, what memtopo holds), not a
+// fault of the probe: a skip, named so that the CLI can tell a run that could do nothing.
+constexpr const char* kLackOfMemoryPrefix = "not enough device memory: ";
+
+void skip_for_lack_of_memory(ProbeOutcome& outcome, const std::exception& error) {
+  outcome.status = "skipped";
+  outcome.reason = kLackOfMemoryPrefix + std::string(error.what());
+}
+
+// Runs `probe` once and says how it ended; `interrupted` tells the caller to stop.
+ProbeOutcome run_attempt(Probe& probe, ProbeContext& ctx, bool& interrupted) {
+  ProbeOutcome outcome{probe.id(), "ok", ""};
+  try {
+    probe.run(ctx);
+  } catch (const Interrupted&) {
+    interrupted = true;
+    outcome.status = "not_run";
+    outcome.reason = "interrupted while running; its findings may be partial";
+  } catch (const ProbeSkipped& skipped) {
+    outcome.status = "skipped";
+    outcome.reason = skipped.what();
+  } catch (const OutOfMemoryError& error) {
+    skip_for_lack_of_memory(outcome, error);
+  } catch (const MemoryUnavailableError& error) {
+    skip_for_lack_of_memory(outcome, error);
+  } catch (const std::exception& error) {
+    outcome.status = "failed";
+    outcome.reason = error.what();
+  }
+  return outcome;
+}
+
 }  // namespace
+
+bool skipped_for_lack_of_memory(const ProbeOutcome& outcome) {
+  return outcome.status == "skipped" && outcome.reason.starts_with(kLackOfMemoryPrefix);
+}
 
 std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& probes,
                                   const std::vector<std::string>& only) {
@@ -157,9 +194,11 @@ std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& pro
   return selected;
 }
 
-void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected) {
+void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected,
+                const ProbeFinished& after_each) {
   using Clock = std::chrono::steady_clock;
   RunInfo& run = ctx.topology.run;
+  PhaseMonitor monitor(ctx);
 
   // Marks selected[first..] not run and hands the interrupt on to the caller.
   auto stop = [&](std::size_t first) {
@@ -173,43 +212,33 @@ void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected) {
   for (std::size_t i = 0; i < selected.size(); ++i) {
     if (ctx.interrupted()) stop(i);
     Probe& probe = *selected[i];
-    PhaseTiming phase;
-    phase.name = probe.id();
-    ProbeOutcome outcome{probe.id(), "ok", ""};
+    PhaseTiming phase(probe.id());
+    ProbeOutcome outcome;
     bool interrupted = false;
 
     ctx.progress("[" + std::to_string(i + 1) + "/" + std::to_string(selected.size()) + "] " +
                  probe.id() + ": " + probe.description());
-    phase.sm_clock_khz_before = read_clock_khz(ctx.backend);
-    const auto start = Clock::now();
-    try {
-      probe.run(ctx);
-    } catch (const Interrupted&) {
-      interrupted = true;
-      outcome.status = "not_run";
-      outcome.reason = "interrupted while running; its findings may be partial";
-    } catch (const ProbeSkipped& skipped) {
-      outcome.status = "skipped";
-      outcome.reason = skipped.what();
-    } catch (const OutOfMemoryError& error) {
-      // Named apart so that a reader (and the CLI's exit code) can tell it from other failures.
-      outcome.status = "failed";
-      outcome.reason = std::string("out of memory: ") + error.what();
-    } catch (const std::exception& error) {
-      outcome.status = "failed";
-      outcome.reason = error.what();
-    }
-    phase.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    phase.sm_clock_khz_after = read_clock_khz(ctx.backend);
+    do {  // once, or twice when the device disturbed the first attempt
+      monitor.begin_attempt(phase);
+      phase.sm_clock_khz_before = read_clock_khz(ctx.backend);
+      const auto start = Clock::now();
+      outcome = run_attempt(probe, ctx, interrupted);
+      phase.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+      phase.sm_clock_khz_after = read_clock_khz(ctx.backend);
+      monitor.end_attempt(phase);
+    } while (!interrupted && monitor.repeat(phase));
+    monitor.finish(phase);
 
     run.phases.push_back(phase);
     run.probes.push_back(outcome);
-    warn_if_clock_moved(ctx.topology, phase);
+    // Where the device reports its conditions, the monitor has judged the clocks already.
+    if (!phase.conditions_after) warn_if_clock_moved(ctx.topology, phase);
     if (outcome.status == "failed") {
       ctx.topology.warnings.push_back("probe " + probe.id() + " failed: " + outcome.reason);
     }
 
     if (interrupted) stop(i + 1);
+    if (after_each) after_each(probe);
   }
 }
 

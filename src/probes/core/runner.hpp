@@ -1,5 +1,6 @@
 #pragma once
 // Runs a selection of probes in dependency order, timing each as a phase.
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -26,10 +27,19 @@ std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& pro
 void add_api_facts(Topology& topology);
 
 // Runs `selected` in order. Each probe is one phase in topology.run.phases (seconds, SM clock
-// before/after) and one outcome in topology.run.probes: ok, skipped (ProbeSkipped), failed
-// (any other exception; the message becomes the reason and a warning). On Interrupted the
+// before/after) and one outcome in topology.run.probes: ok, skipped (ProbeSkipped; or a lack of
+// device memory: OutOfMemoryError, MemoryUnavailableError), failed (any other exception; the
+// message becomes the reason and a warning). On Interrupted the
 // remaining probes are marked not_run, topology.run.interrupted is set and Interrupted is
 // rethrown so the caller can still write what was measured.
-void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected);
+//
+// `after_each`, when set, is called after every probe that was not interrupted, once its outcome
+// and phase are recorded: the CLI writes a checkpoint of the results there.
+using ProbeFinished = std::function<void(const Probe&)>;
+void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected,
+                const ProbeFinished& after_each = {});
+
+// True for a probe that run_probes skipped because the device memory it needed was not free.
+bool skipped_for_lack_of_memory(const ProbeOutcome& outcome);
 
 }  // namespace memtopo

@@ -1,5 +1,6 @@
 // The whole set of probes on the Hopper-like simulated device: how much it asks of the device
-// and how long it takes. Loads are the budget (the wall time depends on the machine).
+// and how long it takes. Loads and batches are the budget (the time depends on the machine and
+// the build; bench/analysis-time checks the analysis time on an optimised build).
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -57,13 +58,15 @@ TEST(Discovery, AllProbesOnHopperLikeStayWithinTheLoadBudget) {
   std::cout << "[ discovery ] hopper-like: " << all.seconds << " s, " << all.loads << " loads, "
             << all.batches << " batches (l1/tex/ro sizes " << sizes.loads << " loads, "
             << sizes.batches << " batches)\n";
-  // Everything but the backend is planning and analysis of the traces: under 1 s of one core
-  // for a full run. CPU time, so that a loaded machine does not fail the test.
+  // Everything but the backend is planning and analysis of the traces. Its time is printed
+  // and recorded, not asserted: a time depends on the machine, its load and the build (9.5 s
+  // under the sanitizers against 0.5 s optimised). bench/analysis-time holds it to its budget
+  // of 1 s of one core on an optimised build; this test holds the work to its budget.
   const double analysis_seconds = all.cpu_seconds - all.backend_cpu_seconds;
   std::cout << "[ discovery ] CPU: analysis and planning " << analysis_seconds
             << " s, simulated device " << all.backend_cpu_seconds << " s\n";
-  EXPECT_LT(analysis_seconds, 1.0);
   ::testing::Test::RecordProperty("analysis_seconds", std::to_string(analysis_seconds));
+  ::testing::Test::RecordProperty("batches", std::to_string(all.batches));
   ::testing::Test::RecordProperty("seconds", std::to_string(all.seconds));
   ::testing::Test::RecordProperty("loads", std::to_string(all.loads));
   // Each of the three SM size searches takes 3 doubling batches, 2 sections of 31 footprints
@@ -76,6 +79,10 @@ TEST(Discovery, AllProbesOnHopperLikeStayWithinTheLoadBudget) {
   // 128 B line are about 13 million loads (one warm pass and the timed loads of each); every
   // other probe together stays below the SM size searches.
   EXPECT_LT(all.loads, 40'000'000u);
+  // Experiments: each batch is one launch on a GPU, with its fixed cost. About 340 today, of
+  // which the TLB row takes 164 (its scan of the L2 TLB's 64 sets alone 72 chain lengths, each
+  // a chase of its own).
+  EXPECT_LT(all.batches, 400u);
 }
 
 }  // namespace

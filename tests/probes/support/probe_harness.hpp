@@ -37,6 +37,7 @@ class CountingBackend : public Backend {
   BackendLimits limits() const override { return inner_.limits(); }
   std::vector<Trace> run(std::span<const ChaseSpec> batch) override;
   double current_sm_clock_khz() override { return inner_.current_sm_clock_khz(); }
+  StreamResult run_stream(const StreamSpec& spec) override { return inner_.run_stream(spec); }
 
   std::uint64_t loads = 0;  // warm and timed loads of every chase
   std::uint64_t chases = 0;

@@ -1,0 +1,34 @@
+#pragma once
+// The optional throughput model of a simulated device (docs/sim-format.md, "throughput"): how
+// many bytes per cycle each level delivers to streams. Plain data; the loader has validated it.
+#include <cstdint>
+#include <vector>
+
+namespace memtopo::sim {
+
+// Threads an SM holds unless the model says otherwise (every NVIDIA architecture since Maxwell
+// but Turing and the consumer Ampere/Ada parts).
+inline constexpr std::uint32_t kDefaultMaxThreadsPerSm = 2048;
+
+struct ThroughputDescription {
+  // Bytes per SM cycle each cache delivers, by its index in SimDescription::caches: per SM for
+  // scope sm, for the whole device for scope device. 0: not modelled (a stream it would serve
+  // cannot run).
+  std::vector<double> cache_bytes_per_cycle;
+  double shared_bytes_per_cycle = 0;  // per SM; 0: not modelled
+  double dram_bytes_per_cycle = 0;    // the whole device; 0: not modelled
+  // Delivered writes and copies (reads plus writes) relative to reads of the same level.
+  double write_factor = 1;
+  double copy_factor = 1;
+  // Load (or store) instructions an SM issues per cycle, each moving 32 x vector bytes; 0: no
+  // limit. What makes narrow vectors slower than wide ones.
+  double load_instructions_per_cycle = 0;
+  std::uint32_t max_threads_per_sm = kDefaultMaxThreadsPerSm;  // more do not fit on an SM
+  double launch_jitter =
+      0;  // every timed launch lasts (1 + u x launch_jitter) x its time, u in [-1, 1]
+  // Device facts for the API's DRAM peak (memory clock x bus width x 2); 0: not reported.
+  std::uint64_t memory_clock_khz = 0;
+  std::uint32_t memory_bus_width_bits = 0;
+};
+
+}  // namespace memtopo::sim

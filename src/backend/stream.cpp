@@ -1,0 +1,117 @@
+#include "backend/stream.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "backend/backend.hpp"
+
+namespace memtopo {
+namespace {
+
+constexpr std::uint32_t kMaxThreadsPerBlock = 1024;
+
+template <std::size_t N>
+bool listed(const std::uint32_t (&values)[N], std::uint32_t value) {
+  return std::find(std::begin(values), std::end(values), value) != std::end(values);
+}
+
+bool streams_on(LoadPath path) {
+  return path == LoadPath::ca || path == LoadPath::cg || path == LoadPath::nc ||
+         path == LoadPath::tex || path == LoadPath::shared;
+}
+
+std::uint64_t warp_tile_bytes(const StreamSpec& spec) {
+  return std::uint64_t{kStreamWarpThreads} * spec.vector_bytes * spec.unroll;
+}
+
+}  // namespace
+
+std::string_view to_string(StreamOp op) {
+  switch (op) {
+    case StreamOp::read:
+      return "read";
+    case StreamOp::write:
+      return "write";
+    case StreamOp::copy:
+      return "copy";
+  }
+  return "?";
+}
+
+std::string_view to_string(StreamPlacement placement) {
+  switch (placement) {
+    case StreamPlacement::per_block:
+      return "per_block";
+    case StreamPlacement::shared_by_all:
+      return "shared_by_all";
+  }
+  return "?";
+}
+
+void validate(const StreamSpec& spec) {
+  const auto fail = [](const std::string& what) { throw ExperimentError("stream spec: " + what); };
+  const std::string path(to_string(spec.path));
+  if (!streams_on(spec.path)) fail("no stream runs on the " + path + " path");
+  if (!listed(kStreamVectorBytes, spec.vector_bytes)) {
+    fail("vector_bytes " + std::to_string(spec.vector_bytes) + " is not 4, 8 or 16");
+  }
+  if (spec.op != StreamOp::read && spec.vector_bytes != kStreamStoreVectorBytes) {
+    fail("writes and copies store " + std::to_string(kStreamStoreVectorBytes) +
+         "-byte vectors, not " + std::to_string(spec.vector_bytes));
+  }
+  if (!listed(kStreamUnrolls, spec.unroll)) {
+    fail("unroll " + std::to_string(spec.unroll) + " is not 1, 2, 4 or 8");
+  }
+  if (spec.threads_per_block == 0 || spec.threads_per_block % kStreamWarpThreads != 0 ||
+      spec.threads_per_block > kMaxThreadsPerBlock) {
+    fail("threads_per_block " + std::to_string(spec.threads_per_block) +
+         " is not a multiple of 32 between 32 and 1024");
+  }
+  if (spec.blocks_per_sm == 0) fail("blocks_per_sm must be at least 1");
+  if (spec.timed_launches == 0) fail("timed_launches must be at least 1");
+  if (spec.bytes_per_launch == 0) fail("bytes_per_launch must be at least 1");
+  if (spec.footprint_bytes < warp_tile_bytes(spec)) {
+    fail("footprint_bytes " + std::to_string(spec.footprint_bytes) + " holds no warp tile of " +
+         std::to_string(warp_tile_bytes(spec)) + " bytes (32 x vector_bytes x unroll)");
+  }
+  if (spec.path == LoadPath::shared && spec.placement != StreamPlacement::per_block) {
+    fail("shared memory belongs to a block: the shared path needs placement per_block");
+  }
+  if (spec.path == LoadPath::tex && spec.op != StreamOp::read) {
+    fail("textures are read-only: the tex path only reads");
+  }
+  if (spec.op == StreamOp::copy && spec.path != LoadPath::cg && spec.path != LoadPath::shared) {
+    fail("a copy reads through cg (global memory) or shared, not " + path);
+  }
+}
+
+StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms) {
+  StreamGeometry geometry;
+  geometry.warp_tile_bytes = warp_tile_bytes(spec);
+  geometry.footprint_bytes =
+      spec.footprint_bytes / geometry.warp_tile_bytes * geometry.warp_tile_bytes;
+  geometry.warps =
+      std::uint64_t{sms} * spec.blocks_per_sm * (spec.threads_per_block / kStreamWarpThreads);
+  const std::uint64_t per_iteration =
+      geometry.warps * geometry.warp_tile_bytes * (spec.op == StreamOp::copy ? 2 : 1);
+  geometry.iterations =
+      per_iteration == 0
+          ? 0
+          : std::max<std::uint64_t>(1, (spec.bytes_per_launch + per_iteration - 1) / per_iteration);
+  geometry.bytes_moved = geometry.iterations * per_iteration;
+  return geometry;
+}
+
+std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec) {
+  const std::uint64_t tile = warp_tile_bytes(spec);
+  if (spec.path != LoadPath::shared || tile == 0) return 0;
+  const std::uint64_t window = spec.footprint_bytes / tile * tile;
+  return spec.op == StreamOp::copy ? 2 * window : window;
+}
+
+std::uint64_t stream_device_bytes(const StreamSpec& spec) {
+  if (spec.path == LoadPath::shared) return 0;
+  return spec.op == StreamOp::copy ? 2 * spec.footprint_bytes : spec.footprint_bytes;
+}
+
+}  // namespace memtopo

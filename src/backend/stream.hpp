@@ -1,0 +1,106 @@
+#pragma once
+// Streaming experiments: what a bandwidth probe asks a backend to run, and what comes back.
+//
+// A stream is a kernel in which every warp walks a window of memory in warp tiles of
+// 32 x vector_bytes x unroll bytes: in each iteration lane l of the warp loads (or stores)
+// `unroll` vectors at tile + k x 32 x vector_bytes + l x vector_bytes, k = 0 .. unroll-1, so every
+// load instruction of the warp touches 32 x vector_bytes contiguous bytes, and then moves on by
+// a fixed step, wrapping around inside the window. The grid is blocks_per_sm blocks on every SM.
+#include <cstdint>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "backend/experiment.hpp"
+
+namespace memtopo {
+
+enum class StreamOp {
+  read,   // loads on `path`; the loaded values are folded into a register kept live
+  write,  // stores: st.shared on the shared path, st.global on any other
+  copy,   // loads on `path` from one array, stores of the loaded values to a second one
+};
+std::string_view to_string(StreamOp op);
+
+enum class StreamPlacement {
+  // Every block streams over the same window of footprint_bytes (on the shared path: its own
+  // copy in its shared memory), re-reading it: each SM's working set is the window, whatever
+  // the blocks per SM. What an SM-local level (L1, shared memory) needs.
+  per_block,
+  // The warps of all blocks share one array of footprint_bytes: warp g of the launch starts at
+  // tile g and every warp steps by all warps' tiles, so together they sweep the array in order.
+  // What the device-wide levels (L2, DRAM) need.
+  shared_by_all,
+};
+std::string_view to_string(StreamPlacement placement);
+
+// What a stream kernel can be built for (each combination is one kernel instantiation).
+inline constexpr std::uint32_t kStreamVectorBytes[] = {4, 8, 16};
+inline constexpr std::uint32_t kStreamUnrolls[] = {1, 2, 4, 8};
+// Writes and copies store 16-byte vectors only (st.global.v4 / st.shared.v4): the widest
+// store, and the only width worth its instantiations.
+inline constexpr std::uint32_t kStreamStoreVectorBytes = 16;
+inline constexpr std::uint32_t kStreamWarpThreads = 32;
+
+struct StreamSpec {
+  // Reads: ca, cg, nc, tex or shared. Writes: shared memory (shared) or global memory (any
+  // other path). Copies: cg (global to global) or shared (shared to shared).
+  LoadPath path = LoadPath::cg;
+  StreamOp op = StreamOp::read;
+  StreamPlacement placement = StreamPlacement::shared_by_all;
+  // The window (per_block) or the array (shared_by_all); rounded down to a whole number of warp
+  // tiles. A copy's destination is a second array of the same size.
+  std::uint64_t footprint_bytes = 0;
+  std::uint32_t vector_bytes = 16;        // 4, 8 or 16 (writes and copies: 16)
+  std::uint32_t blocks_per_sm = 1;        // the grid is blocks_per_sm x the SM count
+  std::uint32_t threads_per_block = 256;  // a multiple of 32
+  std::uint32_t unroll = 4;               // independent vectors per lane per iteration: 1, 2, 4, 8
+  // The work of one launch: at least this many bytes moved (reads plus writes), rounded up to
+  // whole iterations of every warp. Sized so that a launch lasts long enough to time.
+  std::uint64_t bytes_per_launch = 0;
+  std::uint32_t warmup_launches = 1;  // untimed launches first (fill the level under test)
+  std::uint32_t timed_launches = 3;
+};
+
+struct StreamResult {
+  std::vector<double> seconds;        // per timed launch
+  std::uint64_t bytes_moved = 0;      // per launch, reads plus writes
+  std::uint64_t footprint_bytes = 0;  // the window or array actually streamed over
+  double sm_clock_khz = 0;            // SM clock during the timed launches (measured; 0 = unknown)
+  double memory_clock_khz = 0;        // memory clock during them (0 = unknown)
+  std::uint32_t sms = 0;              // SMs the grid covered
+};
+
+// The shape of one launch, the same on every backend.
+struct StreamGeometry {
+  std::uint64_t footprint_bytes = 0;  // rounded down to whole warp tiles
+  std::uint64_t warp_tile_bytes = 0;  // 32 x vector_bytes x unroll
+  std::uint64_t warps = 0;            // of the whole launch
+  std::uint64_t iterations = 0;       // per warp
+  std::uint64_t bytes_moved = 0;      // per launch, reads plus writes
+};
+
+// Checks a spec for consistency (vector width, unroll, threads, a window of at least one warp
+// tile, a placement and op the path supports). Throws ExperimentError naming the problem.
+void validate(const StreamSpec& spec);
+
+// The launch geometry of a valid spec on a device with `sms` SMs.
+StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms);
+
+// Shared memory one block of the stream uses: its window on the shared path (twice that for a
+// copy, source and destination), 0 otherwise.
+std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec);
+
+// Device memory the stream's arrays take: the footprint (twice for a copy) outside shared
+// memory, 0 on the shared path.
+std::uint64_t stream_device_bytes(const StreamSpec& spec);
+
+// The backend cannot run streams at all (a simulated device without a throughput model, a
+// backend that never implemented them); the message says why. Not an ExperimentError: no other
+// spec would run either, so a probe is skipped with this reason.
+class StreamsUnsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace memtopo

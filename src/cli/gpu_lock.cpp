@@ -1,0 +1,128 @@
+#include "cli/gpu_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <thread>
+
+namespace memtopo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kDefaultLockDirectory = "/tmp";
+// Anyone may open the lock file to lock it and write their pid into it: the lock is shared by
+// every user of the GPU.
+constexpr mode_t kLockFileMode = 0666;
+// The holder's line is short ("pid 123 since 2026-01-01T00:00:00Z").
+constexpr std::size_t kHolderTextBytes = 128;
+
+// The UUID's letters, digits and dashes: a file name no UUID can turn into a path.
+std::string file_safe(const std::string& uuid) {
+  std::string name;
+  for (const char c : uuid) {
+    const bool safe = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    name += safe || c == '-' ? c : '_';
+  }
+  return name;
+}
+
+std::string holder_of(int fd) {
+  char text[kHolderTextBytes] = {};
+  const ssize_t bytes = pread(fd, text, sizeof text - 1, 0);
+  std::string holder = bytes > 0 ? std::string(text, static_cast<std::size_t>(bytes)) : "";
+  while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
+  for (char& c : holder) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return holder.empty() ? "holder unknown" : holder;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace
+
+std::filesystem::path default_lock_directory() {
+  const char* directory = std::getenv("MEMTOPO_LOCK_DIR");
+  return directory && *directory ? directory : kDefaultLockDirectory;
+}
+
+GpuLock::GpuLock(const std::string& uuid, const std::filesystem::path& directory,
+                 const GpuLockWait& wait)
+    : path_(directory / ("memtopo-" + file_safe(uuid) + ".lock")) {
+  // O_NOFOLLOW: a symlink planted in /tmp under this name is refused, never followed.
+  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, kLockFileMode);
+  writable_ = fd_ >= 0;
+  if (fd_ < 0 && errno == EACCES) fd_ = open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd_ < 0) {
+    problem_ = "cannot open the lock file " + path_.string() + ": " + std::strerror(errno);
+    return;
+  }
+  struct stat status {};
+  if (fstat(fd_, &status) == 0 && status.st_uid == geteuid()) {
+    fchmod(fd_, kLockFileMode);  // umask took the others' write permission; give it back
+  }
+
+  const auto start = Clock::now();
+  bool told = false;
+  while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      problem_ = "cannot lock " + path_.string() + ": " + std::strerror(errno);
+      close(fd_);
+      fd_ = -1;
+      return;
+    }
+    const std::string holder = holder_of(fd_);
+    if (!told) {
+      wait.on_wait(holder);
+      told = true;
+    }
+    const auto waited = Clock::now() - start;
+    if (wait.limit && waited >= *wait.limit) {
+      close(fd_);
+      fd_ = -1;
+      throw GpuBusyError("the GPU " + uuid + " is still held by another memtopo (" + holder +
+                         "; lock file " + path_.string() + ")");
+    }
+    if (wait.interrupted()) {
+      close(fd_);
+      fd_ = -1;
+      throw LockWaitInterrupted("interrupted while waiting for the GPU " + uuid);
+    }
+    std::this_thread::sleep_for(wait.poll_interval);
+  }
+  if (told) waited_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
+  write_holder();
+}
+
+GpuLock::~GpuLock() {
+  if (fd_ >= 0 && !keep_until_exit_) close(fd_);
+}
+
+void GpuLock::keep_until_exit() {
+  keep_until_exit_ = true;
+}
+
+void GpuLock::write_holder() {
+  if (!writable_) return;
+  const std::string holder = "pid " + std::to_string(getpid()) + " since " + utc_now() + "\n";
+  // Best effort: a waiting memtopo only prints it.
+  if (ftruncate(fd_, 0) == 0) {
+    [[maybe_unused]] const ssize_t written = pwrite(fd_, holder.data(), holder.size(), 0);
+  }
+}
+
+}  // namespace memtopo

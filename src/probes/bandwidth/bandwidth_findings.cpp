@@ -1,0 +1,155 @@
+#include "probes/bandwidth/bandwidth_findings.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "analysis/confidence.hpp"
+#include "analysis/stats.hpp"
+#include "model/units.hpp"
+#include "probes/core/findings.hpp"
+
+namespace memtopo {
+namespace {
+
+// A level's bandwidth describes its launches when they lie within 3 % of the p50: launches of a
+// saturated level repeat to well under a percent; clock changes or interference spread them.
+constexpr double kBandwidthBand = 0.03;
+constexpr double kHzPerKhz = 1e3;
+constexpr double kBitsPerByte = 8;
+constexpr double kTransfersPerClock = 2;  // double data rate
+
+std::string instructions(const StreamSpec& spec) {
+  const auto load = [&]() -> std::string {
+    switch (spec.path) {
+      case LoadPath::ca:
+        return "ld.global";
+      case LoadPath::cg:
+        return "ld.global.cg";
+      case LoadPath::nc:
+        return "ld.global.nc";
+      case LoadPath::tex:
+        return "tex1Dfetch";
+      case LoadPath::shared:
+        return "ld.shared";
+      default:
+        return std::string(to_string(spec.path));
+    }
+  };
+  const std::string store = spec.path == LoadPath::shared ? "st.shared" : "st.global";
+  switch (spec.op) {
+    case StreamOp::read:
+      return load();
+    case StreamOp::write:
+      return store;
+    case StreamOp::copy:
+      return load() + " + " + store;
+  }
+  return "?";
+}
+
+std::string method_of(const StreamMeasurement& m) {
+  const StreamSpec& spec = m.spec;
+  const std::string where = spec.placement == StreamPlacement::per_block
+                                ? "every block going over one window of "
+                                : "all SMs sharing one array of ";
+  return std::string(to_string(spec.op)) + " stream of " + instructions(spec) + ", " + where +
+         format_bytes(static_cast<double>(m.result.footprint_bytes)) +
+         "; best launch of a search over blocks per SM x threads x vector x unroll; p50 of " +
+         std::to_string(m.bytes_per_second.size()) + " timed launches";
+}
+
+nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) {
+  const StreamMeasurement& m = outcome.final;
+  nlohmann::json launch = to_json(outcome.search.best);
+  launch["bytes_per_launch"] = m.result.bytes_moved;
+  launch["grid_blocks"] = std::uint64_t{m.result.sms} * m.spec.blocks_per_sm;
+  return {{"op", std::string(to_string(m.spec.op))},
+          {"path", std::string(to_string(m.spec.path))},
+          {"placement", std::string(to_string(m.spec.placement))},
+          {"footprint_bytes", m.result.footprint_bytes},
+          {"footprint_rule", plan.rule},
+          {"launch", launch},
+          {"sm_clock_khz", m.result.sm_clock_khz},
+          {"memory_clock_khz", m.result.memory_clock_khz},
+          {"sms", m.result.sms},
+          {"seconds", m.result.seconds},
+          {"search", to_json(outcome.search)}};
+}
+
+std::vector<double> scaled(const std::vector<double>& values, double factor) {
+  std::vector<double> out;
+  for (const double v : values) out.push_back(v * factor);
+  return out;
+}
+
+}  // namespace
+
+Property rate_property(const std::string& name, const OpOutcome& outcome,
+                       const FootprintPlan& plan) {
+  const StreamMeasurement& m = outcome.final;
+  Property p;
+  p.name = name;
+  p.unit = "bytes/second";
+  p.source = Source::measured;
+  p.method = method_of(m);
+  p.spread = summarize(m.bytes_per_second);
+  p.value = p.spread->p50;
+  p.evidence = evidence_of(outcome, plan);
+  Confidence confidence{share_within(m.bytes_per_second, p.spread->p50, kBandwidthBand,
+                                     "timed launches within 3 % of the p50")};
+  if (plan.from_confidence) {
+    confidence *= inherited(*plan.from_confidence,
+                            plan.from_finding + " (the footprint was planned from it)");
+  }
+  set_confidence(p, confidence);
+  return p;
+}
+
+Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome) {
+  const StreamResult& r = outcome.final.result;
+  Property p;
+  p.name = "bandwidth_per_sm_clock";
+  p.unit = "bytes/cycle";
+  p.source = Source::derived;
+  p.method = "bandwidth / (SMs x the SM clock measured during its timed launches)";
+  p.evidence = {{"sms", r.sms}, {"sm_clock_khz", r.sm_clock_khz}};
+  const double per_second = r.sms * r.sm_clock_khz * kHzPerKhz;
+  if (!(per_second > 0)) {
+    p.value = nullptr;
+    p.inconclusive = true;
+    p.note = "the SM clock during the launches is unknown";
+    return p;
+  }
+  p.spread = summarize(scaled(outcome.final.bytes_per_second, 1 / per_second));
+  p.value = rate.value.get<double>() / per_second;
+  set_confidence(p, Confidence{inherited(rate.confidence.value_or(1), rate.name)});
+  return p;
+}
+
+void add_api_peak(Element& element, const Property& rate, const DeviceFacts& facts) {
+  if (facts.memory_clock_khz == 0 || facts.memory_bus_width_bits == 0) return;
+  const bool simulated = facts.backend == "sim";
+  Property peak;
+  peak.name = "peak_bandwidth";
+  peak.unit = "bytes/second";
+  peak.source = Source::api;
+  peak.method = std::string("memory clock x bus width x 2 (") +
+                (simulated ? "simulated description" : "cudaDeviceGetAttribute") + ")";
+  const double peak_rate = static_cast<double>(facts.memory_clock_khz) * kHzPerKhz *
+                           facts.memory_bus_width_bits / kBitsPerByte * kTransfersPerClock;
+  peak.value = peak_rate;
+  peak.evidence = {{"memory_clock_khz", facts.memory_clock_khz},
+                   {"memory_bus_width_bits", facts.memory_bus_width_bits}};
+
+  Property fraction;
+  fraction.name = "peak_fraction";
+  fraction.unit = "";
+  fraction.source = Source::derived;
+  fraction.method = "bandwidth / peak_bandwidth";
+  fraction.value = rate.value.get<double>() / peak_rate;
+  set_confidence(fraction, Confidence{inherited(rate.confidence.value_or(1), rate.name)});
+  element.set(std::move(peak));
+  element.set(std::move(fraction));
+}
+
+}  // namespace memtopo

@@ -1,0 +1,35 @@
+#pragma once
+// The findings a bandwidth probe writes: a measured rate (read, write or copy) with its spread,
+// clocks, launch configuration and search as evidence; the per-SM-clock figure derived from it;
+// the API's DRAM peak and the fraction of it that was measured.
+#include <string>
+
+#include "model/topology.hpp"
+#include "probes/bandwidth/bandwidth_targets.hpp"
+#include "probes/bandwidth/launch_search.hpp"
+#include "probes/bandwidth/stream_meter.hpp"
+
+namespace memtopo {
+
+// What one op of a level measured: the search and the final measurement of its best
+// configuration.
+struct OpOutcome {
+  SearchResult search;
+  StreamMeasurement final;
+};
+
+// `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in
+// bytes/second, their spread, a confidence from the launches' agreement (and the finding the
+// footprint was planned from), the evidence.
+Property rate_property(const std::string& name, const OpOutcome& outcome,
+                       const FootprintPlan& plan);
+
+// bandwidth_per_sm_clock: `rate` / (SMs x the SM clock measured during its launches), in bytes
+// per SM per cycle; inconclusive where that clock is unknown.
+Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome);
+
+// peak_bandwidth (source api: memory clock x bus width x 2) and peak_fraction (derived:
+// `rate` / peak). Nothing where the API reports no memory clock or bus width.
+void add_api_peak(Element& element, const Property& rate, const DeviceFacts& facts);
+
+}  // namespace memtopo

@@ -1,0 +1,102 @@
+#include "probes/bandwidth/bandwidth_probe.hpp"
+
+#include "model/units.hpp"
+#include "probes/bandwidth/bandwidth_findings.hpp"
+#include "probes/bandwidth/bandwidth_sweep.hpp"
+#include "probes/bandwidth/launch_search.hpp"
+#include "probes/bandwidth/stream_meter.hpp"
+#include "probes/core/elements.hpp"
+
+namespace memtopo {
+namespace {
+
+// Timed launches per configuration the search measures, and of the best one at the end (its
+// spread is the finding's): the search compares medians, the finding needs percentiles.
+constexpr std::uint32_t kSearchTimedLaunches = 3;
+constexpr std::uint32_t kFinalTimedLaunches = 9;
+
+class BandwidthMeasurement {
+ public:
+  BandwidthMeasurement(ProbeContext& ctx, const BandwidthTarget& target, FootprintPlan plan)
+      : ctx_(ctx), target_(target), plan_(std::move(plan)) {}
+  void run();
+
+ private:
+  std::string id() const { return target_.element + ".bandwidth"; }
+  StreamMeter meter_for(StreamOp op) const;
+  OpOutcome measure(StreamMeter& meter, const LaunchSpace& space, const LaunchConfig& start);
+
+  ProbeContext& ctx_;
+  const BandwidthTarget& target_;
+  FootprintPlan plan_;
+};
+
+StreamMeter BandwidthMeasurement::meter_for(StreamOp op) const {
+  StreamSpec base;
+  base.path = target_.path;
+  base.op = op;
+  base.placement = target_.placement;
+  base.footprint_bytes = plan_.bytes;
+  return StreamMeter(ctx_, base, id() + "/" + std::string(to_string(op)) + "_search");
+}
+
+OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& space,
+                                        const LaunchConfig& start) {
+  const std::string op(to_string(meter.base().op));
+  ctx_.progress(id() + ": " + op + " launch search over " +
+                format_bytes(static_cast<double>(plan_.bytes)));
+  OpOutcome outcome;
+  outcome.search = search_launch(space, start, meter.searcher(kSearchTimedLaunches));
+  meter.relabel(id() + "/" + op + "_final");
+  outcome.final = meter.measure(outcome.search.best, kFinalTimedLaunches);
+  return outcome;
+}
+
+void BandwidthMeasurement::run() {
+  Element& element = element_for(ctx_.topology, target_.element);
+  const LaunchSpace reads = read_launch_space();
+  StreamMeter read_meter = meter_for(StreamOp::read);
+  const OpOutcome read = measure(read_meter, reads, default_start(reads));
+  Property bandwidth = rate_property("bandwidth", read, plan_);
+
+  if (target_.sweep != BandwidthSweep::none) {
+    read_meter.relabel(id() + "/sweep");
+    bandwidth.evidence["sweep"] =
+        sweep_bandwidth(ctx_, target_, read_meter, read.search.best, plan_);
+  }
+  if (target_.per_sm) element.set(per_sm_clock_property(bandwidth, read));
+  if (target_.api_peak) add_api_peak(element, bandwidth, ctx_.backend.facts());
+  if (target_.writes) {
+    // Stores are 16-byte vectors; the read's best blocks, threads and unroll are the start.
+    const LaunchSpace stores = store_launch_space();
+    LaunchConfig start = read.search.best;
+    start.vector_bytes = stores.vector_bytes.back();
+    for (const auto& [op, name] : {std::pair{StreamOp::write, "write_bandwidth"},
+                                   std::pair{StreamOp::copy, "copy_bandwidth"}}) {
+      StreamMeter meter = meter_for(op);
+      element.set(rate_property(name, measure(meter, stores, start), plan_));
+    }
+  }
+  element.set(std::move(bandwidth));
+}
+
+}  // namespace
+
+void BandwidthProbe::run(ProbeContext& ctx) {
+  FootprintPlan plan = plan_footprint(ctx, target_);
+  try {
+    BandwidthMeasurement(ctx, target_, std::move(plan)).run();
+  } catch (const StreamsUnsupported& unsupported) {
+    throw ProbeSkipped(unsupported.what());
+  }
+}
+
+std::vector<std::unique_ptr<Probe>> bandwidth_probes() {
+  std::vector<std::unique_ptr<Probe>> probes;
+  for (const BandwidthTarget& target : bandwidth_targets()) {
+    probes.push_back(std::make_unique<BandwidthProbe>(target));
+  }
+  return probes;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,187 @@
+#include "probes/bandwidth/launch_search.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+namespace memtopo {
+namespace {
+
+constexpr std::size_t kDimensions = 4;
+using Position = std::array<std::size_t, kDimensions>;  // an index into each dimension
+
+const std::vector<std::uint32_t>& dimension(const LaunchSpace& space, std::size_t d) {
+  switch (d) {
+    case 0:
+      return space.blocks_per_sm;
+    case 1:
+      return space.threads_per_block;
+    case 2:
+      return space.vector_bytes;
+    default:
+      return space.unroll;
+  }
+}
+
+LaunchConfig config_at(const LaunchSpace& space, const Position& at) {
+  return LaunchConfig{space.blocks_per_sm[at[0]], space.threads_per_block[at[1]],
+                      space.vector_bytes[at[2]], space.unroll[at[3]]};
+}
+
+// The index of the value nearest to `value` (the first of two equally near).
+std::size_t nearest_index(const std::vector<std::uint32_t>& values, std::uint32_t value) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < values.size(); ++i) {
+    const auto distance = [&](std::size_t k) {
+      return std::llabs(static_cast<long long>(values[k]) - static_cast<long long>(value));
+    };
+    if (distance(i) < distance(best)) best = i;
+  }
+  return best;
+}
+
+class CoordinateSearch {
+ public:
+  CoordinateSearch(const LaunchSpace& space, const MeasureLaunch& measure,
+                   const SearchOptions& options)
+      : space_(space), measure_(measure), options_(options) {}
+
+  SearchResult run(const LaunchConfig& start) {
+    Position at{};
+    for (std::size_t d = 0; d < kDimensions; ++d) {
+      at[d] = nearest_index(dimension(space_, d), dimension_value(start, d));
+    }
+    start_from(at);
+    bool improved = true;
+    while (improved && !spent()) {
+      improved = false;
+      for (std::size_t d = 0; d < kDimensions && !spent(); ++d) improved |= climb(d);
+    }
+    result_.budget_spent = spent();
+    result_.min_gain = options_.min_gain;
+    return result_;
+  }
+
+ private:
+  static std::uint32_t dimension_value(const LaunchConfig& c, std::size_t d) {
+    const std::uint32_t values[] = {c.blocks_per_sm, c.threads_per_block, c.vector_bytes, c.unroll};
+    return values[d];
+  }
+
+  bool spent() const { return result_.steps.size() >= options_.max_measurements; }
+
+  std::optional<double> value_at(const Position& at) {
+    if (const auto known = measured_.find(at); known != measured_.end()) return known->second;
+    SearchStep step{config_at(space_, at), std::nullopt, ""};
+    step.bytes_per_second = measure_(step.config, step.not_run);
+    result_.steps.push_back(step);
+    measured_[at] = step.bytes_per_second;
+    if (!step.bytes_per_second) last_reason_ = step.not_run;
+    return step.bytes_per_second;
+  }
+
+  // The start, or where it cannot run, the smallest configurations along each dimension first.
+  void start_from(Position at) {
+    for (std::size_t d = 0; d <= kDimensions; ++d) {
+      if (const auto value = value_at(at)) {
+        best_at_ = at;
+        result_.best = config_at(space_, at);
+        result_.best_bytes_per_second = *value;
+        return;
+      }
+      if (d < kDimensions && d != 2) at[d] = 0;  // fewer blocks, threads, unroll; same vector
+    }
+    throw std::runtime_error("no launch configuration could run: " + last_reason_);
+  }
+
+  // Moves along dimension d, in whichever direction gains first, while it gains.
+  bool climb(std::size_t d) {
+    const std::size_t size = dimension(space_, d).size();
+    for (const int direction : {+1, -1}) {
+      bool moved = false;
+      Position at = best_at_;
+      while (!spent()) {
+        if ((direction < 0 && at[d] == 0) || (direction > 0 && at[d] + 1 >= size)) break;
+        at[d] += direction;
+        const auto value = value_at(at);
+        if (!value || *value <= result_.best_bytes_per_second * (1 + options_.min_gain)) break;
+        best_at_ = at;
+        result_.best = config_at(space_, at);
+        result_.best_bytes_per_second = *value;
+        moved = true;
+      }
+      if (moved) return true;
+    }
+    return false;
+  }
+
+  const LaunchSpace& space_;
+  const MeasureLaunch& measure_;
+  SearchOptions options_;
+  SearchResult result_;
+  Position best_at_{};
+  std::map<Position, std::optional<double>> measured_;
+  std::string last_reason_;
+};
+
+}  // namespace
+
+nlohmann::json to_json(const LaunchConfig& config) {
+  return {{"blocks_per_sm", config.blocks_per_sm},
+          {"threads_per_block", config.threads_per_block},
+          {"vector_bytes", config.vector_bytes},
+          {"unroll", config.unroll}};
+}
+
+std::string describe(const LaunchConfig& config) {
+  return std::to_string(config.blocks_per_sm) + " x " + std::to_string(config.threads_per_block) +
+         " threads, " + std::to_string(config.vector_bytes) + " B x " +
+         std::to_string(config.unroll);
+}
+
+LaunchSpace read_launch_space() {
+  return {{1, 2, 4, 8, 16, 32}, {64, 128, 256, 512, 1024}, {4, 8, 16}, {1, 2, 4, 8}};
+}
+
+LaunchSpace store_launch_space() {
+  return {{1, 2, 4, 8, 16, 32}, {64, 128, 256, 512, 1024}, {16}, {1, 2, 4, 8}};
+}
+
+LaunchConfig default_start(const LaunchSpace& space) {
+  const auto middle = [](const std::vector<std::uint32_t>& values) {
+    return values[(values.size() - 1) / 2];
+  };
+  return {middle(space.blocks_per_sm), middle(space.threads_per_block), space.vector_bytes.back(),
+          middle(space.unroll)};
+}
+
+SearchResult search_launch(const LaunchSpace& space, const LaunchConfig& start,
+                           const MeasureLaunch& measure, const SearchOptions& options) {
+  for (std::size_t d = 0; d < kDimensions; ++d) {
+    if (dimension(space, d).empty()) throw std::invalid_argument("search_launch: empty dimension");
+  }
+  return CoordinateSearch(space, measure, options).run(start);
+}
+
+nlohmann::json to_json(const SearchResult& result) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const SearchStep& step : result.steps) {
+    nlohmann::json row = to_json(step.config);
+    if (step.bytes_per_second) {
+      row["bytes_per_second"] = *step.bytes_per_second;
+    } else {
+      row["not_run"] = step.not_run;
+    }
+    steps.push_back(row);
+  }
+  return {{"best", to_json(result.best)},
+          {"best_bytes_per_second", result.best_bytes_per_second},
+          {"measurements", result.steps.size()},
+          {"stopped", result.budget_spent ? "measurement budget spent" : "no move gained enough"},
+          {"min_gain", result.min_gain},
+          {"steps", steps}};
+}
+
+}  // namespace memtopo

@@ -1,0 +1,51 @@
+#pragma once
+// Runs one level's streams for a probe: a configuration at a time, each launch sized to last
+// about kTargetLaunchSeconds at the best bandwidth seen so far, so that launch overheads and
+// timer resolution stay well below a percent without spending seconds per configuration.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/stream.hpp"
+#include "probes/bandwidth/launch_search.hpp"
+#include "probes/core/probe.hpp"
+
+namespace memtopo {
+
+struct StreamMeasurement {
+  StreamSpec spec;                       // as run
+  StreamResult result;                   // as it came back
+  std::vector<double> bytes_per_second;  // per timed launch
+  double median_bytes_per_second = 0;
+};
+
+class StreamMeter {
+ public:
+  // `base`: path, op, placement and footprint of every stream this meter runs; `label` names
+  // them in --traces.
+  StreamMeter(ProbeContext& ctx, StreamSpec base, std::string label);
+
+  // Runs `config` with `timed_launches` timed launches (after one warm-up), over `footprint`
+  // bytes (0: the base's). A launch shorter than kMinLaunchSeconds is run again, longer.
+  // Throws ExperimentError when the configuration cannot run, StreamsUnsupported when no
+  // stream can.
+  StreamMeasurement measure(const LaunchConfig& config, std::uint32_t timed_launches,
+                            std::uint64_t footprint = 0);
+
+  // A MeasureLaunch for search_launch: the median bandwidth over `timed_launches`, nullopt
+  // (with the reason) where the backend cannot run the configuration.
+  MeasureLaunch searcher(std::uint32_t timed_launches);
+
+  const StreamSpec& base() const { return base_; }
+  void relabel(std::string label) { label_ = std::move(label); }
+
+ private:
+  StreamMeasurement run_once(const StreamSpec& spec);
+
+  ProbeContext& ctx_;
+  StreamSpec base_;
+  std::string label_;
+  double rate_estimate_;  // bytes per second launches are sized for
+};
+
+}  // namespace memtopo

@@ -1,0 +1,113 @@
+#include "report/console_bandwidth.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <optional>
+
+#include "analysis/confidence.hpp"
+#include "model/units.hpp"
+#include "report/text_table.hpp"
+
+namespace memtopo {
+namespace {
+
+using Align = TextTable::Align;
+
+constexpr const char* kRateProperties[] = {"bandwidth", "write_bandwidth", "copy_bandwidth"};
+constexpr const char* kBandwidthProperties[] = {"bandwidth",      "write_bandwidth",
+                                                "copy_bandwidth", "bandwidth_per_sm_clock",
+                                                "peak_bandwidth", "peak_fraction"};
+// Levels from the SM outwards, as in the elements table.
+constexpr const char* kLevelOrder[] = {"l1", "tex", "ro", "shared", "l2", "dram"};
+constexpr double kPercent = 100;
+
+// A property's value as the table shows it: "-" when absent, "?" (with why) when inconclusive.
+std::string cell(const Element& element, const char* name, Footnotes& notes) {
+  const Property* p = element.find(name);
+  if (!p) return "-";
+  if (p->inconclusive || !p->value.is_number()) {
+    return "? " + notes.add(element.id + "." + p->name, p->note.empty() ? "inconclusive" : p->note);
+  }
+  const double value = p->value.get<double>();
+  if (p->unit == "bytes/second") {
+    // The spread as the standard deviation relative to the value: "1.6 TB/s ±0.2 %".
+    const bool spread = p->spread && p->spread->samples > 1 && value > 0;
+    return format_rate(value) +
+           (spread ? " ±" + format_number(p->spread->stdev / value * kPercent, 1) + " %" : "");
+  }
+  if (p->name == "peak_fraction") return format_number(value * kPercent, 1) + " %";
+  return format_number(value, 1);
+}
+
+// The weakest confidence among the level's rates: the row is as sure as its least sure figure;
+// a low one is marked `~`, as everywhere in the console.
+std::string confidence_cell(const Element& element, Footnotes& notes) {
+  const Property* weakest = nullptr;
+  for (const char* name : kRateProperties) {
+    const Property* p = element.find(name);
+    if (p && p->confidence && (!weakest || *p->confidence < *weakest->confidence)) weakest = p;
+  }
+  if (!weakest) return "-";
+  const std::string mark = low_confidence_mark(element.id + "." + weakest->name,
+                                               weakest->confidence, weakest->evidence, notes);
+  return format_confidence(*weakest->confidence) + (mark.empty() ? "" : " " + mark);
+}
+
+// "4x256, 16 B x2": blocks per SM x threads, vector bytes x unroll of the read's best launch.
+std::string launch_cell(const Property& read) {
+  const nlohmann::json& launch = read.evidence.value("launch", nlohmann::json::object());
+  const auto number = [&](const char* key) {
+    return launch.contains(key) ? launch[key].dump() : std::string("?");
+  };
+  if (launch.empty()) return "-";
+  return number("blocks_per_sm") + "x" + number("threads_per_block") + ", " +
+         number("vector_bytes") + " B x" + number("unroll");
+}
+
+int rank(const Element& e) {
+  const auto it = std::find(std::begin(kLevelOrder), std::end(kLevelOrder), e.id);
+  return static_cast<int>(std::distance(std::begin(kLevelOrder), it));
+}
+
+}  // namespace
+
+bool is_bandwidth_property(const std::string& name) {
+  return std::find(std::begin(kBandwidthProperties), std::end(kBandwidthProperties), name) !=
+         std::end(kBandwidthProperties);
+}
+
+std::string render_bandwidth_section(const Topology& topology, Footnotes& notes,
+                                     std::size_t max_width) {
+  std::vector<const Element*> levels;
+  for (const Element& e : topology.elements) {
+    if (e.find("bandwidth")) levels.push_back(&e);
+  }
+  if (levels.empty()) return "";
+  std::stable_sort(levels.begin(), levels.end(),
+                   [](const Element* a, const Element* b) { return rank(*a) < rank(*b); });
+  TextTable table({{"Level"},
+                   {"Read", Align::right},
+                   {"Write", Align::right},
+                   {"Copy", Align::right},
+                   {"B/clk/SM", Align::right},
+                   {"% of peak", Align::right},
+                   {"Confidence", Align::right},
+                   {"Read launch"}});
+  std::string peaks;
+  for (const Element* level : levels) {
+    const Element& e = *level;
+    table.add_row({e.id, cell(e, "bandwidth", notes), cell(e, "write_bandwidth", notes),
+                   cell(e, "copy_bandwidth", notes), cell(e, "bandwidth_per_sm_clock", notes),
+                   cell(e, "peak_fraction", notes), confidence_cell(e, notes),
+                   launch_cell(*e.find("bandwidth"))});
+    if (const Property* peak = e.find("peak_bandwidth"); peak && peak->value.is_number()) {
+      peaks += "  " + e.id + " peak: " + format_rate(peak->value.get<double>()) + " (" +
+               to_string(peak->source) + ", " + peak->method + ")\n";
+    }
+  }
+  return "\nBandwidth (p50 of timed launches; B/clk/SM at the SM clock measured during them)\n" +
+         table.render(2, max_width) +
+         "  read launch: blocks per SM x threads per block, vector bytes x unroll\n" + peaks;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,70 @@
+#include "fuzz_targets.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/sim/sim_backend.hpp"
+#include "model/json.hpp"
+
+namespace memtopo::fuzz {
+namespace {
+
+// One small chase per path: enough to touch every cache, TLB and shared-memory model once.
+constexpr std::uint64_t kChaseFootprintBytes = 4096;
+constexpr std::uint32_t kChaseStrideBytes = 64;
+constexpr std::uint32_t kChaseTimedLoads = 64;
+
+std::vector<ChaseSpec> small_chases(const Backend& backend) {
+  std::vector<ChaseSpec> specs;
+  for (LoadPath path : kAllLoadPaths) {
+    ChaseSpec spec;
+    spec.path = path;
+    spec.footprint_bytes = kChaseFootprintBytes;
+    spec.stride_bytes = kChaseStrideBytes;
+    spec.timed_loads = kChaseTimedLoads;
+    spec.sm = backend.facts().sm_count - 1;  // the last SM: every index is in range
+    spec.flush_device_caches = true;
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
+}  // namespace
+
+Outcome load_sim_description(std::string_view input) {
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = make_sim_backend_from_text(std::string(input), kOrigin);
+  } catch (const DescriptionError& error) {
+    return {false, error.what()};
+  }
+  for (const ChaseSpec& spec : small_chases(*backend)) {
+    try {
+      backend->run(std::span<const ChaseSpec>(&spec, 1));
+    } catch (const ExperimentError&) {
+      // A chase the described device cannot run (4 KiB of shared memory on a device with less)
+      // is the backend saying so, as it would to a probe.
+    }
+  }
+  return {true, ""};
+}
+
+Outcome read_topology_json(std::string_view input) {
+  Topology topology;
+  try {
+    topology = topology_from_json_text(std::string(input), kOrigin);
+  } catch (const TopologyJsonError& error) {
+    return {false, error.what()};
+  }
+  // What was read is written and read again, as a report written from it would be.
+  const std::string written = topology_to_json(topology).dump(2);
+  const Topology again = topology_from_json_text(written, "written");
+  if (again.elements.size() != topology.elements.size()) {
+    throw std::logic_error("a topology read back has a different number of elements");
+  }
+  return {true, ""};
+}
+
+}  // namespace memtopo::fuzz

@@ -1,0 +1,111 @@
+// The stream kernels on a real GPU: every built combination runs, the bytes a launch moves are
+// what its spec asks, the times and clocks are finite, an L1-resident window streams faster
+// than DRAM, and configurations that would need a second wave are refused. Orderings only: no
+// expected bandwidth of any GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "gpu_fixture.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+using StreamKernelsOnGpu = GpuTest;
+
+constexpr std::uint64_t kWindowBytes = 16 * 1024;  // inside any L1
+// Long enough (tens of microseconds even from L1) for block 0 to time its loop with
+// %globaltimer, which some GPUs advance in microsecond steps.
+constexpr std::uint64_t kSmokeBytesPerLaunch = 1ull << 30;
+constexpr std::uint64_t kTimedBytesPerLaunch = 2ull << 30;
+
+StreamSpec stream(LoadPath path, StreamOp op, StreamPlacement placement, std::uint64_t footprint,
+                  std::uint32_t vector_bytes, std::uint32_t unroll) {
+  StreamSpec spec;
+  spec.path = path;
+  spec.op = op;
+  spec.placement = placement;
+  spec.footprint_bytes = footprint;
+  spec.vector_bytes = vector_bytes;
+  spec.unroll = unroll;
+  spec.blocks_per_sm = 2;
+  spec.threads_per_block = 256;
+  spec.bytes_per_launch = kSmokeBytesPerLaunch;
+  spec.timed_launches = 2;
+  return spec;
+}
+
+void expect_sane(const StreamSpec& spec, const StreamResult& result, const DeviceFacts& facts) {
+  const StreamGeometry geometry = stream_geometry(spec, facts.sm_count);
+  EXPECT_EQ(result.bytes_moved, geometry.bytes_moved);
+  EXPECT_GE(result.bytes_moved, spec.bytes_per_launch);
+  EXPECT_EQ(result.footprint_bytes, geometry.footprint_bytes);
+  EXPECT_EQ(result.sms, facts.sm_count);
+  ASSERT_EQ(result.seconds.size(), spec.timed_launches);
+  for (const double s : result.seconds) {
+    EXPECT_TRUE(std::isfinite(s));
+    EXPECT_GT(s, 0);
+  }
+  // Block 0 measured the SM clock: positive, and not above what the device says it reaches.
+  EXPECT_GT(result.sm_clock_khz, 0);
+  EXPECT_LT(result.sm_clock_khz, 1.1 * static_cast<double>(facts.sm_clock_khz));
+}
+
+TEST_F(StreamKernelsOnGpu, EveryBuiltCombinationRunsAndMovesWhatItsSpecAsks) {
+  const DeviceFacts& facts = backend().facts();
+  for (const std::uint32_t unroll : kStreamUnrolls) {
+    for (const std::uint32_t vector : kStreamVectorBytes) {
+      for (const LoadPath path :
+           {LoadPath::ca, LoadPath::cg, LoadPath::nc, LoadPath::tex, LoadPath::shared}) {
+        SCOPED_TRACE(std::string(to_string(path)) + " " + std::to_string(vector) + " B x" +
+                     std::to_string(unroll));
+        const StreamSpec spec =
+            stream(path, StreamOp::read, StreamPlacement::per_block, kWindowBytes, vector, unroll);
+        expect_sane(spec, backend().run_stream(spec), facts);
+      }
+    }
+    for (const StreamOp op : {StreamOp::write, StreamOp::copy}) {
+      for (const LoadPath path : {LoadPath::cg, LoadPath::shared}) {
+        SCOPED_TRACE(std::string(to_string(op)) + " " + std::string(to_string(path)) + " x" +
+                     std::to_string(unroll));
+        const StreamSpec spec =
+            stream(path, op, StreamPlacement::per_block, kWindowBytes, 16, unroll);
+        expect_sane(spec, backend().run_stream(spec), facts);
+      }
+    }
+  }
+}
+
+TEST_F(StreamKernelsOnGpu, AnL1WindowStreamsFasterThanDram) {
+  const DeviceFacts& facts = backend().facts();
+  StreamSpec l1 =
+      stream(LoadPath::ca, StreamOp::read, StreamPlacement::per_block, kWindowBytes, 16, 4);
+  StreamSpec dram = stream(LoadPath::cg, StreamOp::read, StreamPlacement::shared_by_all,
+                           8 * facts.l2_bytes, 16, 4);
+  for (StreamSpec* spec : {&l1, &dram}) {
+    spec->blocks_per_sm = 4;
+    spec->bytes_per_launch = kTimedBytesPerLaunch;
+    spec->timed_launches = 3;
+  }
+  const StreamResult fast = backend().run_stream(l1);
+  const StreamResult slow = backend().run_stream(dram);
+  expect_sane(l1, fast, facts);
+  expect_sane(dram, slow, facts);
+  const auto rate = [](const StreamResult& r) { return r.bytes_moved / r.seconds.front(); };
+  EXPECT_GT(rate(fast), 2 * rate(slow)) << "L1 " << rate(fast) << " B/s, DRAM " << rate(slow);
+}
+
+TEST_F(StreamKernelsOnGpu, ConfigurationsThatNeedASecondWaveAreRefused) {
+  StreamSpec crowded =
+      stream(LoadPath::ca, StreamOp::read, StreamPlacement::per_block, kWindowBytes, 16, 4);
+  crowded.blocks_per_sm = 64;
+  crowded.threads_per_block = 1024;
+  EXPECT_THROW(backend().run_stream(crowded), ExperimentError);
+  StreamSpec too_much_shared = stream(LoadPath::shared, StreamOp::copy, StreamPlacement::per_block,
+                                      backend().facts().shared_per_block_optin_bytes, 16, 4);
+  EXPECT_THROW(backend().run_stream(too_much_shared), ExperimentError);
+}
+
+}  // namespace
+}  // namespace memtopo::testing

@@ -1,0 +1,171 @@
+// Bandwidth probes end to end on simulated devices with a throughput model: the launch search
+// converges to the modelled peak of every level, writes and copies follow the model's factors,
+// the sweeps' knees land on the configured sizes, and descriptions without a model make the
+// probes skip with the reason. Ground truth is read from the description file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backend/sim/sim_backend.hpp"
+#include "probes/bandwidth/bandwidth_probe.hpp"
+#include "probes/bandwidth/bandwidth_targets.hpp"
+#include "support/probe_harness.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+constexpr const char* kSim = "tests/probes/sims/bandwidth-small.json";
+// The model's launch jitter is 1 %: the p50 of 9 launches lies well within 3 % of the peak.
+constexpr double kTolerance = 0.03;
+const std::vector<std::string> kAllBandwidths = {
+    "l1.size",       "tex.size",     "ro.size",          "l2.size",      "l1.bandwidth",
+    "tex.bandwidth", "ro.bandwidth", "shared.bandwidth", "l2.bandwidth", "dram.bandwidth"};
+
+struct Model {
+  double sms, clock_hz, l1, l2, shared, dram, write_factor, copy_factor, api_peak;
+};
+
+Model model_of(const SimTruth& truth) {
+  const nlohmann::json& t = truth.description.at("throughput");
+  const nlohmann::json& caches = t.at("cache_bytes_per_cycle");
+  return {truth.number("sm_count"),
+          truth.number("clock_khz") * 1e3,
+          caches.at("L1"),
+          caches.at("L2"),
+          t.at("shared_bytes_per_cycle"),
+          t.at("dram_bytes_per_cycle"),
+          t.at("write_factor"),
+          t.at("copy_factor"),
+          t.at("memory_clock_khz").get<double>() * 1e3 *
+              t.at("memory_bus_width_bits").get<double>() / 8 * 2};
+}
+
+void expect_rate(const ProbeRun& run, const std::string& element, const std::string& name,
+                 double modelled) {
+  SCOPED_TRACE(element + "." + name);
+  const Property& p = property(run, element, name);
+  ASSERT_TRUE(p.value.is_number());
+  EXPECT_NEAR(p.value.get<double>(), modelled, kTolerance * modelled);
+  EXPECT_EQ(p.unit, "bytes/second");
+  EXPECT_EQ(p.source, Source::measured);
+  ASSERT_TRUE(p.spread && p.confidence);
+  EXPECT_EQ(p.spread->samples, 9u);
+  EXPECT_GE(*p.confidence, 0.9);  // every launch within 3 % of the p50
+  EXPECT_TRUE(p.evidence.contains("confidence_factors"));
+  // The clocks during the run and the launch that gave the figure are in the evidence.
+  EXPECT_GT(p.evidence.at("sm_clock_khz").get<double>(), 0);
+  for (const char* key : {"blocks_per_sm", "threads_per_block", "vector_bytes", "unroll"}) {
+    EXPECT_TRUE(p.evidence.at("launch").contains(key)) << key;
+  }
+}
+
+class BandwidthOnSim : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { run_ = new ProbeRun(run_on_sim(kSim, kAllBandwidths)); }
+  static void TearDownTestSuite() { delete run_; }
+  static inline ProbeRun* run_ = nullptr;
+};
+
+TEST_F(BandwidthOnSim, TheSearchConvergesToEveryModelledReadPeak) {
+  ASSERT_TRUE(run_->skipped.empty()) << run_->skipped.begin()->second;
+  const Model m = model_of(read_truth(kSim));
+  for (const char* level : {"l1", "tex", "ro"})
+    expect_rate(*run_, level, "bandwidth", m.l1 * m.sms * m.clock_hz);
+  expect_rate(*run_, "shared", "bandwidth", m.shared * m.sms * m.clock_hz);
+  expect_rate(*run_, "l2", "bandwidth", m.l2 * m.clock_hz);
+  expect_rate(*run_, "dram", "bandwidth", m.dram * m.clock_hz);
+  // The start (4 x 256 threads, 16 B x 2) is below every peak of this model: the search moved.
+  const Property& l1 = property(*run_, "l1", "bandwidth");
+  EXPECT_GT(l1.evidence.at("search").at("measurements").get<int>(), 1);
+  nlohmann::json start = l1.evidence.at("search").at("steps").at(0);
+  start.erase("bytes_per_second");
+  EXPECT_NE(l1.evidence.at("search").at("best"), start);
+}
+
+TEST_F(BandwidthOnSim, WritesAndCopiesFollowTheModelsFactors) {
+  const Model m = model_of(read_truth(kSim));
+  expect_rate(*run_, "shared", "write_bandwidth", m.shared * m.sms * m.clock_hz * m.write_factor);
+  expect_rate(*run_, "shared", "copy_bandwidth", m.shared * m.sms * m.clock_hz * m.copy_factor);
+  expect_rate(*run_, "l2", "write_bandwidth", m.l2 * m.clock_hz * m.write_factor);
+  expect_rate(*run_, "l2", "copy_bandwidth", m.l2 * m.clock_hz * m.copy_factor);
+  expect_rate(*run_, "dram", "write_bandwidth", m.dram * m.clock_hz * m.write_factor);
+  expect_rate(*run_, "dram", "copy_bandwidth", m.dram * m.clock_hz * m.copy_factor);
+  // Per-SM levels only have a per-SM-clock figure; stores only where they apply.
+  EXPECT_EQ(run_->topology.find("l1")->find("write_bandwidth"), nullptr);
+  EXPECT_EQ(run_->topology.find("l2")->find("bandwidth_per_sm_clock"), nullptr);
+}
+
+TEST_F(BandwidthOnSim, PerSmClockFiguresAndTheDramPeak) {
+  const Model m = model_of(read_truth(kSim));
+  const Property& l1 = property(*run_, "l1", "bandwidth_per_sm_clock");
+  EXPECT_EQ(l1.source, Source::derived);
+  EXPECT_EQ(l1.unit, "bytes/cycle");
+  EXPECT_NEAR(l1.value.get<double>(), m.l1, kTolerance * m.l1);
+  EXPECT_NEAR(property(*run_, "shared", "bandwidth_per_sm_clock").value.get<double>(), m.shared,
+              kTolerance * m.shared);
+  const Property& peak = property(*run_, "dram", "peak_bandwidth");
+  EXPECT_EQ(peak.source, Source::api);
+  EXPECT_DOUBLE_EQ(peak.value.get<double>(), m.api_peak);
+  const Property& fraction = property(*run_, "dram", "peak_fraction");
+  EXPECT_EQ(fraction.source, Source::derived);
+  EXPECT_NEAR(fraction.value.get<double>(), m.dram * m.clock_hz / m.api_peak,
+              kTolerance * m.dram * m.clock_hz / m.api_peak);
+}
+
+TEST_F(BandwidthOnSim, KneesLandOnTheModelledSizes) {
+  const SimTruth truth = read_truth(kSim);
+  const auto expect_knee = [&](const std::string& element, double size) {
+    SCOPED_TRACE(element);
+    const nlohmann::json& sweep = property(*run_, element, "bandwidth").evidence.at("sweep");
+    EXPECT_TRUE(sweep.at("agrees").get<bool>());
+    ASSERT_FALSE(sweep.at("knees").empty());
+    const nlohmann::json& knee = sweep.at("knees").at(0);
+    EXPECT_LE(knee.at("last_high_bytes").get<double>(), size);
+    EXPECT_GT(knee.at("first_low_bytes").get<double>(), size);
+    // Within the sweep's resolution of 4 points per octave.
+    EXPECT_NEAR(std::log2(knee.at("footprint_bytes").get<double>() / size), 0, 0.25);
+    EXPECT_GE(sweep.at("points").size(), 16u);
+  };
+  const double l1 = truth.cache("L1").at("size_bytes");
+  for (const char* element : {"l1", "tex", "ro"}) expect_knee(element, l1);
+  expect_knee("l2", truth.cache("L2").at("size_bytes"));
+  EXPECT_TRUE(run_->topology.warnings.empty()) << run_->topology.warnings.front();
+}
+
+TEST(BandwidthProbes, DescriptionsWithoutAModelSkipWithTheReason) {
+  const ProbeRun run = run_on_sim(
+      "tests/sims/tiny.json", {"l1.size", "l1.bandwidth", "shared.bandwidth", "dram.bandwidth"});
+  for (const char* id : {"l1.bandwidth", "shared.bandwidth", "dram.bandwidth"}) {
+    ASSERT_TRUE(run.skipped.count(id)) << id;
+    EXPECT_NE(run.skipped.at(id).find("no throughput model"), std::string::npos)
+        << run.skipped.at(id);
+  }
+}
+
+TEST(BandwidthProbes, AKneeThatDisagreesWithTheSizeIsAWarningWithBothNumbers) {
+  auto sim = make_sim_backend_from_file(source_path(kSim));
+  Topology topology;
+  topology.device = sim->facts();
+  // An l1.size half the configured one, as a wrong size probe would have found.
+  Property size;
+  size.name = "size";
+  size.value = 32768;
+  size.unit = "bytes";
+  size.confidence = 0.9;
+  topology.element("l1", "cache", "sm").set(size);
+  ProbeContext ctx{.backend = *sim, .topology = topology, .record_trace = nullptr};
+  BandwidthProbe(bandwidth_targets().front()).run(ctx);
+  ASSERT_EQ(topology.warnings.size(), 1u);
+  const std::string& warning = topology.warnings.front();
+  EXPECT_NE(warning.find("l1.size (measured) = 32 KiB"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("knee at 6"), std::string::npos) << warning;  // about 64 KiB
+  // The footprint, half the (wrong) size, still lies in the L1: the bandwidth is right.
+  const Model m = model_of(read_truth(kSim));
+  EXPECT_NEAR(topology.number("l1", "bandwidth").value(), m.l1 * m.sms * m.clock_hz,
+              kTolerance * m.l1 * m.sms * m.clock_hz);
+}
+
+}  // namespace
+}  // namespace memtopo::testing

@@ -1,0 +1,96 @@
+// The launch search on synthetic bandwidth functions: it finds the peak of a function that
+// rewards occupancy and bytes in flight, goes around configurations that cannot run, and stops
+// within its measurement budget.
+#include "probes/bandwidth/launch_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace memtopo {
+namespace {
+
+// Little's law with a peak: bytes in flight per SM over a latency, capped; more than 2048
+// threads per SM do not fit.
+std::optional<double> littles_law(const LaunchConfig& c, std::string& not_run, double latency,
+                                  double peak) {
+  if (c.blocks_per_sm * c.threads_per_block > 2048) {
+    not_run = "too many threads";
+    return std::nullopt;
+  }
+  const double in_flight =
+      double(c.blocks_per_sm) * c.threads_per_block * c.vector_bytes * c.unroll;
+  const double issue = 0.5 * 32 * c.vector_bytes;  // narrow vectors are issue-bound
+  return std::min({peak, in_flight / latency, issue});
+}
+
+TEST(LaunchSearch, ClimbsToThePeakOfLittlesLaw) {
+  const LaunchSpace space = read_launch_space();
+  std::size_t calls = 0;
+  const MeasureLaunch measure = [&](const LaunchConfig& c, std::string& why) {
+    ++calls;
+    return littles_law(c, why, 1000, 256);
+  };
+  const SearchResult result = search_launch(space, default_start(space), measure);
+  EXPECT_DOUBLE_EQ(result.best_bytes_per_second, 256);
+  EXPECT_EQ(result.best.vector_bytes, 16u);
+  EXPECT_GE(double(result.best.blocks_per_sm) * result.best.threads_per_block *
+                result.best.vector_bytes * result.best.unroll,
+            256.0 * 1000);
+  EXPECT_FALSE(result.budget_spent);
+  EXPECT_EQ(calls, result.steps.size());  // every configuration measured once
+  EXPECT_LE(result.steps.size(), 20u);
+}
+
+TEST(LaunchSearch, StartsSmallerWhereTheStartCannotRun) {
+  LaunchSpace space = read_launch_space();
+  const MeasureLaunch measure = [](const LaunchConfig& c,
+                                   std::string& why) -> std::optional<double> {
+    if (c.blocks_per_sm * c.threads_per_block > 256) {
+      why = "a small SM";
+      return std::nullopt;
+    }
+    return double(c.blocks_per_sm * c.threads_per_block * c.unroll);
+  };
+  const SearchResult result = search_launch(space, default_start(space), measure);
+  EXPECT_LE(result.best.blocks_per_sm * result.best.threads_per_block, 256u);
+  EXPECT_EQ(result.best.unroll, 8u);
+  EXPECT_FALSE(result.steps.front().bytes_per_second);
+  EXPECT_EQ(result.steps.front().not_run, "a small SM");
+}
+
+TEST(LaunchSearch, StopsAtTheBudgetAndFailsWhenNothingRuns) {
+  const LaunchSpace space = read_launch_space();
+  // Strictly better with every step in every dimension: only the budget stops it.
+  const MeasureLaunch growing = [](const LaunchConfig& c, std::string&) -> std::optional<double> {
+    return double(c.blocks_per_sm) * c.threads_per_block * c.vector_bytes * c.unroll;
+  };
+  SearchOptions options;
+  options.max_measurements = 5;
+  const SearchResult result = search_launch(space, default_start(space), growing, options);
+  EXPECT_TRUE(result.budget_spent);
+  EXPECT_EQ(result.steps.size(), 5u);
+  const MeasureLaunch nothing = [](const LaunchConfig&, std::string& why) -> std::optional<double> {
+    why = "no kernel";
+    return std::nullopt;
+  };
+  EXPECT_THROW(search_launch(space, default_start(space), nothing), std::runtime_error);
+}
+
+TEST(LaunchSearch, StoresUseSixteenByteVectorsOnly) {
+  const LaunchSpace space = store_launch_space();
+  ASSERT_EQ(space.vector_bytes, std::vector<std::uint32_t>{16});
+  const MeasureLaunch measure = [](const LaunchConfig& c, std::string& why) {
+    return littles_law(c, why, 500, 128);
+  };
+  const SearchResult result = search_launch(space, default_start(space), measure);
+  EXPECT_EQ(result.best.vector_bytes, 16u);
+  EXPECT_DOUBLE_EQ(result.best_bytes_per_second, 128);
+  const nlohmann::json evidence = to_json(result);
+  EXPECT_EQ(evidence.at("measurements").get<std::size_t>(), result.steps.size());
+  EXPECT_EQ(evidence.at("best").at("vector_bytes"), 16);
+}
+
+}  // namespace
+}  // namespace memtopo

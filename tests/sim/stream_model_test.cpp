@@ -1,0 +1,234 @@
+// The simulated device's throughput model: what the loader accepts and rejects, which level
+// serves a stream, Little's law and the issue limit, and the errors of streams that cannot run.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "backend/backend.hpp"
+#include "backend/sim/description_loader.hpp"
+#include "backend/sim/sim_backend.hpp"
+#include "backend/sim/stream_model.hpp"
+
+namespace memtopo::sim {
+namespace {
+
+using nlohmann::json;
+
+json base_description() {
+  return json::parse(R"({
+    "name": "streams", "sm_count": 4, "clock_khz": 1000000,
+    "global_memory_bytes": 1073741824, "dram_latency": 1000,
+    "caches": [
+      { "name": "L1", "scope": "sm", "size_bytes": 32768, "line_bytes": 128, "ways": 4,
+        "hit_latency": 100, "paths": ["ca", "nc"] },
+      { "name": "L2", "scope": "device", "size_bytes": 1048576, "line_bytes": 128, "ways": 16,
+        "hit_latency": 400, "partitions": 2, "far_latency_extra": 200,
+        "paths": ["ca", "cg", "nc"] }
+    ],
+    "shared_memory": { "bytes_per_sm": 65536, "banks": 32, "bank_width_bytes": 4, "latency": 50 },
+    "throughput": { "cache_bytes_per_cycle": { "L1": 128, "L2": 400 },
+                    "shared_bytes_per_cycle": 128, "dram_bytes_per_cycle": 200,
+                    "write_factor": 0.5, "copy_factor": 0.25,
+                    "load_instructions_per_cycle": 0.5 }
+  })");
+}
+
+SimDescription described(const json& document) {
+  return parse_description(document.dump(), "t.json");
+}
+
+void expect_load_error(const json& document, const std::string& expected) {
+  try {
+    parse_description(document.dump(), "t.json");
+    ADD_FAILURE() << "no DescriptionError; expected one containing: " << expected;
+  } catch (const DescriptionError& error) {
+    EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+  }
+}
+
+StreamSpec stream(LoadPath path, StreamPlacement placement, std::uint64_t footprint) {
+  StreamSpec spec;
+  spec.path = path;
+  spec.placement = placement;
+  spec.footprint_bytes = footprint;
+  spec.blocks_per_sm = 2;
+  spec.threads_per_block = 256;
+  spec.vector_bytes = 16;
+  spec.unroll = 4;
+  spec.bytes_per_launch = 1 << 24;
+  return spec;
+}
+
+TEST(StreamModel, LoaderReadsTheModelAndOldDescriptionsHaveNone) {
+  const SimDescription with = described(base_description());
+  ASSERT_TRUE(with.throughput);
+  EXPECT_DOUBLE_EQ(with.throughput->cache_bytes_per_cycle.at(0), 128);
+  EXPECT_DOUBLE_EQ(with.throughput->cache_bytes_per_cycle.at(1), 400);
+  EXPECT_DOUBLE_EQ(with.throughput->write_factor, 0.5);
+  EXPECT_EQ(with.throughput->max_threads_per_sm, 2048u);  // the default
+  json old = base_description();
+  old.erase("throughput");
+  EXPECT_FALSE(described(old).throughput);
+}
+
+TEST(StreamModel, LoaderNamesWhatIsWrong) {
+  json d = base_description();
+  d["throughput"]["cache_bytes_per_cycle"]["L3"] = 10;
+  expect_load_error(d, "throughput.cache_bytes_per_cycle.L3: no cache is named \"L3\"");
+  d = base_description();
+  d["throughput"]["dram_bytes_per_cycle"] = -1;
+  expect_load_error(d, "throughput.dram_bytes_per_cycle: must be a positive number");
+  d = base_description();
+  d["throughput"]["bandwidth"] = 1;
+  expect_load_error(d, "unknown key \"bandwidth\"");
+  d = base_description();
+  d["throughput"]["launch_jitter"] = 0.9;
+  expect_load_error(d, "throughput.launch_jitter: must lie in [0, 0.5]");
+}
+
+TEST(StreamModel, ImplausibleRatesAreRejectedNamingTheKeyAndTheLimit) {
+  json d = base_description();
+  d["throughput"]["cache_bytes_per_cycle"]["L1"] = 1e30;
+  expect_load_error(d, "throughput.cache_bytes_per_cycle.L1: must be a positive number of at most");
+  d = base_description();
+  d["throughput"]["dram_bytes_per_cycle"] = 1e300;
+  expect_load_error(d, "throughput.dram_bytes_per_cycle: must be a positive number of at most");
+  d = base_description();
+  d["throughput"]["copy_factor"] = 1000;
+  expect_load_error(d, "throughput.copy_factor: must be a positive number of at most 100");
+  d = base_description();
+  d["throughput"]["max_threads_per_sm"] = 4294967295u;
+  expect_load_error(d, "throughput.max_threads_per_sm");
+  d = base_description();
+  d["throughput"]["memory_bus_width_bits"] = 1u << 20;
+  expect_load_error(d, "throughput.memory_bus_width_bits");
+}
+
+TEST(StreamModel, TheFirstLevelThatHoldsTheWorkingSetServes) {
+  const SimDescription d = described(base_description());
+  // Per block: each SM's working set is the window.
+  EXPECT_EQ(serving_level(stream(LoadPath::ca, StreamPlacement::per_block, 16384), d).name, "L1");
+  EXPECT_EQ(serving_level(stream(LoadPath::ca, StreamPlacement::per_block, 65536), d).name, "L2");
+  // cg skips the L1; shared by all, each SM's share is what its L1 would hold.
+  EXPECT_EQ(serving_level(stream(LoadPath::cg, StreamPlacement::per_block, 16384), d).name, "L2");
+  EXPECT_EQ(serving_level(stream(LoadPath::ca, StreamPlacement::shared_by_all, 65536), d).name,
+            "L1");
+  EXPECT_EQ(serving_level(stream(LoadPath::cg, StreamPlacement::shared_by_all, 4 << 20), d).name,
+            "DRAM");
+  // A copy needs room for two arrays in the L2; writes never stay in the L1.
+  StreamSpec copy = stream(LoadPath::cg, StreamPlacement::shared_by_all, 768 << 10);
+  copy.op = StreamOp::copy;
+  EXPECT_EQ(serving_level(copy, d).name, "DRAM");
+  StreamSpec write = stream(LoadPath::ca, StreamPlacement::per_block, 16384);
+  write.op = StreamOp::write;
+  EXPECT_EQ(serving_level(write, d).name, "L2");
+  EXPECT_EQ(serving_level(stream(LoadPath::shared, StreamPlacement::per_block, 8192), d).name,
+            "shared memory");
+}
+
+TEST(StreamModel, LittlesLawTheIssueLimitAndThePeak) {
+  const SimDescription d = described(base_description());
+  // L1: 2 x 256 x 16 x 4 = 32 KiB in flight per SM over 100 cycles = 327.68 B/cycle, above
+  // the issue limit 0.5 x 32 x 16 = 256, above the peak of 128: the peak, on 4 SMs.
+  const StreamSpec l1 = stream(LoadPath::ca, StreamPlacement::per_block, 16384);
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(l1, d), 4 * 128.0);
+  // 4-byte vectors: the issue limit, 0.5 x 32 x 4 = 64 B/cycle per SM.
+  StreamSpec narrow = l1;
+  narrow.vector_bytes = 4;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(narrow, d), 4 * 64.0);
+  // DRAM: 4 SMs x 32 KiB over 1000 cycles = 131.072 B/cycle, below the peak of 200.
+  const StreamSpec dram = stream(LoadPath::cg, StreamPlacement::shared_by_all, 64 << 20);
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(dram, d), 4 * 32768.0 / 1000);
+  // L2: the far partition's extra counts half: latency 400 + 100, so 4 x 32768 / 500 B/cycle,
+  // below its peak of 400; a write gets half of it (write_factor).
+  const StreamSpec l2 = stream(LoadPath::cg, StreamPlacement::shared_by_all, 256 << 10);
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(l2, d), 4 * 32768.0 / 500);
+  StreamSpec write = l2;
+  write.op = StreamOp::write;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(write, d), 0.5 * 4 * 32768.0 / 500);
+  // Twice the blocks: the L2's peak.
+  StreamSpec busy = l2;
+  busy.blocks_per_sm = 8;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d), 400);
+}
+
+TEST(StreamModel, TheBackendRunsStreamsAndTimesThemByTheModel) {
+  auto backend = make_sim_backend_from_text(base_description().dump(), "t.json");
+  const StreamSpec spec = stream(LoadPath::ca, StreamPlacement::per_block, 16384);
+  const StreamResult result = backend->run_stream(spec);
+  ASSERT_EQ(result.seconds.size(), spec.timed_launches);
+  EXPECT_GE(result.bytes_moved, spec.bytes_per_launch);
+  EXPECT_EQ(result.footprint_bytes, 16384u);
+  EXPECT_EQ(result.sms, 4u);
+  EXPECT_DOUBLE_EQ(result.sm_clock_khz, 1e6);
+  for (const double s : result.seconds) {
+    EXPECT_DOUBLE_EQ(s, static_cast<double>(result.bytes_moved) / (4 * 128.0 * 1e9));
+  }
+}
+
+TEST(StreamModel, StreamsThatCannotRunSayWhy) {
+  auto backend = make_sim_backend_from_text(base_description().dump(), "t.json");
+  StreamSpec crowded = stream(LoadPath::ca, StreamPlacement::per_block, 16384);
+  crowded.blocks_per_sm = 16;  // 4096 threads on an SM of 2048
+  EXPECT_THROW(backend->run_stream(crowded), ExperimentError);
+  StreamSpec shared = stream(LoadPath::shared, StreamPlacement::per_block, 32768);
+  shared.op = StreamOp::copy;  // two 32 KiB windows per block, 2 blocks: 128 KiB of 64
+  EXPECT_THROW(backend->run_stream(shared), ExperimentError);
+
+  json old = base_description();
+  old.erase("throughput");
+  auto without = make_sim_backend_from_text(old.dump(), "old.json");
+  try {
+    without->run_stream(stream(LoadPath::ca, StreamPlacement::per_block, 16384));
+    ADD_FAILURE() << "no StreamsUnsupported";
+  } catch (const StreamsUnsupported& error) {
+    EXPECT_NE(std::string(error.what()).find("no throughput model"), std::string::npos);
+  }
+  json no_shared = base_description();
+  no_shared["throughput"].erase("shared_bytes_per_cycle");
+  auto partial = make_sim_backend_from_text(no_shared.dump(), "partial.json");
+  EXPECT_THROW(partial->run_stream(stream(LoadPath::shared, StreamPlacement::per_block, 8192)),
+               StreamsUnsupported);
+}
+
+TEST(StreamSpecs, ValidationAndGeometry) {
+  StreamSpec spec = stream(LoadPath::cg, StreamPlacement::shared_by_all, 100000);
+  EXPECT_NO_THROW(validate(spec));
+  const StreamGeometry g = stream_geometry(spec, 4);
+  EXPECT_EQ(g.warp_tile_bytes, 32u * 16 * 4);
+  EXPECT_EQ(g.footprint_bytes, 100000u / 2048 * 2048);
+  EXPECT_EQ(g.warps, 4u * 2 * 8);
+  EXPECT_EQ(g.bytes_moved, g.iterations * g.warps * g.warp_tile_bytes);
+  EXPECT_GE(g.bytes_moved, spec.bytes_per_launch);
+  spec.op = StreamOp::copy;
+  EXPECT_EQ(stream_geometry(spec, 4).bytes_moved % (2 * g.warps * g.warp_tile_bytes), 0u);
+  EXPECT_EQ(stream_device_bytes(spec), 200000u);
+
+  const auto invalid = [&](auto change) {
+    StreamSpec bad = stream(LoadPath::cg, StreamPlacement::shared_by_all, 100000);
+    change(bad);
+    EXPECT_THROW(validate(bad), ExperimentError);
+  };
+  invalid([](StreamSpec& s) { s.vector_bytes = 12; });
+  invalid([](StreamSpec& s) { s.unroll = 3; });
+  invalid([](StreamSpec& s) { s.threads_per_block = 100; });
+  invalid([](StreamSpec& s) { s.footprint_bytes = 1024; });  // less than one warp tile
+  invalid([](StreamSpec& s) { s.path = LoadPath::constant; });
+  invalid([](StreamSpec& s) { s.path = LoadPath::shared; });  // shared is per block
+  invalid([](StreamSpec& s) {
+    s.path = LoadPath::tex;
+    s.op = StreamOp::write;
+  });
+  invalid([](StreamSpec& s) {
+    s.op = StreamOp::write;
+    s.vector_bytes = 8;
+  });
+  invalid([](StreamSpec& s) {
+    s.path = LoadPath::nc;
+    s.op = StreamOp::copy;
+  });
+}
+
+}  // namespace
+}  // namespace memtopo::sim
