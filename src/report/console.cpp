@@ -8,6 +8,7 @@
 #include "analysis/confidence.hpp"
 #include "model/units.hpp"
 #include "report/console_bandwidth.hpp"
+#include "report/console_patterns.hpp"
 #include "report/footnotes.hpp"
 #include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
@@ -24,8 +25,8 @@ constexpr std::size_t kConsoleWidth = 120;
 // Properties that have a column in the elements table (or a section of their own);
 // everything else an element has goes to "Other findings" so nothing measured is hidden.
 constexpr const char* kTableProperties[] = {
-    "size",        "line",         "sector",    "latency",  "miss_penalty",
-    "shared_with", "count_per_sm", "bandwidth", "carveout", "reach"};
+    "size",         "line",      "sector",   "latency", "miss_penalty",    "shared_with",
+    "count_per_sm", "bandwidth", "carveout", "reach",   "latency_patterns"};
 
 bool has_own_column(const std::string& property) {
   return is_bandwidth_property(property) ||
@@ -331,6 +332,7 @@ std::string render_console(const Topology& topology) {
   render_elements(out, topology, notes);
   out << render_bandwidth_section(topology, notes, kConsoleWidth);
   render_carveout(out, topology, notes);
+  out << render_latency_patterns_section(topology, notes, kConsoleWidth);
   render_other_findings(out, topology, notes);
   if (!notes.empty()) out << "\nNotes\n" << notes.render(kConsoleWidth);
 

@@ -11,6 +11,7 @@
 #include "probes/latency/miss_penalty_probe.hpp"
 #include "probes/line/constant_line_probe.hpp"
 #include "probes/line/line_probe.hpp"
+#include "probes/patterns/latency_patterns_probe.hpp"
 #include "probes/sharing/carveout_probe.hpp"
 #include "probes/sharing/count_per_sm_probe.hpp"
 #include "probes/sharing/sharing_probe.hpp"
@@ -64,6 +65,7 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   // them), and on a simulated device, whose noise is drawn chase by chase in run order, its
   // chases come after every other probe's: a change to the TLB chases changes no other finding.
   probes.push_back(std::move(tlb));
+  probes.push_back(std::make_unique<LatencyPatternsProbe>());  // planned from the TLB levels
   return probes;
 }
 
