@@ -33,15 +33,18 @@ constexpr std::uint64_t kOverflowMargin = 4;
 
 // The pairs of level k's test: kOverflowMargin past its plateau, but short of the next level's
 // first miss (apart, twins that also missed the next level would gain on a shared entry of the
-// next level's larger page) and of the ladder's longest chain.
-std::uint64_t pairs_for(const Ladder& ladder, std::size_t k) {
+// next level's larger page) and of the ladder's longest chain; and, while they still overflow
+// the level, few enough that the ladder's own stride (slots of twice it) fits the memory.
+std::uint64_t pairs_for(const Ladder& ladder, std::size_t k, std::uint64_t footprint_limit) {
   std::uint64_t pairs =
       std::min(ladder.max_elements, kOverflowMargin * ladder.all_missing_elements(k));
   if (k + 1 < ladder.refined.size()) {
     const std::uint64_t next_first_miss = ladder.refined[k + 1].first_miss_bytes / ladder.stride();
     pairs = std::min(pairs, std::max(ladder.all_missing_elements(k), next_first_miss - 1));
   }
-  return pairs;
+  const std::uint64_t fitting = footprint_limit / (2 * ladder.stride());
+  const std::uint64_t overflowing = ladder.staircase.levels[k + 1].from_bytes / ladder.stride();
+  return std::min(pairs, std::max(overflowing, fitting));
 }
 
 // The elements and twins of one stride.
@@ -111,11 +114,12 @@ struct StrideVerdict {
 
 class PageSearch {
  public:
-  PageSearch(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k)
+  PageSearch(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k,
+             std::uint64_t footprint_limit)
       : ctx_(ctx),
         row_(row),
         ladder_(ladder),
-        count_(pairs_for(ladder, k)),
+        count_(pairs_for(ladder, k, footprint_limit)),
         // Midway between a twin that misses (no gain) and one that hits (gains the penalty).
         threshold_(-0.5 * ladder.penalty(k)) {}
 
@@ -223,7 +227,7 @@ PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t foo
 
 PageTest find_page(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k,
                    std::uint64_t footprint_limit) {
-  PageSearch search(ctx, row, ladder, k);
+  PageSearch search(ctx, row, ladder, k, footprint_limit);
   PageTest result = search_page(search, ladder, footprint_limit);
   result.loads = search.loads();
   return result;

@@ -31,8 +31,10 @@ constexpr std::uint64_t kMinTlbElements = 8;
 // The chain keeps to one element per KiB of L2, so that its lines hold a small share of any
 // set (any line size up to 1 KiB) and the TLB steps show over L2 hits.
 constexpr std::uint64_t kL2BytesPerTlbElement = 1024;
-// The strides of the first ladder: at least 64 KiB, at most 32 MiB.
-constexpr std::uint64_t kSmallestLadderStride = std::uint64_t{64} << 10;
+// The strides of the first ladder: at least 2 MiB (the large page of NVIDIA GPUs: a smaller
+// stride puts several elements into one large page, and the page test cannot reach it), at
+// most 32 MiB; fewer elements where the device memory allows no more at 2 MiB.
+constexpr std::uint64_t kSmallestLadderStride = std::uint64_t{2} << 20;
 constexpr std::uint64_t kLargestLadderStride = std::uint64_t{32} << 20;
 // The cold DRAM chase: this many loads, over at least this many times the last level's reach.
 constexpr std::uint32_t kDramSamples = 4096;
