@@ -1,10 +1,17 @@
 // A TLB ladder: the staircase over wide chains of one element per stride (tlb_levels.hpp).
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "probes/staircase/tlb_levels.hpp"
 
 namespace memtopo::staircase {
+namespace {
+
+// Reference chases over the longest chain (see climb).
+constexpr std::size_t kReferenceChases = 3;
+
+}  // namespace
 
 double Ladder::penalty(std::size_t k) const {
   // Means, not medians: a miss adds the same cycles to near and far L2 hits alike, which
@@ -28,7 +35,11 @@ Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
   // element alike; what stays different between elements is their own L2 answer. Chased first,
   // so that the backend allocates the largest array once and keeps it for the rest.
   const std::uint64_t longest = ladder.longest_bytes();
-  sweep.set_reference(per_word_medians(sweep.measure(std::span(&longest, 1), "reference")));
+  // Several chases, so that each word's median rests on kReferenceChases x the timed passes: an
+  // outlier in one reference sample would otherwise shift that word by hundreds of cycles in
+  // every later chase, and turn one miss into a hit in every miss count of the scan of sets.
+  const std::vector<std::uint64_t> references(kReferenceChases, longest);
+  sweep.set_reference(per_word_medians(sweep.measure(references, "reference")));
   ladder.staircase = sweep.coarse(footprint_grid(2 * stride, longest, row.grid_ratio, stride));
   // A TLB level is a step up that the staircase is sure of. The levels come in order, so the
   // first step that is not (a step down, or one within the L2's noise: on an H100 the 2 MiB
@@ -44,7 +55,9 @@ Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
     // A step onto the longest chain alone is the reference's artefact, not a level: every word
     // of that chain is corrected to the reference's median, which differs from the mean of a
     // plateau of near and far L2 hits.
-    if (refined.first_miss_bytes >= longest) {
+    // So is a step whose section search found no edge (edge confidence below the threshold):
+    // the tail of a level's gradual overflow, or noise, not a level of its own.
+    if (refined.first_miss_bytes >= longest || refined.edge_confidence < kMinTlbStepConfidence) {
       ladder.rejected_steps = ladder.staircase.steps.size() - k;
       break;
     }
