@@ -80,8 +80,8 @@ TEST(Discovery, AllProbesOnHopperLikeStayWithinTheLoadBudget) {
   // other probe together stays below the SM size searches.
   EXPECT_LT(all.loads, 40'000'000u);
   // Experiments: each batch is one launch on a GPU, with its fixed cost. About 350 today, of
-  // which the TLB row takes about 170 (its scan of the L2 TLB's 64 sets alone 72 chain lengths, each
-  // a chase of its own) and the latency patterns 12.
+  // which the TLB row takes about 170 (its scan of the L2 TLB's 64 sets alone 72 chain lengths,
+  // each a chase of its own) and the latency patterns 12.
   EXPECT_LT(all.batches, 400u);
 }
 
