@@ -18,13 +18,16 @@ namespace memtopo {
 
 // What a backend can run; probes plan within these limits instead of assuming a GPU.
 struct BackendLimits {
-  std::uint64_t max_footprint_bytes = 0;           // global paths
+  std::uint64_t max_footprint_bytes = 0;  // global paths
+  // Wide chains (ChaseSpec::wide_indices), which 32-bit word indices do not limit: the device
+  // memory the chase array may take. 0: the backend runs no wide chains.
+  std::uint64_t max_wide_footprint_bytes = 0;
   std::uint64_t max_constant_footprint_bytes = 0;  // constant path (constant bank size)
   std::uint64_t max_shared_footprint_bytes = 0;    // shared path (per block)
   // ChaseSpec::reserved_shared_bytes, at most: the shared memory a block may use minus the
   // chase's own (its records; on the shared path its chain counts against this as well).
   std::uint64_t max_reserved_shared_bytes = 0;
-  std::uint32_t max_timed_loads = 0;               // per chaser
+  std::uint32_t max_timed_loads = 0;  // per chaser
   std::uint32_t max_chasers = 0;
   std::uint32_t concurrent_slots = 0;  // independent chases that may run at once (one per SM)
   // SM ids a spec may name in ChaseSpec::sm (%smid values need not be 0..n-1 on a GPU);

@@ -27,7 +27,9 @@ std::uint64_t segment_bytes(const ChaseSpec& spec) {
 }
 
 std::uint64_t chain_length(const ChaseSpec& spec) {
-  if (spec.order == ChaseOrder::explicit_indices) return spec.indices.size();
+  if (spec.order == ChaseOrder::explicit_indices) {
+    return is_wide(spec) ? spec.wide_indices.size() : spec.indices.size();
+  }
   if (spec.stride_bytes == 0) return 0;
   return segment_bytes(spec) / spec.stride_bytes;
 }
@@ -44,7 +46,8 @@ ChaseSpec eviction_chain_spec(const ChaseSpec& spec) {
 
 std::uint64_t loads_per_chaser(const ChaseSpec& spec) {
   std::uint64_t loads = std::uint64_t{spec.warm_passes} * chain_length(spec) + spec.timed_loads;
-  if (spec.eviction) loads += std::uint64_t{spec.eviction->passes} * chain_length(eviction_chain_spec(spec));
+  if (spec.eviction)
+    loads += std::uint64_t{spec.eviction->passes} * chain_length(eviction_chain_spec(spec));
   return loads;
 }
 
@@ -68,14 +71,39 @@ void validate_eviction(const ChaseSpec& spec, const Fail& fail) {
   if (sweep.footprint_bytes / 4 > UINT32_MAX) fail("eviction footprint_bytes too large");
 }
 
+// A wide chain's own rules (ChaseSpec::wide_indices): explicit 64-bit elements on ca or cg.
+template <typename Fail>
+void validate_wide(const ChaseSpec& spec, const Fail& fail) {
+  if (spec.order != ChaseOrder::explicit_indices || !spec.indices.empty()) {
+    fail("wide_indices needs order explicit_indices and no 32-bit indices");
+  }
+  if (spec.path != LoadPath::ca && spec.path != LoadPath::cg) {
+    fail("wide chains run on the ca and cg paths only, not " + std::string(to_string(spec.path)));
+  }
+  if (spec.eviction || spec.private_segments) {
+    fail("wide chains take no eviction sweep and no private segments");
+  }
+  const std::uint64_t words = spec.footprint_bytes / 4;
+  std::unordered_set<std::uint64_t> seen;
+  for (const std::uint64_t index : spec.wide_indices) {
+    if (index % 2 != 0) fail("wide index " + std::to_string(index) + " is not 8-byte aligned");
+    if (index + 1 >= words) {
+      fail("wide index " + std::to_string(index) + " lies outside the footprint of " +
+           std::to_string(words) + " words");
+    }
+    if (!seen.insert(index).second) fail("wide index " + std::to_string(index) + " repeats");
+  }
+}
+
 }  // namespace
 
 void validate(const ChaseSpec& spec) {
   const auto fail = [](const std::string& what) { throw ExperimentError("chase spec: " + what); };
   const std::uint64_t words = spec.footprint_bytes / 4;
   if (spec.footprint_bytes < 4) fail("footprint_bytes must be at least 4");
-  if (words > UINT32_MAX) fail("footprint_bytes too large for 32-bit word indices");
   if (spec.chasers == 0) fail("chasers must be at least 1");
+  if (is_wide(spec)) return validate_wide(spec, fail);
+  if (words > UINT32_MAX) fail("footprint_bytes too large for 32-bit word indices");
   if (spec.eviction) validate_eviction(spec, fail);
   if (spec.private_segments && spec.order == ChaseOrder::explicit_indices) {
     fail("private_segments needs a sequential or random order, not explicit_indices");
@@ -108,6 +136,7 @@ void validate(const ChaseSpec& spec) {
 
 std::vector<std::uint32_t> chain_order(const ChaseSpec& spec) {
   validate(spec);
+  if (is_wide(spec)) throw ExperimentError("chain_order: a wide chain's order is wide_order");
   if (spec.order == ChaseOrder::explicit_indices) return spec.indices;
   const std::uint64_t n = chain_length(spec);
   const std::uint32_t step = spec.stride_bytes / 4;
@@ -146,6 +175,15 @@ std::vector<std::uint32_t> build_chain(const ChaseSpec& spec) {
     }
   }
   return words;
+}
+
+std::vector<std::uint64_t> wide_order(const ChaseSpec& spec) {
+  if (is_wide(spec)) {
+    validate(spec);
+    return spec.wide_indices;
+  }
+  const std::vector<std::uint32_t> order = chain_order(spec);
+  return std::vector<std::uint64_t>(order.begin(), order.end());
 }
 
 }  // namespace memtopo

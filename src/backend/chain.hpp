@@ -26,6 +26,10 @@ std::vector<std::uint32_t> chain_order(const ChaseSpec& spec);
 // private segments, and the same for every chaser otherwise.
 std::vector<std::uint32_t> chain_order(const ChaseSpec& spec, std::uint32_t chaser);
 
+// The chain's word indices in visiting order as 64-bit values: a wide chain's wide_indices, or
+// chain_order(spec) widened (chain_order itself rejects wide chains). Validates the spec.
+std::vector<std::uint64_t> wide_order(const ChaseSpec& spec);
+
 inline constexpr std::uint32_t kNotOnChain = 0xFFFFFFFFu;
 
 // Small, portable, seeded generator (splitmix64): the same seed gives the same chain on every

@@ -20,8 +20,8 @@ enum class LoadPath {
   shared,    // ld.shared from the block's shared memory
 };
 
-inline constexpr LoadPath kAllLoadPaths[] = {LoadPath::ca,  LoadPath::cg,       LoadPath::cv,
-                                             LoadPath::nc,  LoadPath::tex,      LoadPath::constant,
+inline constexpr LoadPath kAllLoadPaths[] = {LoadPath::ca,    LoadPath::cg,  LoadPath::cv,
+                                             LoadPath::nc,    LoadPath::tex, LoadPath::constant,
                                              LoadPath::shared};
 
 std::string_view to_string(LoadPath path);
@@ -71,14 +71,29 @@ struct ChaseSpec {
   // instance test needs (thesis 004, 4.6): chasers that do not share a single line.
   bool private_segments = false;
   ChaserSchedule schedule = ChaserSchedule::sequential;
-  std::optional<std::uint32_t> sm;     // run on this SM; unset = any SM the backend picks
-  bool flush_device_caches = false;    // evict device-wide caches (L2) before the chase starts
+  std::optional<std::uint32_t> sm;        // run on this SM; unset = any SM the backend picks
+  bool flush_device_caches = false;       // evict device-wide caches (L2) before the chase starts
   std::optional<EvictionSweep> eviction;  // see EvictionSweep; none by default
   // Shared memory the chase's block reserves on top of what it uses itself. Where L1 and shared
   // memory are one array per SM, the L1 left to the chase shrinks accordingly: how the
   // carveout table is measured. 0 = the smallest carveout the device allows.
   std::uint32_t reserved_shared_bytes = 0;
+  // A wide chain, for arrays past 2^32 words (16 GiB; the TLB probes chase up to most of device
+  // memory): the chain's elements are 64-bit, each at an even word index (8-byte aligned) and
+  // holding the word index of the next, visited in this order (word indices), from the first.
+  // Non-empty only with order explicit_indices and `indices` empty, on the ca or cg path, and
+  // without an eviction sweep or private segments. Traces then report `wide_indices`.
+  std::vector<std::uint64_t> wide_indices;
+  // A hint: the next chase needs arrays about as large as this one's. The CUDA backend then
+  // keeps them allocated after the run (it frees arrays over 1 GiB after every run otherwise),
+  // so that a series of 100 GiB chases does not allocate 100 GiB again for every one.
+  bool keep_arrays = false;
 };
+
+// True for a wide chain (ChaseSpec::wide_indices).
+inline bool is_wide(const ChaseSpec& spec) {
+  return !spec.wide_indices.empty();
+}
 
 // Number of elements on the chain one chaser walks (the chain length; with private segments,
 // the length of one segment's chain).
@@ -103,7 +118,9 @@ struct Trace {
   std::uint32_t sm_id = 0;             // SM the chase ran on
   double overhead_cycles = 0;          // median timing overhead measured in the same kernel
   std::vector<std::uint32_t> overhead_samples;  // the raw overhead measurements
-  double clock_khz = 0;                // SM clock during the chase (measured; 0 = unknown)
+  double clock_khz = 0;                         // SM clock during the chase (measured; 0 = unknown)
+  // Wide chains (is_wide): the word index each timed load read; `indices` stays empty then.
+  std::vector<std::uint64_t> wide_indices;
 };
 
 }  // namespace memtopo

@@ -9,6 +9,7 @@
 #include "model/units.hpp"
 #include "report/console_banks.hpp"
 #include "report/console_bandwidth.hpp"
+#include "report/console_patterns.hpp"
 #include "report/footnotes.hpp"
 #include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
@@ -25,8 +26,8 @@ constexpr std::size_t kConsoleWidth = 120;
 // Properties that have a column in the elements table (or a section of their own);
 // everything else an element has goes to "Other findings" so nothing measured is hidden.
 constexpr const char* kTableProperties[] = {
-    "size",        "line",         "sector",    "latency",  "miss_penalty",
-    "shared_with", "count_per_sm", "bandwidth", "carveout", "reach", "conflict_latency"};
+    "size",         "line",      "sector",   "latency", "miss_penalty",     "shared_with",
+    "count_per_sm", "bandwidth", "carveout", "reach",   "conflict_latency", "latency_patterns"};
 
 bool has_own_column(const std::string& property) {
   return is_bandwidth_property(property) ||
@@ -36,9 +37,9 @@ bool has_own_column(const std::string& property) {
 
 // Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
 // device-wide levels; ids not listed here keep the topology's order after these.
-constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",    "constant_l1",
-                                     "constant_l15", "shared", "l2",    "dram",
-                                     "constant",     "tlb_l1", "tlb_l2"};
+constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",     "constant_l1",
+                                     "constant_l15", "shared", "l2",     "dram",
+                                     "constant",     "tlb_l1", "tlb_l2", "tlb_l3"};
 
 std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
   auto rank = [](const Element& e) {
@@ -333,6 +334,7 @@ std::string render_console(const Topology& topology) {
   out << render_bandwidth_section(topology, notes, kConsoleWidth);
   render_carveout(out, topology, notes);
   render_shared_banks(out, topology, notes, kConsoleWidth);
+  out << render_latency_patterns_section(topology, notes, kConsoleWidth);
   render_other_findings(out, topology, notes);
   if (!notes.empty()) out << "\nNotes\n" << notes.render(kConsoleWidth);
 

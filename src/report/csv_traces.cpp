@@ -42,7 +42,8 @@ std::string describe_experiment(const ChaseSpec& spec, const Trace& trace) {
   out << "path=" << to_string(spec.path) << " footprint_bytes=" << spec.footprint_bytes
       << " stride_bytes=" << spec.stride_bytes << " order=" << to_string(spec.order)
       << " seed=" << spec.seed;
-  if (spec.order == ChaseOrder::explicit_indices) out << " indices=" << spec.indices.size();
+  if (spec.order == ChaseOrder::explicit_indices) out << " indices=" << chain_length(spec);
+  if (is_wide(spec)) out << " wide=true";
   out << " start_index=" << spec.start_index << " warm_passes=" << spec.warm_passes
       << " timed_loads=" << spec.timed_loads << " chasers=" << spec.chasers
       << " schedule=" << (spec.schedule == ChaserSchedule::sequential ? "sequential" : "concurrent")
@@ -63,6 +64,7 @@ void write_trace_csv(std::ostream& out, const std::string& label, const ChaseSpe
     std::size_t access = per_chaser ? i % per_chaser : i;
     out << access << "," << chaser << ",";
     if (i < trace.indices.size()) out << trace.indices[i];  // empty when the backend gave none
+    if (i < trace.wide_indices.size()) out << trace.wide_indices[i];  // wide chains
     out << "," << trace.cycles[i] << "\n";
   }
 }

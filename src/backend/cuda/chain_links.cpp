@@ -18,6 +18,7 @@ std::uint64_t on_chain_words(const ChaseSpec& spec) {
 }
 
 bool upload_sparse(const ChaseSpec& spec) {
+  if (is_wide(spec)) return true;
   if (spec.path == LoadPath::constant || spec.path == LoadPath::shared) return false;
   return on_chain_words(spec) * kSparseWordsPerLink <= spec.footprint_bytes / 4;
 }
@@ -35,6 +36,16 @@ std::vector<ChainLink> chain_links(const ChaseSpec& spec) {
     for (std::size_t k = 0; k < order.size(); ++k) {
       links.push_back({order[k] + shift, order[(k + 1) % order.size()] + shift});
     }
+  }
+  return links;
+}
+
+std::vector<WideChainLink> wide_chain_links(const ChaseSpec& spec) {
+  const std::vector<std::uint64_t> order = wide_order(spec);
+  std::vector<WideChainLink> links;
+  links.reserve(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    links.push_back({order[k], order[(k + 1) % order.size()]});
   }
   return links;
 }

@@ -22,6 +22,15 @@ struct ChainLink {
 };
 static_assert(sizeof(ChainLink) == 8, "ChainLink layout must match on host and device");
 
+// One element of a wide chain (ChaseSpec::wide_indices): the 64-bit element at word `index`
+// (even) holds `next`. The wide scatter kernel's input.
+struct WideChainLink {
+  std::uint64_t index;
+  std::uint64_t next;
+  bool operator==(const WideChainLink&) const = default;
+};
+static_assert(sizeof(WideChainLink) == 16, "WideChainLink layout must match on host and device");
+
 // The rule: an array goes up sparsely when at most 1 of every kSparseWordsPerLink of its words
 // is on a chain (for strided chains: a stride of 64 bytes or more), and densely otherwise.
 // At that density the pairs are at most 1/8 of the dense array's bytes (8 bytes per on-chain
@@ -35,7 +44,8 @@ inline constexpr std::uint64_t kSparseWordsPerLink = 16;
 // segments (every segment holds its own chain).
 std::uint64_t on_chain_words(const ChaseSpec& spec);
 
-// True when `spec`'s array goes up sparsely (see kSparseWordsPerLink). Never on the constant
+// True when `spec`'s array goes up sparsely (see kSparseWordsPerLink; always for a wide chain,
+// as wide_chain_links). Never on the constant
 // and shared paths: their arrays are at most 64 KiB and 228 KiB, copied whole (the constant
 // bank by cudaMemcpyToSymbol, the shared chain by the kernel itself).
 bool upload_sparse(const ChaseSpec& spec);
@@ -45,5 +55,9 @@ bool upload_sparse(const ChaseSpec& spec);
 // exactly build_chain(spec). Host memory proportional to the chain, never to the footprint.
 // Validates the spec (ExperimentError).
 std::vector<ChainLink> chain_links(const ChaseSpec& spec);
+
+// Every element of a wide chain and what it holds, in visiting order (the last holds the
+// first). A wide chain always goes up this way. Validates the spec (ExperimentError).
+std::vector<WideChainLink> wide_chain_links(const ChaseSpec& spec);
 
 }  // namespace memtopo

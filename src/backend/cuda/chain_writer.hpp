@@ -24,4 +24,14 @@ inline constexpr std::size_t kScatterChunkLinks = std::size_t{1} << 20;
 void write_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer, std::size_t offset,
                  DeviceBuffer<ChainLink>& scratch, std::size_t chunk_links = kScatterChunkLinks);
 
+// Writes a wide chain (is_wide(spec)) into `buffer` from word `offset` (even): its links go up
+// through `scratch` and a kernel scatters them, as for a sparse chain. The rest of the array is
+// left as it was: filling 100 GiB would cost tens of milliseconds per chase, and a stale word
+// is caught anyway (the runner checks that the recorded indices followed the chain). Queued on
+// the default stream. Throws like write_chain, std::out_of_range when the array exceeds the
+// buffer.
+void write_wide_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer,
+                      std::size_t offset, DeviceBuffer<WideChainLink>& scratch,
+                      std::size_t chunk_links = kScatterChunkLinks);
+
 }  // namespace memtopo

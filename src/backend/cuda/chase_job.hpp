@@ -77,6 +77,13 @@ struct ChaseLaunch {
   std::uint32_t* cycles;             // records: cycles per timed load
   std::uint32_t* indices;            // records: index of the word each timed load read
   std::uint64_t quiesce_timeout_ns;  // how long a job waits for the launch's idle blocks
+  // A wide launch (wide_chase_kernel, ChaseSpec::wide_indices) runs one job, whose 64-bit chain
+  // these describe (its ChaseJob's chain_words and start_index are unused): the array's length
+  // in words, the word its chasers start at, and where the 64-bit index records go (`indices`
+  // is unused). Kept here rather than in ChaseJob so that the 32-bit kernels stay as they are.
+  std::uint64_t wide_chain_words;
+  std::uint64_t wide_start_index;
+  std::uint64_t* wide_indices;
 };
 
 // Concurrent chasers split the record buffer: even 32 of them get 16 records each.

@@ -105,14 +105,18 @@ __device__ void report_stray(StrayReport* stray, ChaseStatus status, std::uint32
 __device__ __forceinline__ void store_no_l1(std::uint32_t* address, std::uint32_t value) {
   asm volatile("st.global.L1::no_allocate.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
 }
+__device__ __forceinline__ void store_no_l1(std::uint64_t* address, std::uint64_t value) {
+  asm volatile("st.global.L1::no_allocate.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
+}
 
 // Copies `count` shared records to global memory, outside any timed window. Record s holds
 // the value load s returned, which is the index load s+1 read; `first_index` is the index
 // the chunk's first load read. So every exported index but the first of a chase comes from
 // a value the device loaded: evidence that the chain was followed.
-__device__ void flush_records(const std::uint32_t* loaded, const std::uint32_t* cycles,
-                              std::uint32_t count, std::uint32_t first_index,
-                              std::uint32_t* out_cycles, std::uint32_t* out_indices) {
+// Index: std::uint32_t (word indices), or std::uint64_t for a wide chain.
+template <typename Index>
+__device__ void flush_records(const Index* loaded, const std::uint32_t* cycles, std::uint32_t count,
+                              Index first_index, std::uint32_t* out_cycles, Index* out_indices) {
   for (std::uint32_t s = 0; s < count; ++s) {
     store_no_l1(out_indices + s, s == 0 ? first_index : loaded[s - 1]);
     store_no_l1(out_cycles + s, cycles[s]);
@@ -168,32 +172,66 @@ __device__ bool run_eviction_sweep(const ChaseJob& job, StrayReport* stray) {
   return false;
 }
 
+// What differs between a chase over 32-bit word indices and one over a wide chain (64-bit
+// elements): where a chaser starts, how long the array is, where index records go.
+template <typename Index>
+struct ChainIndexing;
+template <>
+struct ChainIndexing<std::uint32_t> {
+  static __device__ __forceinline__ std::uint32_t start(const ChaseJob& job, const ChaseLaunch&,
+                                                        std::uint32_t chaser) {
+    return job.start_index + chaser * job.chaser_start_step;
+  }
+  static __device__ __forceinline__ std::uint32_t words(const ChaseJob& job, const ChaseLaunch&) {
+    return job.chain_words;
+  }
+  static __device__ __forceinline__ std::uint32_t* records(const ChaseLaunch& launch) {
+    return launch.indices;
+  }
+};
+template <>
+struct ChainIndexing<std::uint64_t> {
+  static __device__ __forceinline__ std::uint64_t start(const ChaseJob&, const ChaseLaunch& launch,
+                                                        std::uint32_t) {
+    return launch.wide_start_index;
+  }
+  static __device__ __forceinline__ std::uint64_t words(const ChaseJob&,
+                                                        const ChaseLaunch& launch) {
+    return launch.wide_chain_words;
+  }
+  static __device__ __forceinline__ std::uint64_t* records(const ChaseLaunch& launch) {
+    return launch.wide_indices;
+  }
+};
+
 // One chaser: warm passes, the eviction sweep if any, then timed loads recorded in chunks of
 // `chunk` shared records. The sweep does not move `j`: the timed loads go on from where the
-// warm passes left the chase.
-template <LoadPath P>
+// warm passes left the chase. A stray index is reported by its low 32 bits.
+template <LoadPath P, typename Index>
 __device__ void run_chaser(const ChainView& chain, const ChaseJob& job, const ChaseLaunch& launch,
-                           std::uint32_t chaser, std::uint32_t* rec_loaded,
-                           std::uint32_t* rec_cycles, std::uint32_t chunk, StrayReport* stray) {
-  std::uint32_t j = job.start_index + chaser * job.chaser_start_step;
+                           std::uint32_t chaser, Index* rec_loaded, std::uint32_t* rec_cycles,
+                           std::uint32_t chunk, StrayReport* stray) {
+  using Indexing = ChainIndexing<Index>;
+  const Index words = Indexing::words(job, launch);
+  Index j = Indexing::start(job, launch, chaser);
   for (std::uint64_t w = 0; w < job.warm_loads; ++w) {
     j = load_next<P>(chain, j);
-    if (j >= job.chain_words) return report_stray(stray, kChaseLeftChain, j);
+    if (j >= words) return report_stray(stray, kChaseLeftChain, static_cast<std::uint32_t>(j));
   }
   if (job.sweep_loads > 0 && !run_eviction_sweep(job, stray)) return;
 
   const std::uint64_t first = job.record_offset + std::uint64_t{chaser} * job.timed_loads;
   std::uint32_t* const out_cycles = launch.cycles + first;
-  std::uint32_t* const out_indices = launch.indices + first;
+  Index* const out_indices = Indexing::records(launch) + first;
   const std::uint32_t record_base = shared_address(rec_loaded);
   std::uint32_t slot = 0;
   std::uint32_t chunk_begin = 0;
-  std::uint32_t chunk_first_index = j;
+  Index chunk_first_index = j;
   for (std::uint32_t i = 0; i < job.timed_loads; ++i) {
-    const TimedLoad t = timed_load<P>(chain, j, record_base + 4u * slot);
+    const auto t = timed_load<P>(chain, j, record_base + std::uint32_t{sizeof(Index)} * slot);
     rec_cycles[slot] = t.end - t.start;  // unsigned: correct across a wrap of the clock
     j = t.next;
-    const bool left_chain = j >= job.chain_words;
+    const bool left_chain = j >= words;
     if (++slot == chunk || i + 1 == job.timed_loads || left_chain) {
       flush_records(rec_loaded, rec_cycles, slot, chunk_first_index, out_cycles + chunk_begin,
                     out_indices + chunk_begin);
@@ -201,14 +239,15 @@ __device__ void run_chaser(const ChainView& chain, const ChaseJob& job, const Ch
       chunk_first_index = j;
       slot = 0;
     }
-    if (left_chain) return report_stray(stray, kChaseLeftChain, j);
+    if (left_chain) return report_stray(stray, kChaseLeftChain, static_cast<std::uint32_t>(j));
   }
 }
 
-}  // namespace
-
-template <LoadPath P>
-__global__ void __launch_bounds__(1024) chase_kernel(const ChaseLaunch launch) {
+// The body of every chase kernel: chase_kernel<P> over 32-bit word indices, wide_chase_kernel<P>
+// over a wide chain's 64-bit elements (Index std::uint64_t). A wide chase keeps half as many
+// records per buffer (8 bytes of index each): the same shared memory either way.
+template <LoadPath P, typename Index>
+__device__ __forceinline__ void chase_body(const ChaseLaunch& launch) {
   __shared__ std::int32_t s_job;
   __shared__ StrayReport s_stray;
   // Dynamic shared memory: [chain (shared path only)][loaded indices][cycles][reserved]; the
@@ -228,6 +267,8 @@ __global__ void __launch_bounds__(1024) chase_kernel(const ChaseLaunch launch) {
   ChaseOutcome* const outcome = launch.outcomes + job_index;
   std::uint32_t* const s_loaded = s_dynamic + (launch.shared_chain_words + 3u) / 4u * 4u;
   std::uint32_t* const s_cycles = s_loaded + kRecordBufferRecords;
+  Index* const s_records = reinterpret_cast<Index*>(s_loaded);
+  constexpr std::uint32_t kRecords = kRecordBufferRecords * sizeof(std::uint32_t) / sizeof(Index);
 
   ChainView chain;
   if constexpr (P == LoadPath::tex) {
@@ -262,17 +303,17 @@ __global__ void __launch_bounds__(1024) chase_kernel(const ChaseLaunch launch) {
   const bool lane0 = threadIdx.x % 32u == 0;
   if (job.concurrent != 0) {
     // Each chaser gets its own slice of the record buffer.
-    const std::uint32_t chunk = kRecordBufferRecords / job.chasers;
+    const std::uint32_t chunk = kRecords / job.chasers;
     if (lane0 && warp < job.chasers) {
-      run_chaser<P>(chain, job, launch, warp, s_loaded + warp * chunk, s_cycles + warp * chunk,
-                    chunk, &s_stray);
+      run_chaser<P, Index>(chain, job, launch, warp, s_records + warp * chunk,
+                           s_cycles + warp * chunk, chunk, &s_stray);
     }
     __syncthreads();
   } else {
     // One chaser at a time, each with the whole record buffer; the barrier orders them.
     for (std::uint32_t k = 0; k < job.chasers; ++k) {
       if (lane0 && warp == k) {
-        run_chaser<P>(chain, job, launch, k, s_loaded, s_cycles, kRecordBufferRecords, &s_stray);
+        run_chaser<P, Index>(chain, job, launch, k, s_records, s_cycles, kRecords, &s_stray);
       }
       __syncthreads();
     }
@@ -291,11 +332,36 @@ __global__ void __launch_bounds__(1024) chase_kernel(const ChaseLaunch launch) {
   }
 }
 
+}  // namespace
+
+template <LoadPath P>
+__global__ void __launch_bounds__(1024) chase_kernel(const ChaseLaunch launch) {
+  chase_body<P, std::uint32_t>(launch);
+}
+
+// Wide chains (ChaseSpec::wide_indices): ca and cg only, one job per launch.
+template <LoadPath P>
+__global__ void __launch_bounds__(1024) wide_chase_kernel(const ChaseLaunch launch) {
+  chase_body<P, std::uint64_t>(launch);
+}
+
 namespace {
 
 using ChaseKernel = void (*)(ChaseLaunch);
 
-ChaseKernel chase_kernel_for(LoadPath path) {
+ChaseKernel wide_chase_kernel_for(LoadPath path) {
+  switch (path) {
+    case LoadPath::ca:
+      return wide_chase_kernel<LoadPath::ca>;
+    case LoadPath::cg:
+      return wide_chase_kernel<LoadPath::cg>;
+    default:
+      throw std::invalid_argument("wide chains run on the ca and cg paths only");
+  }
+}
+
+ChaseKernel chase_kernel_for(LoadPath path, bool wide = false) {
+  if (wide) return wide_chase_kernel_for(path);
   switch (path) {
     case LoadPath::ca:
       return chase_kernel<LoadPath::ca>;
@@ -328,9 +394,9 @@ void upload_constant_chain(std::span<const std::uint32_t> words) {
   CUDA_CALL(cudaMemcpyToSymbol(memtopo_constant_chain, words.data(), words.size_bytes()));
 }
 
-std::size_t chase_static_shared_bytes(LoadPath path) {
+std::size_t chase_static_shared_bytes(LoadPath path, bool wide) {
   cudaFuncAttributes attributes{};
-  CUDA_CALL(cudaFuncGetAttributes(&attributes, chase_kernel_for(path)));
+  CUDA_CALL(cudaFuncGetAttributes(&attributes, chase_kernel_for(path, wide)));
   return attributes.sharedSizeBytes;
 }
 
@@ -339,8 +405,9 @@ std::size_t chase_dynamic_shared_bytes(std::uint32_t shared_chain_words) {
   return (chain_words + 2 * std::size_t{kRecordBufferRecords}) * sizeof(std::uint32_t);
 }
 
-void configure_chase_kernel(LoadPath path, std::size_t dynamic_shared_bytes, int carveout_percent) {
-  const ChaseKernel kernel = chase_kernel_for(path);
+void configure_chase_kernel(LoadPath path, std::size_t dynamic_shared_bytes, int carveout_percent,
+                            bool wide) {
+  const ChaseKernel kernel = chase_kernel_for(path, wide);
   CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(dynamic_shared_bytes)));
   // L1 and shared memory are one array per SM; the carveout says how much of it is shared
@@ -351,16 +418,18 @@ void configure_chase_kernel(LoadPath path, std::size_t dynamic_shared_bytes, int
                                  carveout_percent));
 }
 
-int chase_blocks_per_sm(LoadPath path, unsigned block_threads, std::size_t dynamic_shared_bytes) {
+int chase_blocks_per_sm(LoadPath path, unsigned block_threads, std::size_t dynamic_shared_bytes,
+                        bool wide) {
   int blocks = 0;
-  CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks, chase_kernel_for(path), static_cast<int>(block_threads), dynamic_shared_bytes));
+  CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, chase_kernel_for(path, wide),
+                                                          static_cast<int>(block_threads),
+                                                          dynamic_shared_bytes));
   return blocks;
 }
 
 void launch_chase(LoadPath path, const ChaseLaunch& launch, unsigned grid_blocks,
-                  unsigned block_threads, std::size_t dynamic_shared_bytes) {
-  chase_kernel_for(path)<<<grid_blocks, block_threads, dynamic_shared_bytes>>>(launch);
+                  unsigned block_threads, std::size_t dynamic_shared_bytes, bool wide) {
+  chase_kernel_for(path, wide)<<<grid_blocks, block_threads, dynamic_shared_bytes>>>(launch);
   CUDA_CHECK_LAUNCH("chase_kernel");
 }
 

@@ -108,6 +108,57 @@ __device__ __forceinline__ TimedLoad timed_load(const ChainView& chain, std::uin
   return PathLoads<P>::timed(chain, j, record);
 }
 
+// Wide chains (ChaseSpec::wide_indices): 64-bit elements holding the word index of the next,
+// for arrays past 2^32 words; global paths ca and cg only. The same timed sequence with a
+// 64-bit load and a 64-bit dependent store.
+struct WideTimedLoad {
+  std::uint64_t next;   // the loaded value: the word index of the next element
+  std::uint32_t start;  // %clock before the load
+  std::uint32_t end;    // %clock after the dependent store
+};
+
+template <LoadPath P>
+struct WidePathLoads;  // specialised for ca and cg below
+
+#define MEMTOPO_WIDE_PATH(PATH, LOAD)                                                              \
+  template <>                                                                                      \
+  struct WidePathLoads<LoadPath::PATH> {                                                           \
+    static __device__ __forceinline__ std::uint64_t next(const ChainView& chain,                   \
+                                                         std::uint64_t j) {                        \
+      std::uint64_t loaded;                                                                        \
+      asm volatile(LOAD " %0, [%1];" : "=l"(loaded) : "l"(chain.global + j) : "memory");           \
+      return loaded;                                                                               \
+    }                                                                                              \
+    static __device__ __forceinline__ WideTimedLoad timed(const ChainView& chain, std::uint64_t j, \
+                                                          std::uint32_t record) {                  \
+      WideTimedLoad t;                                                                             \
+      asm volatile("mov.u32 %0, %%clock;\n\t" LOAD                                                 \
+                   " %1, [%3];\n\t"                                                                \
+                   "st.shared.u64 [%4], %1;\n\t"                                                   \
+                   "mov.u32 %2, %%clock;"                                                          \
+                   : "=&r"(t.start), "=&l"(t.next), "=r"(t.end)                                    \
+                   : "l"(chain.global + j), "r"(record)                                            \
+                   : "memory");                                                                    \
+      return t;                                                                                    \
+    }                                                                                              \
+  };
+
+MEMTOPO_WIDE_PATH(ca, "ld.global.ca.u64")
+MEMTOPO_WIDE_PATH(cg, "ld.global.cg.u64")
+
+#undef MEMTOPO_WIDE_PATH
+
+// The wide chain's untimed and timed loads: overloads on the index type.
+template <LoadPath P>
+__device__ __forceinline__ std::uint64_t load_next(const ChainView& chain, std::uint64_t j) {
+  return WidePathLoads<P>::next(chain, j);
+}
+template <LoadPath P>
+__device__ __forceinline__ WideTimedLoad timed_load(const ChainView& chain, std::uint64_t j,
+                                                    std::uint32_t record) {
+  return WidePathLoads<P>::timed(chain, j, record);
+}
+
 // The timed sequence with the load replaced by a register move of `value` (which the
 // compiler cannot fold: it comes from the job descriptor): what timing costs by itself.
 __device__ __forceinline__ std::uint32_t timed_overhead(std::uint32_t value, std::uint32_t record) {

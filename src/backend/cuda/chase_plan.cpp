@@ -34,13 +34,15 @@ bool can_join(const LaunchUnderConstruction& candidate, const ChaseSpec& spec,
   const bool fits =
       bytes <= array_bytes_budget && candidate.array_bytes <= array_bytes_budget - bytes;
   return same_group(candidate.launch, spec) && !candidate.holds_constant_bank &&
-         !uses_constant_bank(spec) && fits;
+         !uses_constant_bank(spec) && !candidate.launch.wide && !is_wide(spec) && fits;
 }
 
 LaunchUnderConstruction& new_launch(std::vector<LaunchUnderConstruction>& launches,
                                     const ChaseSpec& spec) {
   launches.push_back(
-      {PlannedLaunch{spec.path, spec.flush_device_caches, spec.reserved_shared_bytes, {}}, {}});
+      {PlannedLaunch{
+           spec.path, spec.flush_device_caches, spec.reserved_shared_bytes, {}, is_wide(spec)},
+       {}});
   return launches.back();
 }
 

@@ -18,12 +18,14 @@ struct PlannedJob {
 // One launch of the chase kernel: one load path, one cache-flush setting, one shared-memory
 // reservation (the launch's dynamic shared memory and carveout hold it for every block), at
 // most one job per SM (a block claims its SM's job), and a single job when a job uses the
-// constant bank, as its chase or its eviction sweep (the bank holds one chain at a time).
+// constant bank, as its chase or its eviction sweep (the bank holds one chain at a time), or
+// a wide chain (the wide kernel reads its chain's length and start from the launch).
 struct PlannedLaunch {
   LoadPath path = LoadPath::ca;
   bool flush_device_caches = false;
   std::uint32_t reserved_shared_bytes = 0;
   std::vector<PlannedJob> jobs;
+  bool wide = false;  // its one job is a wide chain (wide_chase_kernel)
 };
 
 // True when the spec's chase or its eviction sweep reads the constant bank.

@@ -10,11 +10,10 @@
 
 #include "backend/backend.hpp"
 #include "backend/chain.hpp"
-#include "backend/cuda/chain_writer.hpp"
+#include "backend/cuda/chain_upload.hpp"
 #include "backend/cuda/chase_kernels.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/support_kernels.hpp"
-#include "backend/cuda/texture_object.hpp"
 
 namespace memtopo {
 
@@ -85,71 +84,6 @@ std::uint64_t words_to_alignment(const std::uint32_t* address) {
   return (kChainAlignmentBytes - bytes % kChainAlignmentBytes) % kChainAlignmentBytes / 4;
 }
 
-// Words of a chain's array: what the kernel's stray check and a texture's width are about,
-// whether the array went up densely or sparsely.
-std::uint32_t array_words(const ChaseSpec& chain_spec) {
-  return static_cast<std::uint32_t>(chain_spec.footprint_bytes / 4);
-}
-
-// A chain where its path reads it.
-struct DeviceChain {
-  const std::uint32_t* words = nullptr;  // in global memory (not for the constant path)
-  std::uint64_t texture = 0;             // tex: a texture object over `words`
-};
-
-// Writes the array `chain_spec` describes (a chase's, or eviction_chain_spec's for a sweep) to
-// the constant bank (constant path) or to `buffer` at `offset`, densely or sparsely (see
-// write_chain), with a texture object over the whole array for the tex path (kept in
-// `textures` until the launch is over). The texture spans footprint_bytes / 4 words either
-// way, so the width limit that check_runnable applies to the footprint still holds.
-DeviceChain put_chain(const ChaseSpec& chain_spec, DeviceBuffer<std::uint32_t>& buffer,
-                      std::uint64_t offset, DeviceBuffer<ChainLink>& link_scratch,
-                      std::vector<TextureObject>& textures) {
-  if (chain_spec.path == LoadPath::constant) {
-    upload_constant_chain(build_chain(chain_spec));  // at most 64 KiB
-    return {};
-  }
-  write_chain(chain_spec, buffer, offset, link_scratch);
-  DeviceChain chain{buffer.data() + offset, 0};
-  if (chain_spec.path == LoadPath::tex) {
-    textures.emplace_back(chain.words, array_words(chain_spec));
-    chain.texture = textures.back().handle();
-  }
-  return chain;
-}
-
-// The eviction sweep's part of a descriptor: its chain, its path and how many loads.
-void describe_sweep(const ChaseSpec& spec, const DeviceChain& sweep, ChaseJob& job) {
-  const ChaseSpec sweep_spec = eviction_chain_spec(spec);
-  job.sweep_path = static_cast<std::uint32_t>(sweep_spec.path);
-  job.sweep_words = array_words(sweep_spec);
-  job.sweep_chain = sweep.words;
-  job.sweep_texture = sweep.texture;
-  job.sweep_loads = std::uint64_t{spec.eviction->passes} * chain_length(sweep_spec);
-}
-
-std::string describe_stray(const ChaseSpec& spec, std::size_t spec_index,
-                           const ChaseOutcome& outcome, const ChaseJob& job) {
-  const std::string chase =
-      "chase " + std::to_string(spec_index) + " (path " + std::string(to_string(spec.path)) + ")";
-  const std::string loaded = " loaded index " + std::to_string(outcome.stray_index);
-  const std::string verdict = " words: the device did not follow the chain the host built";
-  switch (outcome.status) {
-    case kChaseLeftChain:
-      return chase + loaded + ", outside its array of " + std::to_string(job.chain_words) + verdict;
-    case kChaseSweepLeftChain:
-      return "the eviction sweep (path " + std::string(to_string(spec.eviction->path)) + ") of " +
-             chase + loaded + ", outside the sweep's array of " + std::to_string(job.sweep_words) +
-             verdict;
-    case kChaseBadSweepPath:
-      return chase + ": the kernel cannot sweep on load path value " +
-             std::to_string(outcome.stray_index) + " (internal error)";
-    default:
-      return chase + ": unknown outcome status " + std::to_string(outcome.status) +
-             " (internal error)";
-  }
-}
-
 }  // namespace
 
 struct ChaseRunner::Placement {
@@ -168,6 +102,8 @@ struct ChaseRunner::UploadedJobs {
   std::vector<TextureObject> textures;   // chases and sweeps on the tex path
   std::uint32_t shared_chain_words = 0;  // the shared path's largest chain
   std::uint32_t max_chasers = 1;
+  std::uint64_t wide_chain_words = 0;  // a wide launch's one chain (ChaseLaunch)
+  std::uint64_t wide_start_index = 0;
 };
 
 struct ChaseRunner::LaunchShape {
@@ -179,12 +115,17 @@ struct ChaseRunner::LaunchShape {
 class ChaseRunner::ReleaseOnExit {
  public:
   explicit ReleaseOnExit(ChaseRunner& runner) : runner_(runner) {}
-  ~ReleaseOnExit() { runner_.release_large_buffers(); }
+  ~ReleaseOnExit() {
+    if (!keep_) runner_.release_large_buffers();
+  }
   ReleaseOnExit(const ReleaseOnExit&) = delete;
   ReleaseOnExit& operator=(const ReleaseOnExit&) = delete;
+  // The run succeeded and every spec asked to keep its arrays (ChaseSpec::keep_arrays).
+  void keep() { keep_ = true; }
 
  private:
   ChaseRunner& runner_;
+  bool keep_ = false;
 };
 
 ChaseRunner::ChaseRunner(ChaseRunnerConfig config) : config_(std::move(config)) {}
@@ -218,7 +159,11 @@ ChaseRunner::Placement ChaseRunner::place(const PlannedLaunch& launch,
     placement.sweep_base = words_to_alignment(sweep_chains_.data());
   }
   ensure_size(cycles_, placement.records);
-  ensure_size(indices_, placement.records);
+  if (launch.wide) {
+    ensure_size(wide_indices_, placement.records);
+  } else {
+    ensure_size(indices_, placement.records);
+  }
   return placement;
 }
 
@@ -230,9 +175,9 @@ ChaseRunner::UploadedJobs ChaseRunner::upload_jobs(const PlannedLaunch& launch,
   for (std::size_t k = 0; k < launch.jobs.size(); ++k) {
     const ChaseSpec& spec = batch[launch.jobs[k].spec_index];
     ChaseJob& job = uploaded.descriptors[k];
+    const std::uint64_t chain_offset = placement.chain_base + placement.chain_offset[k];
     const DeviceChain chain =
-        put_chain(spec, chains_, placement.chain_base + placement.chain_offset[k], link_scratch_,
-                  uploaded.textures);
+        put_chain(spec, chains_, chain_offset, link_scratch_, uploaded.textures);
     job.chain = chain.words;
     job.texture = chain.texture;
     if (spec.eviction) {
@@ -247,8 +192,13 @@ ChaseRunner::UploadedJobs ChaseRunner::upload_jobs(const PlannedLaunch& launch,
     // chain_length is one segment's with private segments: each chaser warms its own.
     job.warm_loads = std::uint64_t{spec.warm_passes} * chain_length(spec);
     job.record_offset = placement.record_offset[k];
-    job.chain_words = array_words(spec);
-    job.start_index = spec.start_index;
+    // A wide chain's length and start go to the launch (its one job); 0 in the descriptor.
+    job.chain_words = is_wide(spec) ? 0 : array_words(spec);
+    job.start_index = is_wide(spec) ? 0 : spec.start_index;
+    if (is_wide(spec)) {
+      uploaded.wide_chain_words = spec.footprint_bytes / 4;
+      uploaded.wide_start_index = spec.wide_indices.front();
+    }
     job.chaser_start_step =
         spec.private_segments ? static_cast<std::uint32_t>(segment_bytes(spec) / 4) : 0;
     job.timed_loads = spec.timed_loads;
@@ -294,16 +244,16 @@ ChaseRunner::LaunchShape ChaseRunner::configure_launch(const PlannedLaunch& laun
           "reserved_shared_bytes needs the shared memory per SM, which the device does not "
           "report (cudaDevAttrMaxSharedMemoryPerMultiprocessor)");
     }
-    const std::uint64_t block_shared = chase_static_shared_bytes(launch.path) +
+    const std::uint64_t block_shared = chase_static_shared_bytes(launch.path, launch.wide) +
                                        shape.dynamic_shared_bytes +
                                        config_.system_shared_per_block_bytes;
     carveout_percent = smallest_carveout_percent(block_shared, config_.shared_per_sm_bytes);
     blocks_by_carveout =
         blocks_in_carveout(carveout_percent, block_shared, config_.shared_per_sm_bytes);
   }
-  configure_chase_kernel(launch.path, shape.dynamic_shared_bytes, carveout_percent);
-  const int resident =
-      chase_blocks_per_sm(launch.path, shape.block_threads, shape.dynamic_shared_bytes);
+  configure_chase_kernel(launch.path, shape.dynamic_shared_bytes, carveout_percent, launch.wide);
+  const int resident = chase_blocks_per_sm(launch.path, shape.block_threads,
+                                           shape.dynamic_shared_bytes, launch.wide);
   if (resident < 1 || blocks_by_carveout < 1) {
     throw ExperimentError("the chase kernel with " + std::to_string(shape.block_threads) +
                           " threads and " + std::to_string(shape.dynamic_shared_bytes) +
@@ -350,8 +300,11 @@ std::vector<ChaseOutcome> ChaseRunner::launch_until_every_job_ran(const PlannedL
     params.cycles = cycles_.data();
     params.indices = indices_.data();
     params.quiesce_timeout_ns = kQuiesceTimeoutNs;
+    params.wide_chain_words = jobs.wide_chain_words;
+    params.wide_start_index = jobs.wide_start_index;
+    params.wide_indices = wide_indices_.data();
     launch_chase(launch.path, params, shape.grid_blocks, shape.block_threads,
-                 shape.dynamic_shared_bytes);
+                 shape.dynamic_shared_bytes, launch.wide);
     CUDA_CALL(cudaDeviceSynchronize());
 
     outcomes_.download(std::span(outcomes));
@@ -372,7 +325,7 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
   if (launch.jobs.empty()) return;
   // Also when a step throws (out of memory for the sweep after the chains were allocated, a
   // stray chase): a failed 16 GiB chase must not keep its array.
-  const ReleaseOnExit release(*this);
+  ReleaseOnExit release(*this);
   const Placement placement = place(launch, batch);
   // Holds the launch's texture objects until the kernel has finished with them.
   const UploadedJobs jobs = upload_jobs(launch, batch, placement);
@@ -384,7 +337,9 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
     const ChaseSpec& spec = batch[job.spec_index];
     const ChaseOutcome& outcome = outcomes[k];
     if (outcome.status != kChaseDone) {
-      throw std::runtime_error(describe_stray(spec, job.spec_index, outcome, jobs.descriptors[k]));
+      const std::uint64_t words = launch.wide ? jobs.wide_chain_words : array_words(spec);
+      throw std::runtime_error(
+          describe_stray(spec, job.spec_index, outcome, jobs.descriptors[k], words));
     }
     if (outcome.sm_id != job.sm_id) {
       throw std::runtime_error("chase " + std::to_string(job.spec_index) + " ran on SM " +
@@ -394,9 +349,15 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
     Trace& trace = traces[job.spec_index];
     const std::size_t records = std::size_t{spec.chasers} * spec.timed_loads;
     trace.cycles.resize(records);
-    trace.indices.resize(records);
     cycles_.download(std::span(trace.cycles), placement.record_offset[k]);
-    indices_.download(std::span(trace.indices), placement.record_offset[k]);
+    if (launch.wide) {
+      trace.wide_indices.resize(records);
+      wide_indices_.download(std::span(trace.wide_indices), placement.record_offset[k]);
+      check_followed_wide_chain(spec, job.spec_index, trace.wide_indices);
+    } else {
+      trace.indices.resize(records);
+      indices_.download(std::span(trace.indices), placement.record_offset[k]);
+    }
     trace.sm_id = outcome.sm_id;
     trace.overhead_samples.assign(std::begin(outcome.overhead), std::end(outcome.overhead));
     trace.overhead_cycles = median(trace.overhead_samples);
@@ -407,6 +368,10 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
                                                             static_cast<double>(elapsed_ns) * 1e6
                                                       : 0.0;
   }
+  const bool keep = std::all_of(launch.jobs.begin(), launch.jobs.end(), [&](const PlannedJob& job) {
+    return batch[job.spec_index].keep_arrays;
+  });
+  if (keep) release.keep();
 }
 
 // limits() and the launch budget count held buffers as free memory. Before a larger array is
@@ -446,8 +411,8 @@ void ChaseRunner::evict_l2_cache() {
 
 std::uint64_t ChaseRunner::held_bytes() const {
   return chains_.bytes() + sweep_chains_.bytes() + link_scratch_.bytes() + cycles_.bytes() +
-         indices_.bytes() + jobs_.bytes() + outcomes_.bytes() + job_of_sm_.bytes() +
-         claims_.bytes() + l2_scratch_.bytes();
+         indices_.bytes() + wide_indices_.bytes() + jobs_.bytes() + outcomes_.bytes() +
+         job_of_sm_.bytes() + claims_.bytes() + l2_scratch_.bytes();
 }
 
 // Freeing only: no CUDA call here can throw (DeviceBuffer's release ignores cudaFree's status),
@@ -457,6 +422,7 @@ void ChaseRunner::release_large_buffers() noexcept {
   if (sweep_chains_.bytes() > kKeepBytes) sweep_chains_ = DeviceBuffer<std::uint32_t>();
   if (cycles_.bytes() > kKeepBytes) cycles_ = DeviceBuffer<std::uint32_t>();
   if (indices_.bytes() > kKeepBytes) indices_ = DeviceBuffer<std::uint32_t>();
+  if (wide_indices_.bytes() > kKeepBytes) wide_indices_ = DeviceBuffer<std::uint64_t>();
 }
 
 }  // namespace memtopo

@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "backend/cuda/chain_links.hpp"
+#include "backend/cuda/chain_upload.hpp"
 #include "backend/cuda/chase_job.hpp"
 #include "backend/cuda/chase_plan.hpp"
 #include "backend/cuda/device_buffer.hpp"
@@ -30,7 +30,9 @@ class ChaseRunner {
 
   // Runs `launch` (whose jobs index `batch`) and fills traces[job.spec_index] for each job.
   // Jobs whose SM got no block are launched again, a bounded number of times. Throws
-  // ExperimentError when a job cannot run, CudaError & co. when CUDA fails.
+  // ExperimentError when a job cannot run, CudaError & co. when CUDA fails. Arrays over 1 GiB
+  // are freed afterwards, unless the run succeeded and every spec asked to keep them
+  // (ChaseSpec::keep_arrays): then the next run frees them, if it does not ask the same.
   void run(const PlannedLaunch& launch, std::span<const ChaseSpec> batch, std::span<Trace> traces);
 
   // Device memory kept for reuse between runs (counted as available by limits()).
@@ -58,9 +60,10 @@ class ChaseRunner {
   // Kept between runs so that a probe's thousands of small chases do not each cudaMalloc.
   DeviceBuffer<std::uint32_t> chains_;
   DeviceBuffer<std::uint32_t> sweep_chains_;  // eviction sweeps: arrays apart from the chains
-  DeviceBuffer<ChainLink> link_scratch_;      // sparse chains' links on their way (write_chain)
+  LinkScratch link_scratch_;  // sparse and wide chains' links on their way (write_chain)
   DeviceBuffer<std::uint32_t> cycles_;
   DeviceBuffer<std::uint32_t> indices_;
+  DeviceBuffer<std::uint64_t> wide_indices_;  // records of wide launches
   DeviceBuffer<ChaseJob> jobs_;
   DeviceBuffer<ChaseOutcome> outcomes_;
   DeviceBuffer<std::int32_t> job_of_sm_;

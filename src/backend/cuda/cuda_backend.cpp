@@ -107,6 +107,8 @@ class CudaBackend final : public Backend {
 
     BackendLimits limits;
     limits.max_footprint_bytes = std::min<std::uint64_t>(array_bytes_budget(), kMaxChainBytes);
+    // Wide chains index 64-bit: the free device memory less the reserve is their limit.
+    limits.max_wide_footprint_bytes = array_bytes_budget();
     limits.max_constant_footprint_bytes =
         std::min<std::uint64_t>(constant_chain_capacity_bytes(), facts_.constant_bytes);
     const std::size_t record_buffer = chase_dynamic_shared_bytes(0);
@@ -224,7 +226,8 @@ class CudaBackend final : public Backend {
       fail(std::to_string(spec.timed_loads) + " timed loads, at most " +
            std::to_string(limits.max_timed_loads));
     }
-    check_footprint(spec.path, spec.footprint_bytes, "footprint", limits, fail, fail_for_memory);
+    check_footprint(spec.path, spec.footprint_bytes, "footprint", limits, fail, fail_for_memory,
+                    is_wide(spec));
     if (spec.eviction) {
       check_footprint(spec.eviction->path, spec.eviction->footprint_bytes,
                       "eviction sweep footprint", limits, fail, fail_for_memory);
@@ -277,7 +280,7 @@ class CudaBackend final : public Backend {
   template <typename Fail, typename FailForMemory>
   void check_footprint(LoadPath path, std::uint64_t bytes, const std::string& what,
                        const BackendLimits& limits, const Fail& fail,
-                       const FailForMemory& fail_for_memory) const {
+                       const FailForMemory& fail_for_memory, bool is_wide_array = false) const {
     const auto too_large = [&](std::uint64_t limit, const std::string& where) {
       if (bytes > limit) {
         fail(what + " " + std::to_string(bytes) + " bytes exceeds " + where + " of " +
@@ -285,10 +288,13 @@ class CudaBackend final : public Backend {
       }
     };
     const auto beyond_free_memory = [&] {
-      too_large(kMaxChainBytes, "what 32-bit word indices address");
-      if (bytes > limits.max_footprint_bytes) {
+      // Wide chains (64-bit elements) are limited by the free device memory alone.
+      if (!is_wide_array) too_large(kMaxChainBytes, "what 32-bit word indices address");
+      const std::uint64_t limit =
+          is_wide_array ? limits.max_wide_footprint_bytes : limits.max_footprint_bytes;
+      if (bytes > limit) {
         fail_for_memory(what + " " + std::to_string(bytes) + " bytes exceeds the " +
-                        std::to_string(limits.max_footprint_bytes) +
+                        std::to_string(limit) +
                         " bytes of device memory free now less a reserve of " +
                         std::to_string(reserve_bytes()) + " bytes");
       }

@@ -54,6 +54,21 @@ __global__ void scatter_links_kernel(std::uint32_t* words, const ChainLink* link
   }
 }
 
+__global__ void scatter_wide_links_kernel(std::uint32_t* words, const WideChainLink* links,
+                                          std::size_t count) {
+  const std::size_t step = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += step) {
+    const WideChainLink link = links[i];
+    *reinterpret_cast<std::uint64_t*>(words + link.index) = link.next;
+  }
+}
+
+// Blocks for a scatter of `count` links.
+unsigned scatter_blocks(std::size_t count) {
+  return static_cast<unsigned>(
+      std::min(kMaxScatterBlocks, (count + kScatterThreads - 1) / kScatterThreads));
+}
+
 }  // namespace
 
 std::vector<std::uint32_t> survey_sm_ids(std::uint32_t sm_count, int launches,
@@ -88,10 +103,14 @@ void evict_l2(const void* scratch, std::size_t bytes, std::uint32_t* sink) {
 
 void scatter_chain_links(std::uint32_t* words, const ChainLink* links, std::size_t count) {
   if (count == 0) return;
-  const std::size_t blocks =
-      std::min(kMaxScatterBlocks, (count + kScatterThreads - 1) / kScatterThreads);
-  scatter_links_kernel<<<static_cast<unsigned>(blocks), kScatterThreads>>>(words, links, count);
+  scatter_links_kernel<<<scatter_blocks(count), kScatterThreads>>>(words, links, count);
   CUDA_CHECK_LAUNCH("scatter_links_kernel");
+}
+
+void scatter_wide_chain_links(std::uint32_t* words, const WideChainLink* links, std::size_t count) {
+  if (count == 0) return;
+  scatter_wide_links_kernel<<<scatter_blocks(count), kScatterThreads>>>(words, links, count);
+  CUDA_CHECK_LAUNCH("scatter_wide_links_kernel");
 }
 
 }  // namespace memtopo

@@ -26,5 +26,8 @@ void evict_l2(const void* scratch, std::size_t bytes, std::uint32_t* sink);
 // queued there before (the fill with kNotOnChain, the copy of `links`); does not wait, so a
 // fault shows at the next synchronising call.
 void scatter_chain_links(std::uint32_t* words, const ChainLink* links, std::size_t count);
+// The same for a wide chain: stores links[i].next as the 64-bit element at word links[i].index
+// (even, so 8-byte aligned when `words` is).
+void scatter_wide_chain_links(std::uint32_t* words, const WideChainLink* links, std::size_t count);
 
 }  // namespace memtopo

@@ -18,7 +18,7 @@ enum Stream : std::uint64_t { kMemoryStream, kRecordNoiseStream, kOverheadNoiseS
 struct Walk {
   Route route;
   std::uint64_t base_address;  // byte address of word 0 of the array
-  std::uint32_t word_shift;    // chain_order(spec, k) = chain_order(spec) + this
+  std::uint64_t word_shift;    // chain_order(spec, k) = chain_order(spec) + this
   std::size_t position;        // index into the chain order of the next word to load
 };
 
@@ -48,19 +48,21 @@ class ChaseRun {
         description_(description),
         memory_(memory),
         seed_(placement.seed),
-        order_(chain_order(spec)),
-        sweep_order_(spec.eviction ? chain_order(eviction_chain_spec(spec))
-                                   : std::vector<std::uint32_t>{}),
+        order_(wide_order(spec)),
+        sweep_order_(spec.eviction ? wide_order(eviction_chain_spec(spec))
+                                   : std::vector<std::uint64_t>{}),
         record_noise_(description.noise, derive_seed(placement.seed, kRecordNoiseStream)) {
     // The order is the chain build_chain writes into memory; walking it by position visits the
     // same words without materialising footprint_bytes / 4 of them on the host. Segment k's
     // chain is segment 0's shifted by k segments (chain_order(spec, k)), so one order serves all.
+    // A wide chain starts at its first element.
+    const std::uint64_t start_word = is_wide(spec) ? order_.front() : spec.start_index;
     const std::size_t start = static_cast<std::size_t>(
-        std::find(order_.begin(), order_.end(), spec.start_index) - order_.begin());
+        std::find(order_.begin(), order_.end(), start_word) - order_.begin());
     const std::uint64_t segment_words = segment_bytes(spec) / 4;
     chasers_.reserve(spec.chasers);
     for (std::uint32_t c = 0; c < spec.chasers; ++c) {
-      const auto shift = static_cast<std::uint32_t>(spec.private_segments ? c * segment_words : 0);
+      const std::uint64_t shift = spec.private_segments ? c * segment_words : 0;
       Chaser chaser{{memory.route(slot, spec.path, c), placement.base_address, shift, start}, {}};
       if (spec.eviction) {
         chaser.sweep = {memory.route(slot, spec.eviction->path, c), placement.sweep_base_address, 0,
@@ -72,7 +74,11 @@ class ChaseRun {
     trace_.clock_khz = static_cast<double>(description.clock_khz);
     const std::size_t records = std::size_t{spec.chasers} * spec.timed_loads;
     trace_.cycles.resize(records);
-    trace_.indices.resize(records);
+    if (is_wide(spec)) {
+      trace_.wide_indices.resize(records);
+    } else {
+      trace_.indices.resize(records);
+    }
     warm_loads_ = std::uint64_t{spec.warm_passes} * order_.size();
     sweep_loads_ = spec.eviction ? std::uint64_t{spec.eviction->passes} * sweep_order_.size() : 0;
     phase_ = first_phase_from(Phase::warm);
@@ -135,9 +141,9 @@ class ChaseRun {
   }
 
  private:
-  std::pair<std::uint32_t, std::uint32_t> load(Walk& walk,
-                                               const std::vector<std::uint32_t>& chain) {
-    const std::uint32_t word = chain[walk.position] + walk.word_shift;
+  std::pair<std::uint64_t, std::uint32_t> load(Walk& walk,
+                                               const std::vector<std::uint64_t>& chain) {
+    const std::uint64_t word = chain[walk.position] + walk.word_shift;
     if (++walk.position == chain.size()) walk.position = 0;
     return {word, memory_.load_latency(walk.route, walk.base_address + std::uint64_t{4} * word)};
   }
@@ -146,7 +152,11 @@ class ChaseRun {
   void timed_load(std::uint32_t c, std::uint64_t i) {
     const std::size_t slot = std::size_t{c} * spec_.timed_loads + i;
     const auto [word, cycles] = load(chasers_[c].chase, order_);
-    trace_.indices[slot] = word;
+    if (is_wide(spec_)) {
+      trace_.wide_indices[slot] = word;
+    } else {
+      trace_.indices[slot] = static_cast<std::uint32_t>(word);
+    }
     trace_.cycles[slot] = record_noise_.apply(cycles + description_.timing_overhead);
   }
 
@@ -195,8 +205,9 @@ class ChaseRun {
   const SimDescription& description_;
   MemorySystem& memory_;
   std::uint64_t seed_;
-  std::vector<std::uint32_t> order_;
-  std::vector<std::uint32_t> sweep_order_;
+  // Word indices in visiting order, 64-bit for wide and 32-bit chains alike.
+  std::vector<std::uint64_t> order_;
+  std::vector<std::uint64_t> sweep_order_;
   Noise record_noise_;
   std::vector<Chaser> chasers_;
   Trace trace_;

@@ -66,6 +66,7 @@ DeviceFacts facts_of(const SimDescription& description) {
 BackendLimits limits_of(const SimDescription& description) {
   BackendLimits limits;
   limits.max_footprint_bytes = description.global_memory_bytes / 2;
+  limits.max_wide_footprint_bytes = description.global_memory_bytes / 2;
   limits.max_constant_footprint_bytes = kConstantBankBytes;
   limits.max_shared_footprint_bytes = sim::max_block_shared_bytes(description.shared_memory);
   limits.max_reserved_shared_bytes = sim::max_block_shared_bytes(description.shared_memory);

@@ -75,4 +75,16 @@ ChaseBuilder& ChaseBuilder::reserving_shared(std::uint32_t bytes) {
   return *this;
 }
 
+ChaseBuilder& ChaseBuilder::visiting_wide(std::vector<std::uint64_t> indices) {
+  spec_.order = ChaseOrder::explicit_indices;
+  spec_.indices.clear();
+  spec_.wide_indices = std::move(indices);
+  return *this;
+}
+
+ChaseBuilder& ChaseBuilder::keeping_arrays(bool keep) {
+  spec_.keep_arrays = keep;
+  return *this;
+}
+
 }  // namespace memtopo

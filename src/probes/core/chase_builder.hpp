@@ -32,6 +32,11 @@ class ChaseBuilder {
   ChaseBuilder& flush_device_caches();
   ChaseBuilder& evicting(const EvictionSweep& sweep);
   ChaseBuilder& reserving_shared(std::uint32_t bytes);
+  // A wide chain (ChaseSpec::wide_indices): 64-bit elements at these word indices (even), in
+  // this order, from the first; for footprints past 16 GiB. ca and cg only.
+  ChaseBuilder& visiting_wide(std::vector<std::uint64_t> indices);
+  // Tells the backend that the next chase needs arrays as large (ChaseSpec::keep_arrays).
+  ChaseBuilder& keeping_arrays(bool keep = true);
 
   const ChaseSpec& spec() const& { return spec_; }
   ChaseSpec spec() && { return std::move(spec_); }

@@ -26,6 +26,7 @@ const std::vector<KnownElement>& known_elements() {
       {"constant_l15", "cache", "sm", {"const"}},
       {"tlb_l1", "tlb", "sm", {"cg"}},
       {"tlb_l2", "tlb", "device", {"cg"}},
+      {"tlb_l3", "tlb", "device", {"cg"}},
   };
   return table;
 }

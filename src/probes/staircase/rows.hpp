@@ -10,7 +10,8 @@ namespace memtopo::staircase {
 void run_constant_caches(ProbeContext& ctx, const StaircaseRow& row);
 // l2.size, and l2.segment_size when a step lies inside L2 (l2_and_dram.cpp).
 void run_l2_and_dram(ProbeContext& ctx, const StaircaseRow& row);
-// tlb_l1/tlb_l2 reach and miss penalty, tlb_l1.page, dram.latency_tlb_miss (tlb_reach.cpp).
+// Every TLB level's reach, entries, page, ways, sets and miss penalty, and
+// dram.latency_tlb_miss (tlb_reach.cpp and the tlb_*.cpp it runs).
 void run_tlb_reach(ProbeContext& ctx, const StaircaseRow& row);
 
 }  // namespace memtopo::staircase

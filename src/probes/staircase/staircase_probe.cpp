@@ -26,11 +26,12 @@ const std::vector<StaircaseRow>& staircase_rows() {
       {"tlb_l1.reach",
        StaircaseQuestion::tlb_reach,
        LoadPath::cg,
-       {"tlb_l1", "tlb_l2"},
+       {"tlb_l1", "tlb_l2", "tlb_l3"},
        true,
        std::sqrt(2.0),
-       "TLB levels: reach, miss penalty and page size from a chain of one L2 line per page; "
-       "DRAM latency with TLB misses"},
+       "TLB levels: reach, entries, page, ways (per set when unequal), sets and miss penalty "
+       "from 64-bit chains of one L2 line per page up to most of device memory; DRAM latency "
+       "with TLB misses"},
   };
   return table;
 }

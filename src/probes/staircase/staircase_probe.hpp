@@ -19,7 +19,7 @@ namespace memtopo {
 enum class StaircaseQuestion {
   constant_caches,  // step k ends constant cache k: its size; level k: its latency
   l2_and_dram,      // the last step ends L2 (l2.size); earlier ones are segments inside it
-  tlb_reach,        // step k: TLB level k's reach and miss penalty (chain of one line per page)
+  tlb_reach,        // TLB levels: reach, entries, page, ways, sets, miss penalty (tlb_reach)
 };
 
 struct StaircaseRow {

@@ -108,6 +108,17 @@ std::uint32_t resolvable_strides(const FitVerdict& verdict, std::uint64_t footpr
       std::max(1.0, std::floor(resolved_bytes / static_cast<double>(stride))));
 }
 
+// A seeded single cycle (Sattolo) over `elements`: every pass visits the pages in the same
+// order, which thrashes an LRU TLB as soon as the pages exceed its entries.
+template <typename Word>
+std::vector<Word> seeded_cycle(std::vector<Word> elements, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  for (std::size_t i = elements.size() - 1; i > 0; --i) {
+    std::swap(elements[i], elements[rng.below(i)]);
+  }
+  return elements;
+}
+
 }  // namespace
 
 WordReference per_word_medians(std::span<const Measured> chases) {
@@ -140,22 +151,32 @@ std::uint32_t Sweep::chases_per_batch() const {
   return row_.run_alone ? 1 : std::max<std::uint32_t>(1, limits_.concurrent_slots);
 }
 
-std::vector<std::uint32_t> Sweep::one_per_page_indices(std::uint64_t elements) const {
-  // Element i sits at a seeded offset inside its stride, the same for every chain length, so
-  // that the elements spread over L2 sets (a stride of a page would put them all in one set of
-  // a modulo-indexed L2) and a refined footprint walks the same addresses as the coarse ones.
+// Element i sits at a seeded offset inside its stride, the same for every chain length, so
+// that the elements spread over L2 sets (a stride of a page would put them all in one set of
+// a modulo-indexed L2) and a refined footprint walks the same addresses as the coarse ones. A
+// wide chain's elements are 64-bit: their offsets are even words.
+std::uint64_t Sweep::element_word(std::uint64_t element) const {
   const std::uint64_t words_per_stride = layout_.stride_bytes / 4;
+  SplitMix64 offset(ctx_.seed * kOffsetSeedMultiplier + element);
+  const std::uint64_t in_stride =
+      layout_.wide ? 2 * offset.below(words_per_stride / 2) : offset.below(words_per_stride);
+  return element * words_per_stride + in_stride;
+}
+
+std::vector<std::uint32_t> Sweep::one_per_page_indices(std::uint64_t elements) const {
   std::vector<std::uint32_t> indices;
   for (std::uint64_t i = layout_.first_element; i < elements; ++i) {
-    SplitMix64 offset(ctx_.seed * kOffsetSeedMultiplier + i);
-    indices.push_back(
-        static_cast<std::uint32_t>(i * words_per_stride + offset.below(words_per_stride)));
+    indices.push_back(static_cast<std::uint32_t>(element_word(i)));
   }
-  // A seeded single cycle (Sattolo): every pass visits the pages in the same order, which
-  // thrashes an LRU TLB as soon as the pages exceed its entries.
-  SplitMix64 rng(ctx_.seed);
-  for (std::size_t i = indices.size() - 1; i > 0; --i) std::swap(indices[i], indices[rng.below(i)]);
-  return indices;
+  return seeded_cycle(std::move(indices), ctx_.seed);
+}
+
+std::vector<std::uint64_t> Sweep::one_per_page_wide_indices(std::uint64_t elements) const {
+  std::vector<std::uint64_t> indices;
+  for (std::uint64_t i = layout_.first_element; i < elements; ++i) {
+    indices.push_back(element_word(i));
+  }
+  return seeded_cycle(std::move(indices), ctx_.seed);
 }
 
 void Sweep::set_reference(WordReference reference) {
@@ -173,7 +194,11 @@ ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
                              .on_sm(layout_.sm)
                              .timed_loads(static_cast<std::uint32_t>(
                                  std::min<std::uint64_t>(timed, limits_.max_timed_loads)));
-  if (layout_.kind == Layout::one_per_page) builder.visiting(one_per_page_indices(elements));
+  if (layout_.kind == Layout::one_per_page && layout_.wide) {
+    builder.visiting_wide(one_per_page_wide_indices(elements)).keeping_arrays();
+  } else if (layout_.kind == Layout::one_per_page) {
+    builder.visiting(one_per_page_indices(elements));
+  }
   return builder;
 }
 
@@ -191,6 +216,9 @@ std::vector<Measured> Sweep::measure(std::span<const std::uint64_t> footprints,
     ctx_.progress(row_.id + ": " + phase + " " + format_bytes(footprints[first]));
     for (Trace& t : ctx_.run(batch, row_.id + "/" + phase)) {
       Measured m{corrected_cycles(t), std::move(t.indices)};
+      for (const std::uint64_t word : t.wide_indices) {
+        m.indices.push_back(static_cast<std::uint32_t>(word * 4 / layout_.stride_bytes));
+      }
       for (std::size_t j = 0; j < m.cycles.size() && !reference_.empty(); ++j) {
         const auto it = reference_.find(m.indices[j]);
         if (it != reference_.end()) m.cycles[j] += reference_median_ - it->second;

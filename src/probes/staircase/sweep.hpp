@@ -36,6 +36,10 @@ struct Layout {
   std::uint32_t stride_bytes = 0;
   std::optional<std::uint32_t> sm;  // pin every chase to this SM (near/far L2 depend on it)
   std::uint64_t first_element = 0;  // one_per_page: elements below this are not on the chain
+  // one_per_page only: a wide chain (64-bit elements, footprints past 16 GiB; the TLB row),
+  // whose arrays the backend keeps between chases (ChaseSpec::keep_arrays). Its traces' words
+  // are then reported as element numbers (word x 4 / stride): what Measured::indices hold.
+  bool wide = false;
 };
 
 // Per-word reference latencies (word -> cycles), subtracted from every access of that word with
@@ -94,7 +98,9 @@ class Sweep {
   nlohmann::json cost() const;
 
  private:
+  std::uint64_t element_word(std::uint64_t element) const;
   std::vector<std::uint32_t> one_per_page_indices(std::uint64_t elements) const;
+  std::vector<std::uint64_t> one_per_page_wide_indices(std::uint64_t elements) const;
   std::uint32_t chases_per_batch() const;
 
   ProbeContext& ctx_;

@@ -79,8 +79,10 @@ TEST(Discovery, AllProbesOnHopperLikeStayWithinTheLoadBudget) {
   // 128 B line are about 13 million loads (one warm pass and the timed loads of each); every
   // other probe together stays below the SM size searches.
   EXPECT_LT(all.loads, 40'000'000u);
-  // Experiments: each batch is one launch on a GPU, with its fixed cost. About 210 today.
-  EXPECT_LT(all.batches, 300u);
+  // Experiments: each batch is one launch on a GPU, with its fixed cost. About 350 today, of
+  // which the TLB row takes about 170 (its scan of the L2 TLB's 64 sets alone 72 chain lengths,
+  // each a chase of its own) and the latency patterns 12.
+  EXPECT_LT(all.batches, 400u);
 }
 
 }  // namespace

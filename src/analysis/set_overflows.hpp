@@ -1,0 +1,44 @@
+#pragma once
+// Sets and ways of an LRU array (a TLB level) from how many elements miss as a cyclic chain over
+// consecutive pages grows one page at a time (paper 000, 4.2 and Fig. 11: "N = 132 MB causes 17
+// missed entries at once and varying N from 134 MB to 144 MB causes 8 more missed entries each
+// time").
+//
+// Under LRU a cyclic chain misses on every page of a set that holds more pages than ways, on
+// every pass, and on no page of any other set. Adding one page to the chain puts it into one set:
+// if that set held exactly its ways, all of its pages start missing at once (ways + 1 more
+// misses); if it already overflowed, one more miss; otherwise none. So the increments of the
+// miss count, from the first chain that misses to the first where every page misses, name every
+// set once by its ways + 1, whatever maps pages to sets (modulo, bits, a hash) and whether the
+// sets are equal. Pure functions of numbers.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace memtopo {
+
+struct SetsFromOverflows {
+  // The scan reached a chain on which every element missed: every set has overflowed once.
+  bool complete = false;
+  std::vector<std::uint64_t> ways;         // per set, in the order the sets overflowed
+  std::uint64_t entries = 0;               // sum of `ways` (all sets when complete)
+  std::uint64_t all_missing_elements = 0;  // the first chain length on which every element missed
+  std::size_t steps = 0;                   // increments read
+  std::size_t consistent = 0;  // of those, increments the model explains: 0, 1 or ways + 1 >= 2
+};
+
+// `missing[i]`: the elements that missed (on every pass) on a chain of `first_elements` + i
+// elements, each one page further; the chain one shorter than the first missed on none. The sets
+// are read up to the first chain on which every element missed; counts after it confirm (every
+// element missed again) or contradict. A negative increment, or more missing elements than the
+// chain has, is inconsistent (noise, or not LRU).
+SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
+                                      std::span<const std::uint64_t> missing);
+
+// The ways as a finding's value: one integer when every set has the same, else the per-set list,
+// largest first (which set is which cannot be told from the counts).
+nlohmann::json ways_value(const std::vector<std::uint64_t>& ways);
+
+}  // namespace memtopo

@@ -1,0 +1,224 @@
+// The findings of a TLB level: reach, entries, page, ways, sets and miss_penalty, from its
+// ladder's refined step, its page test and the scan of its sets (tlb_levels.hpp).
+#include <algorithm>
+#include <string>
+
+#include "analysis/confidence.hpp"
+#include "analysis/stats.hpp"
+#include "model/units.hpp"
+#include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
+#include "probes/staircase/step_findings.hpp"
+#include "probes/staircase/tlb_levels.hpp"
+
+namespace memtopo::staircase {
+namespace {
+
+Property make_property(const std::string& name, const std::string& unit,
+                       const std::string& method) {
+  Property p;
+  p.name = name;
+  p.unit = unit;
+  p.method = method;
+  return p;
+}
+
+void set_bound(Property& p, std::uint64_t value, Bound bound, const std::string& note) {
+  p.value = value;
+  p.inconclusive = true;
+  p.bound = bound;
+  p.note = note;
+  p.evidence["bound"] = to_string(bound);
+}
+
+void set_unknown(Property& p, const std::string& note) {
+  p.value = nullptr;
+  p.inconclusive = true;
+  p.note = note;
+}
+
+std::string ladder_method(const Ladder& ladder) {
+  return "pointer chase via cg, alone on one SM, 64-bit chain of one element per " +
+         format_bytes(static_cast<double>(ladder.stride())) +
+         " stride at a seeded offset, random cycle, 1 warm + 2 timed passes, 2 to " +
+         std::to_string(ladder.max_elements) +
+         " elements (chain in L2); staircase (geometric reduction, PELT, KS), steps refined to "
+         "one element";
+}
+
+// miss_penalty of the level: the mean latency of the chains on which every element missed it
+// (from the scan of sets) minus the mean of the plateau before its step; without a complete
+// scan, the mean of the plateau after the step instead (which a set-associative level's gradual
+// overflow lowers a little).
+Property miss_penalty(const MeasuredLevel& level) {
+  const Ladder& ladder = *level.ladder;
+  const std::size_t k = level.step;
+  const bool scanned = level.sets && level.sets->sets.complete;
+  Property p = make_property(
+      "miss_penalty", "cycles",
+      std::string(scanned ? "mean latency of the chains on which every element missed the level"
+                          : "mean latency of the plateau after the level's step") +
+          " minus the plateau before it, on the " +
+          format_bytes(static_cast<double>(ladder.stride())) + "-stride staircase");
+  const StaircaseLevel& before = ladder.staircase.levels[k];
+  const StaircaseLevel& after = ladder.staircase.levels[k + 1];
+  const double missing_mean = scanned ? level.sets->all_missing_mean_cycles() : after.mean;
+  p.value = missing_mean - before.mean;
+  std::vector<double> shifts;
+  for (std::size_t i = after.first; i <= after.last; ++i) {
+    shifts.push_back(ladder.staircase.mean[i] - before.mean);
+  }
+  p.spread = summarize(shifts);
+  p.evidence = {{"mean_before_cycles", before.mean},
+                {"mean_after_cycles", after.mean},
+                {"mean_all_missing_cycles", missing_mean}};
+  set_confidence(p, {step_factor(ladder.refined[k].step)});
+  return p;
+}
+
+// A page found between two strides is as sure as the pairs at those strides agreed.
+std::optional<Confidence> page_confidence(const PageTest& page) {
+  if (page.bound != Bound::none) return std::nullopt;
+  return Confidence{agreement(page.agreeing, page.pairs,
+                              "pairs at the strides either side of the page that agreed with "
+                              "their stride's verdict")};
+}
+
+Property page_property(const PageTest& page) {
+  Property p = make_property(
+      "page", "bytes",
+      "pairs of an element and its twin s further, chased together and apart at power-of-two "
+      "strides s: the page is the smallest stride at which the twin no longer finds its "
+      "element's entry (the smallest stride that still misses)");
+  p.evidence = {{"strides", page.evidence}, {"loads", page.loads}};
+  if (page.bound == Bound::lower) {
+    set_bound(p, page.bytes, Bound::lower,
+              "lower bound: the twins shared an entry up to the largest stride tested");
+  } else if (page.bound == Bound::upper) {
+    set_bound(p, page.bytes, Bound::upper,
+              "upper bound: the twins missed apart down to the smallest stride tested");
+  } else {
+    p.value = page.bytes;
+    set_confidence(p, *page_confidence(page));
+  }
+  return p;
+}
+
+// The confidence of what the scan of sets gives: the ladder's step and section search, and how
+// many of the scan's miss counts the sets explain.
+Confidence sets_confidence(const RefinedStep& step, const LevelSets& sets) {
+  Confidence c = refined_step_confidence(step);
+  c *= agreement(sets.sets.consistent, sets.sets.steps,
+                 "chain lengths whose miss count the sets explain");
+  return c;
+}
+
+// entries, sets and ways from a complete scan of sets; what is known without one.
+void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep& step,
+                     const nlohmann::json& scan_evidence) {
+  const std::string method =
+      "the level's ladder chased at every chain length from its first miss until every element "
+      "missed, counting the elements slow on every pass: a set that overflows adds its ways + 1 "
+      "misses at once (paper 000, 4.2, Fig. 11); entries = sum of the sets' ways";
+  Property entries = make_property("entries", "", method);
+  Property sets = make_property("sets", "", method);
+  Property ways = make_property("ways", "",
+                                method +
+                                    "; one integer when every set has the "
+                                    "same, else the per-set list, largest first");
+  for (Property* p : {&entries, &sets, &ways}) p->evidence = scan_evidence;
+  if (level.sets && level.sets->sets.complete) {
+    const SetsFromOverflows& found = level.sets->sets;
+    entries.value = found.entries;
+    sets.value = found.ways.size();
+    ways.value = ways_value(found.ways);
+    const Confidence c = sets_confidence(step, *level.sets);
+    for (Property* p : {&entries, &sets, &ways}) set_confidence(*p, c);
+  } else if (level.sets) {
+    set_bound(entries, level.sets->first_miss_elements - 1, Bound::lower,
+              "lower bound: the chain one shorter than the first miss fitted; the scan of sets " +
+                  level.sets->stopped);
+    set_unknown(sets, "the scan of sets " + level.sets->stopped);
+    set_unknown(ways, "the scan of sets " + level.sets->stopped);
+  } else {
+    for (Property* p : {&entries, &sets, &ways}) set_unknown(*p, level.why_no_sets);
+  }
+  tlb.set(std::move(entries));
+  tlb.set(std::move(sets));
+  tlb.set(std::move(ways));
+}
+
+}  // namespace
+
+void report_level(Topology& topology, const std::string& element, const MeasuredLevel& level) {
+  const Ladder& ladder = *level.ladder;
+  const RefinedStep& step = ladder.refined[level.step];
+  Element& tlb = element_for(topology, element);
+  const std::uint64_t stride = ladder.stride();
+  const std::uint64_t edge_elements = step.edge_bytes / stride;
+  nlohmann::json scan = level.sets ? level.sets->evidence : nlohmann::json::object();
+  scan["ladder_stride_bytes"] = stride;
+
+  Property reach = make_property("reach", "bytes",
+                                 ladder_method(ladder) +
+                                     "; reach = entries x page (from the scan "
+                                     "of sets), else elements x min(stride, page)");
+  reach.evidence = refined_evidence(step);
+  reach.evidence["elements"] = edge_elements;
+  reach.evidence["page_bytes"] = level.page.bytes;
+  reach.evidence["page_bound"] = to_string(level.page.bound);
+  reach.evidence["sets_scan"] = scan;
+  reach.evidence["staircase"] = staircase_evidence(ladder.staircase, *ladder.sweep);
+  if (level.sets && level.sets->sets.complete) {
+    reach.value = level.sets->sets.entries * level.page.bytes;
+    Confidence c = sets_confidence(step, *level.sets);
+    c *= inherited(page_confidence(level.page)->value(), element + ".page");
+    set_confidence(reach, c);
+  } else if (level.sets) {
+    set_bound(reach, (level.sets->first_miss_elements - 1) * level.page.bytes, Bound::lower,
+              "lower bound: the chain one shorter than the first miss fitted, and the scan of "
+              "sets " +
+                  level.sets->stopped);
+  } else if (level.page.bound == Bound::upper) {
+    set_bound(
+        reach, edge_elements * level.page.bytes, Bound::upper,
+        "upper bound: the page is at most " + format_bytes(static_cast<double>(level.page.bytes)));
+  } else {
+    // A page of at least the stride: every element its own entry or sharing one, the reach is
+    // the footprint that fitted either way.
+    reach.value = edge_elements * std::min(stride, level.page.bytes);
+    set_confidence(reach, refined_step_confidence(step));
+  }
+  tlb.set(std::move(reach));
+  report_geometry(tlb, level, step, scan);
+  if (!level.sets && level.page.bound == Bound::lower) {
+    // Elements share entries: at most one entry per page of at least the bound.
+    Property entries = *tlb.find("entries");
+    set_bound(entries, edge_elements * stride / level.page.bytes, Bound::upper,
+              "upper bound: " + level.why_no_sets);
+    tlb.set(std::move(entries));
+  }
+  tlb.set(page_property(level.page));
+  tlb.set(miss_penalty(level));
+}
+
+void report_level_not_found(Topology& topology, const std::string& element, const Ladder& ladder,
+                            const std::string& limit) {
+  Property reach = make_property("reach", "bytes", ladder_method(ladder));
+  const std::uint64_t longest = ladder.longest_bytes();
+  set_bound(reach, longest, Bound::lower,
+            (ladder.rejected_steps > 0
+                 ? std::to_string(ladder.rejected_steps) +
+                       " step(s) down or within the noise (confidence < " +
+                       format_number(kMinTlbStepConfidence, 2) + ") were not taken as levels; "
+                 : std::string()) +
+                "no step for this level up to " + std::to_string(ladder.max_elements) +
+                " elements " + format_bytes(static_cast<double>(ladder.stride())) + " apart (" +
+                format_bytes(static_cast<double>(longest)) +
+                "): the reach is larger, or there is no such level; " + limit);
+  reach.evidence["lower_bound_bytes"] = longest;
+  reach.evidence["staircase"] = staircase_evidence(ladder.staircase, *ladder.sweep);
+  element_for(topology, element).set(std::move(reach));
+}
+
+}  // namespace memtopo::staircase

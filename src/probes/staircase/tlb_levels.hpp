@@ -1,0 +1,107 @@
+#pragma once
+// The parts of the TLB row (tlb_reach.cpp runs them, docs/method.md "TLB levels" says why):
+//   a ladder: a staircase over wide chains of one element per stride, every step refined
+//     (tlb_ladder.cpp); one at the largest stride finds the levels, one at a level's page
+//     measures it;
+//   the page of a level: pairs of elements `s` apart, chased together and apart (tlb_page.cpp);
+//   the sets and ways of a level: the miss count of every chain length from the first miss to
+//     the first where every element misses (tlb_sets.cpp, analysis/set_overflows).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/set_overflows.hpp"
+#include "analysis/staircase.hpp"
+#include "model/topology.hpp"
+#include "probes/core/probe.hpp"
+#include "probes/staircase/staircase_probe.hpp"
+#include "probes/staircase/sweep.hpp"
+
+namespace memtopo::staircase {
+
+// The least step confidence (staircase.hpp) that counts as a TLB level: a threshold that
+// decides what a step is, not a confidence of any finding.
+inline constexpr double kMinTlbStepConfidence = 0.5;
+// The smallest page any MMU maps: the page test's smallest stride.
+inline constexpr std::uint64_t kSmallestPageBytes = 4096;
+
+// One staircase over chains of 2 .. max_elements elements, `stride` apart, every step refined.
+struct Ladder {
+  std::unique_ptr<Sweep> sweep;  // a Sweep holds references: a ladder is replaced whole
+  Staircase staircase;
+  std::vector<RefinedStep> refined;  // one per level, in order
+  std::size_t rejected_steps = 0;    // steps past the last level: down, or within the noise
+  std::uint64_t max_elements = 0;
+
+  std::uint64_t stride() const { return sweep->stride(); }
+  std::uint64_t longest_bytes() const { return max_elements * stride(); }
+  // Level k's miss penalty: the mean of the plateau after step k minus the one before it.
+  double penalty(std::size_t k) const;
+  // A chain on which every element misses level k and the next level still holds them: the
+  // last footprint of the plateau after step k, in elements.
+  std::uint64_t all_missing_elements(std::size_t k) const;
+};
+
+// Climbs: the staircase over 2 .. max_elements elements `stride` apart on SM `sm`, each
+// element at a seeded offset inside its stride (one per page once the stride is a page). The
+// levels are the steps up the staircase is sure of, in order, until the first that is not.
+Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
+             std::uint64_t max_elements, std::uint32_t sm);
+
+// What the page test found for one level.
+struct PageTest {
+  std::uint64_t bytes = 0;    // the smallest stride whose pairs missed apart (or the bound)
+  Bound bound = Bound::none;  // lower: pairs shared an entry up to the largest stride tested;
+                              // upper: they missed apart down to the smallest (4 KiB)
+  std::size_t agreeing = 0;   // pairs at the bracketing strides that agreed with their verdict
+  std::size_t pairs = 0;      // pairs judged at those strides
+  std::uint64_t loads = 0;    // of the test's chases
+  nlohmann::json evidence = nlohmann::json::array();  // one entry per stride tested
+};
+
+// Level k's page, from the ladder that found it: the smallest power-of-two stride s (4 KiB to
+// the ladder's stride) at which an element and its twin s further no longer share an entry.
+// Chains up to `footprint_limit` bytes.
+PageTest find_page(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k,
+                   std::uint64_t footprint_limit);
+
+// What the scan of miss counts found for level k of a ladder at its page.
+struct LevelSets {
+  std::uint64_t first_miss_elements = 0;  // the shortest chain with a miss (refined step)
+  std::vector<std::uint64_t> missing;     // elements missing on every pass, from that length on
+  std::vector<double> mean_cycles;        // mean latency of each of those chains
+  SetsFromOverflows sets;
+  std::string stopped;  // why the scan stopped before every element missed (empty if it did)
+  nlohmann::json evidence;
+  // The mean latency of the chains on which every element missed (complete scans only).
+  double all_missing_mean_cycles() const;
+};
+
+// Chases level k's ladder at every chain length from its first miss until every element
+// misses (at most kMaxSetScanChases chases, at most the ladder's longest chain), counting the
+// elements that miss on every pass, and reads the sets off the counts.
+LevelSets scan_sets(Ladder& ladder, std::size_t k);
+
+// Everything measured about one level, for its findings (tlb_findings.cpp).
+struct MeasuredLevel {
+  const Ladder* ladder = nullptr;  // the ladder its step, penalty and sets were measured on
+  std::size_t step = 0;            // its step on that ladder
+  PageTest page;
+  std::optional<LevelSets> sets;  // scanned when its page is the ladder's stride
+  std::string why_no_sets;        // otherwise, why not
+};
+
+// reach, entries, page, ways, sets and miss_penalty of a found level, as `element`'s findings.
+void report_level(Topology& topology, const std::string& element, const MeasuredLevel& level);
+
+// `element`'s reach as a lower bound (inconclusive): no step for it up to the longest chain of
+// `ladder`, which `limit` names what limited.
+void report_level_not_found(Topology& topology, const std::string& element, const Ladder& ladder,
+                            const std::string& limit);
+
+}  // namespace memtopo::staircase

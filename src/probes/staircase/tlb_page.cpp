@@ -1,0 +1,236 @@
+// The page of a TLB level: pairs of an element and its twin `s` bytes further, chased once with
+// every twin right after its element ("together") and once with all elements first and all
+// twins after them ("apart"). Apart, every twin misses the level (the chain of elements alone
+// already overflows it). Together, a twin in its element's page finds the entry its element
+// just brought in: it is faster by the level's miss penalty. The page is the smallest stride at
+// which the twins no longer gain: the smallest stride that still misses (paper 000, 4.2).
+//
+// Each twin is judged against itself (together minus apart, same word, same L2 line), so what
+// is fixed per address (a near or a far L2 partition) cancels, and the placement of the
+// elements in the level's sets does not matter: the chain of elements overflows it either way.
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "analysis/stats.hpp"
+#include "backend/chain.hpp"
+#include "probes/core/chase_builder.hpp"
+#include "probes/core/chase_helpers.hpp"
+#include "probes/core/constants.hpp"
+#include "probes/staircase/tlb_levels.hpp"
+
+namespace memtopo::staircase {
+namespace {
+
+// Mixes the seed with an element's number for its place inside its slot (the golden ratio's
+// 64-bit fraction: consecutive elements get unrelated places).
+constexpr std::uint64_t kPairSeedMultiplier = 0x9E3779B97F4A7C15ull;
+// Pairs per test: this many times the last chain of the plateau after the level's step: a
+// set-associative level overflows gradually on a ladder whose elements lie at random pages of
+// their stride, so that the chain of elements alone must go well past the step to overflow
+// every set (apart, every twin must miss the level).
+constexpr std::uint64_t kOverflowMargin = 4;
+
+// The pairs of level k's test: kOverflowMargin past its plateau, but short of the next level's
+// first miss (apart, twins that also missed the next level would gain on a shared entry of the
+// next level's larger page) and of the ladder's longest chain; and, while they still overflow
+// the level, few enough that the ladder's own stride (slots of twice it) fits the memory.
+std::uint64_t pairs_for(const Ladder& ladder, std::size_t k, std::uint64_t footprint_limit) {
+  std::uint64_t pairs =
+      std::min(ladder.max_elements, kOverflowMargin * ladder.all_missing_elements(k));
+  if (k + 1 < ladder.refined.size()) {
+    const std::uint64_t next_first_miss = ladder.refined[k + 1].first_miss_bytes / ladder.stride();
+    pairs = std::min(pairs, std::max(ladder.all_missing_elements(k), next_first_miss - 1));
+  }
+  const std::uint64_t fitting = footprint_limit / (2 * ladder.stride());
+  const std::uint64_t overflowing = ladder.staircase.levels[k + 1].from_bytes / ladder.stride();
+  return std::min(pairs, std::max(overflowing, fitting));
+}
+
+// The elements and twins of one stride.
+struct Pairs {
+  std::uint64_t stride = 0;             // element to twin, bytes
+  std::uint64_t slot = 0;               // element i lies in slot i
+  std::vector<std::uint64_t> elements;  // word index of element i (even: 64-bit elements)
+  std::vector<std::uint64_t> twins;     // element i's word + stride / 4
+  std::uint64_t footprint() const { return elements.size() * slot; }
+};
+
+// Element i at slot i, at 2s x m + r (m below slot / 2s, r below s, both seeded): its twin s
+// further lies in the same aligned 2s block, hence in the element's page whenever the page is
+// larger than s, and in the next page whenever it is not. The seeded places spread the lines
+// over the L2 sets.
+Pairs make_pairs(std::uint64_t count, std::uint64_t slot, std::uint64_t stride,
+                 std::uint64_t seed) {
+  Pairs pairs{stride, slot, {}, {}};
+  const std::uint64_t blocks = slot / (2 * stride);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    SplitMix64 rng(seed * kPairSeedMultiplier + i);
+    const std::uint64_t block = rng.below(blocks);
+    const std::uint64_t word_in_block = 2 * rng.below(stride / 8);  // an even word below s
+    const std::uint64_t word = (i * slot + block * 2 * stride) / 4 + word_in_block;
+    pairs.elements.push_back(word);
+    pairs.twins.push_back(word + stride / 4);
+  }
+  return pairs;
+}
+
+// The two orders, over the same seeded permutation of the pairs.
+std::vector<std::uint64_t> order(const Pairs& pairs, bool together, std::uint64_t seed) {
+  std::vector<std::size_t> permutation(pairs.elements.size());
+  std::iota(permutation.begin(), permutation.end(), std::size_t{0});
+  SplitMix64 rng(seed);
+  for (std::size_t i = permutation.size() - 1; i > 0; --i) {
+    std::swap(permutation[i], permutation[rng.below(i + 1)]);
+  }
+  std::vector<std::uint64_t> words;
+  for (const std::size_t i : permutation) {
+    words.push_back(pairs.elements[i]);
+    if (together) words.push_back(pairs.twins[i]);
+  }
+  if (!together) {
+    for (const std::size_t i : permutation) words.push_back(pairs.twins[i]);
+  }
+  return words;
+}
+
+// Median cycles per word of a chase's timed loads.
+std::map<std::uint64_t, double> per_word(const Trace& trace) {
+  const std::vector<double> cycles = corrected_cycles(trace);
+  std::map<std::uint64_t, std::vector<double>> samples;
+  for (std::size_t i = 0; i < cycles.size(); ++i)
+    samples[trace.wide_indices[i]].push_back(cycles[i]);
+  std::map<std::uint64_t, double> medians;
+  for (auto& [word, values] : samples) medians[word] = median(values);
+  return medians;
+}
+
+struct StrideVerdict {
+  bool shared = false;  // most twins gained: element and twin share an entry
+  std::size_t shared_pairs = 0;
+  std::size_t pairs = 0;
+  std::size_t agreeing() const { return shared ? shared_pairs : pairs - shared_pairs; }
+};
+
+class PageSearch {
+ public:
+  PageSearch(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k,
+             std::uint64_t footprint_limit)
+      : ctx_(ctx),
+        row_(row),
+        ladder_(ladder),
+        count_(pairs_for(ladder, k, footprint_limit)),
+        // Midway between a twin that misses (no gain) and one that hits (gains the penalty).
+        threshold_(-0.5 * ladder.penalty(k)) {}
+
+  StrideVerdict test(std::uint64_t stride, PageTest& result) {
+    const Pairs pairs = make_pairs(count_, std::max<std::uint64_t>(ladder_.stride(), 2 * stride),
+                                   stride, ctx_.seed);
+    const std::uint32_t timed = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(kTimedPasses * 2 * count_, ctx_.backend.limits().max_timed_loads));
+    std::vector<ChaseSpec> chases;
+    for (const bool together : {true, false}) {
+      chases.push_back(
+          make_chase(row_.path, pairs.footprint(), static_cast<std::uint32_t>(pairs.slot))
+              .on_sm(ladder_.sweep->layout().sm)
+              .visiting_wide(order(pairs, together, ctx_.seed))
+              .timed_loads(timed)
+              .keeping_arrays());
+    }
+    ctx_.progress(row_.id + ": page test at " + format_bytes(static_cast<double>(stride)));
+    std::map<std::uint64_t, double> together;
+    std::map<std::uint64_t, double> apart;
+    for (std::size_t i = 0; i < chases.size(); ++i) {
+      const std::vector<Trace> trace = ctx_.run(std::span(&chases[i], 1), row_.id + "/page");
+      (i == 0 ? together : apart) = per_word(trace.front());
+      loads_ += loads_of(chases[i]);
+    }
+    StrideVerdict verdict;
+    std::vector<double> gains;
+    for (const std::uint64_t twin : pairs.twins) {
+      if (!together.contains(twin) || !apart.contains(twin)) continue;
+      gains.push_back(together.at(twin) - apart.at(twin));
+      verdict.shared_pairs += gains.back() < threshold_ ? 1 : 0;
+      ++verdict.pairs;
+    }
+    verdict.shared = 2 * verdict.shared_pairs > verdict.pairs;
+    result.evidence.push_back({{"stride_bytes", stride},
+                               {"slot_bytes", pairs.slot},
+                               {"pairs", verdict.pairs},
+                               {"pairs_sharing_an_entry", verdict.shared_pairs},
+                               {"median_twin_gain_cycles", gains.empty() ? 0.0 : -median(gains)},
+                               {"gain_threshold_cycles", -threshold_},
+                               {"shares_an_entry", verdict.shared}});
+    return verdict;
+  }
+
+  std::uint64_t count() const { return count_; }
+  std::uint64_t loads() const { return loads_; }
+
+ private:
+  ProbeContext& ctx_;
+  const StaircaseRow& row_;
+  const Ladder& ladder_;
+  std::uint64_t count_;
+  double threshold_;
+  std::uint64_t loads_ = 0;
+};
+
+}  // namespace
+
+namespace {
+
+PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t footprint_limit) {
+  PageTest result;
+  // Strides 4 KiB x 2^e up to the ladder's; the ladder's own needs slots of twice it.
+  std::vector<std::uint64_t> strides;
+  for (std::uint64_t s = kSmallestPageBytes; s <= ladder.stride(); s *= 2) {
+    if (search.count() * std::max<std::uint64_t>(ladder.stride(), 2 * s) <= footprint_limit) {
+      strides.push_back(s);
+    }
+  }
+  if (strides.empty() || search.count() == 0) {
+    result.bytes = ladder.stride();
+    result.bound = Bound::lower;
+    return result;
+  }
+  // Twins share an entry below the page and miss from it on: a bisection for the first miss.
+  const StrideVerdict top = search.test(strides.back(), result);
+  if (top.shared) {
+    result.bytes = 2 * strides.back();
+    result.bound = Bound::lower;
+    return result;
+  }
+  const StrideVerdict bottom = search.test(strides.front(), result);
+  if (!bottom.shared) {
+    result.bytes = strides.front();
+    result.bound = Bound::upper;
+    return result;
+  }
+  std::size_t shared = 0;
+  std::size_t missing = strides.size() - 1;
+  StrideVerdict at_shared = bottom;
+  StrideVerdict at_missing = top;
+  while (missing - shared > 1) {
+    const std::size_t middle = (shared + missing) / 2;
+    const StrideVerdict verdict = search.test(strides[middle], result);
+    (verdict.shared ? shared : missing) = middle;
+    (verdict.shared ? at_shared : at_missing) = verdict;
+  }
+  result.bytes = strides[missing];
+  result.agreeing = at_shared.agreeing() + at_missing.agreeing();
+  result.pairs = at_shared.pairs + at_missing.pairs;
+  return result;
+}
+
+}  // namespace
+
+PageTest find_page(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k,
+                   std::uint64_t footprint_limit) {
+  PageSearch search(ctx, row, ladder, k, footprint_limit);
+  PageTest result = search_page(search, ladder, footprint_limit);
+  result.loads = search.loads();
+  return result;
+}
+
+}  // namespace memtopo::staircase

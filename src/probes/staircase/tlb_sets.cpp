@@ -1,0 +1,77 @@
+// Sets and ways of a TLB level (paper 000, 4.2, Fig. 10-11): its ladder is chased at every
+// chain length from the first that misses to the first on which every element misses, and the
+// elements that miss on every pass are counted; analysis/set_overflows reads the sets off the
+// increments. The ladder's stride is the level's page, so consecutive elements are consecutive
+// pages and each new element is one more page in one set.
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <string>
+
+#include "analysis/size_rule.hpp"
+#include "probes/core/chase_helpers.hpp"
+#include "probes/staircase/tlb_levels.hpp"
+
+namespace memtopo::staircase {
+namespace {
+
+// Chain lengths a scan chases at most: a level of 256 sets or fewer (one length per set when
+// they are equal) is read whole; more is reported as a lower bound.
+constexpr std::size_t kMaxSetScanChases = 256;
+// Longer chains chased after the first on which every element missed, each a check that every
+// element misses there too: a fully associative level, read off one chain, gets checks enough
+// for its confidence (agreement of 9 of 9: 0.91).
+constexpr std::size_t kScanConfirmations = 8;
+
+}  // namespace
+
+double LevelSets::all_missing_mean_cycles() const {
+  const std::size_t first = sets.all_missing_elements - first_miss_elements;
+  double sum = 0;
+  for (std::size_t i = first; i < mean_cycles.size(); ++i) sum += mean_cycles[i];
+  return sum / static_cast<double>(std::max<std::size_t>(1, mean_cycles.size() - first));
+}
+
+LevelSets scan_sets(Ladder& ladder, std::size_t k) {
+  const RefinedStep& step = ladder.refined[k];
+  const std::uint64_t stride = ladder.stride();
+  LevelSets out;
+  out.first_miss_elements = step.first_miss_bytes / stride;
+  FitRule rule;
+  rule.threshold_cycles = step.threshold_cycles;
+  std::optional<std::size_t> complete_at;  // index into out.missing of the first all-miss
+  for (std::uint64_t elements = out.first_miss_elements;; ++elements) {
+    if (complete_at && out.missing.size() > *complete_at + kScanConfirmations) break;
+    if (complete_at && elements > ladder.max_elements) break;  // confirmed as far as possible
+    if (out.missing.size() >= kMaxSetScanChases) {
+      out.stopped = "stopped after " + std::to_string(kMaxSetScanChases) + " chain lengths";
+      break;
+    }
+    if (elements > ladder.max_elements) {
+      out.stopped = "stopped at the longest chain the ladder allows (" +
+                    std::to_string(ladder.max_elements) + " elements)";
+      break;
+    }
+    const std::uint64_t footprint = elements * stride;
+    const Measured m = ladder.sweep->measure(std::span(&footprint, 1), "sets").front();
+    const FitVerdict verdict = judge_fit(m.cycles, m.indices, rule);
+    out.missing.push_back(verdict.missing);
+    out.mean_cycles.push_back(std::accumulate(m.cycles.begin(), m.cycles.end(), 0.0) /
+                              static_cast<double>(std::max<std::size_t>(1, m.cycles.size())));
+    if (!complete_at && verdict.missing >= elements) complete_at = out.missing.size() - 1;
+  }
+  out.sets = sets_from_overflows(out.first_miss_elements, out.missing);
+  if (out.stopped.empty() && !out.sets.complete) out.stopped = "the counts never reached the chain";
+  out.evidence = {{"first_miss_elements", out.first_miss_elements},
+                  {"missing_per_length", out.missing},
+                  {"threshold_cycles", step.threshold_cycles},
+                  {"sets_in_overflow_order", out.sets.ways},
+                  {"complete", out.sets.complete},
+                  {"all_missing_elements", out.sets.all_missing_elements},
+                  {"steps_explained", out.sets.consistent},
+                  {"steps", out.sets.steps}};
+  if (!out.stopped.empty()) out.evidence["stopped"] = out.stopped;
+  return out;
+}
+
+}  // namespace memtopo::staircase

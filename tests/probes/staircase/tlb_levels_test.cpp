@@ -1,0 +1,97 @@
+// TLB levels end to end on simulated devices with 1 to 3 levels, 64 KiB and 2 MiB pages, equal,
+// fully associative and unequal sets: every level's reach, entries, page, ways, sets and miss
+// penalty exactly as the description says, and the DRAM latency with every level missing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "support/probe_harness.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+const char* const kTlbElements[] = {"tlb_l1", "tlb_l2", "tlb_l3"};
+
+// The ways finding a description's TLB gives: its entries for a fully associative level (one
+// set), the integer for equal sets, the per-set list largest first for unequal ones.
+nlohmann::json expected_ways(const nlohmann::json& tlb) {
+  const nlohmann::json& ways = tlb.at("ways");
+  if (ways.is_array()) {
+    std::vector<std::uint64_t> sorted = ways.get<std::vector<std::uint64_t>>();
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
+    if (sorted.front() == sorted.back()) return sorted.front();
+    return sorted;
+  }
+  return ways.get<std::uint64_t>() == 0 ? tlb.at("entries") : ways;
+}
+
+std::uint64_t expected_sets(const nlohmann::json& tlb) {
+  const nlohmann::json& ways = tlb.at("ways");
+  if (ways.is_array()) return ways.size();
+  const std::uint64_t w = ways.get<std::uint64_t>();
+  return w == 0 ? 1 : tlb.at("entries").get<std::uint64_t>() / w;
+}
+
+class TlbLevelsOnSim : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TlbLevelsOnSim, EveryLevelExactlyAsDescribed) {
+  const SimTruth truth = read_truth(GetParam());
+  const ProbeRun run = run_on_sim(GetParam(), {"tlb_l1.reach"});
+  const nlohmann::json& tlbs = truth.description.at("tlbs");
+  ASSERT_LE(tlbs.size(), 3u);
+  double all_extras = 0;
+  for (std::size_t k = 0; k < tlbs.size(); ++k) {
+    SCOPED_TRACE(kTlbElements[k]);
+    const nlohmann::json& tlb = tlbs[k];
+    const double page_bytes = tlb.at("page_bytes").get<double>();
+    const double entries = tlb.at("entries").get<double>();
+    const Property& reach = property(run, kTlbElements[k], "reach");
+    ASSERT_TRUE(reach.value.is_number()) << reach.note;
+    EXPECT_FALSE(reach.inconclusive);
+    EXPECT_EQ(reach.value.get<double>(), entries * page_bytes);
+    EXPECT_EQ(property(run, kTlbElements[k], "entries").value.get<double>(), entries);
+    EXPECT_EQ(property(run, kTlbElements[k], "page").value.get<double>(), page_bytes);
+    EXPECT_EQ(property(run, kTlbElements[k], "ways").value, expected_ways(tlb));
+    EXPECT_EQ(property(run, kTlbElements[k], "sets").value.get<std::uint64_t>(),
+              expected_sets(tlb));
+    // A difference of means over thousands of loads: the jitter cancels to well under a cycle.
+    const double extra = tlb.at("miss_latency_extra").get<double>();
+    EXPECT_NEAR(property(run, kTlbElements[k], "miss_penalty").value.get<double>(), extra, 1.0);
+    for (const char* name : {"reach", "entries", "page", "ways", "sets", "miss_penalty"}) {
+      const Property& p = property(run, kTlbElements[k], name);
+      ASSERT_TRUE(p.confidence.has_value()) << name;
+      EXPECT_GT(*p.confidence, 0.5) << name;
+    }
+    all_extras += extra;
+  }
+  // No more levels than described: the first two are always reported, as lower bounds.
+  for (std::size_t k = tlbs.size(); k < 3; ++k) {
+    const Element* element = run.topology.find(kTlbElements[k]);
+    const Property* reach = element ? element->find("reach") : nullptr;
+    if (k >= 2) {
+      EXPECT_EQ(reach, nullptr);
+      continue;
+    }
+    ASSERT_NE(reach, nullptr);
+    EXPECT_TRUE(reach->inconclusive);
+    EXPECT_EQ(reach->bound, Bound::lower);
+  }
+  const Property& dram = property(run, "dram", "latency_tlb_miss");
+  EXPECT_NEAR(dram.value.get<double>(), truth.number("dram_latency") + all_extras, truth.jitter());
+  std::cout << "[ tlb ] " << GetParam() << ": " << run.seconds << " s, " << run.loads << " loads\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Sims, TlbLevelsOnSim,
+                         ::testing::Values("tests/probes/sims/tlb-1level-64k-unequal.json",
+                                           "tests/probes/sims/tlb-2level-64k-2m-unequal.json",
+                                           "tests/probes/sims/tlb-2level-2m-unequal.json",
+                                           "tests/probes/sims/tlb-3level-unequal.json",
+                                           "tests/probes/sims/staircase-2part.json",
+                                           "tests/sims/l1-24k.json", "sims/hopper-like.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
+
+}  // namespace
+}  // namespace memtopo::testing
