@@ -7,8 +7,8 @@
 
 #include "analysis/confidence.hpp"
 #include "model/units.hpp"
-#include "report/console_banks.hpp"
 #include "report/console_bandwidth.hpp"
+#include "report/console_banks.hpp"
 #include "report/console_patterns.hpp"
 #include "report/footnotes.hpp"
 #include "report/gpu_conditions_text.hpp"

@@ -53,15 +53,17 @@ std::string confidence_cell(const Element& element, Footnotes& notes) {
   return format_confidence(*weakest->confidence) + (mark.empty() ? "" : " " + mark);
 }
 
-// "4x256, 16 B x2": blocks per SM x threads, vector bytes x unroll of the read's best launch.
+// "4x256, 16 B x2": blocks per SM x threads, vector bytes x unroll of the read's best launch;
+// "1 pass x256, ..." for a one-pass grid, whose blocks per SM are whatever fits.
 std::string launch_cell(const Property& read) {
   const nlohmann::json& launch = read.evidence.value("launch", nlohmann::json::object());
   const auto number = [&](const char* key) {
     return launch.contains(key) ? launch[key].dump() : std::string("?");
   };
   if (launch.empty()) return "-";
-  return number("blocks_per_sm") + "x" + number("threads_per_block") + ", " +
-         number("vector_bytes") + " B x" + number("unroll");
+  const bool one_pass = read.evidence.value("placement", std::string()) == "one_pass";
+  return (one_pass ? std::string("1 pass") : number("blocks_per_sm")) + "x" +
+         number("threads_per_block") + ", " + number("vector_bytes") + " B x" + number("unroll");
 }
 
 int rank(const Element& e) {
@@ -107,7 +109,10 @@ std::string render_bandwidth_section(const Topology& topology, Footnotes& notes,
   }
   return "\nBandwidth (p50 of timed launches; B/clk/SM at the SM clock measured during them)\n" +
          table.render(2, max_width) +
-         "  read launch: blocks per SM x threads per block, vector bytes x unroll\n" + peaks;
+         "  read launch: blocks per SM (or 1 pass: one tile per warp, blocks in waves) x threads "
+         "per "
+         "block, vector bytes x unroll\n" +
+         peaks;
 }
 
 }  // namespace memtopo
