@@ -62,7 +62,9 @@ std::string method_of(const StreamMeasurement& m) {
 
 nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) {
   const StreamMeasurement& m = outcome.final;
-  nlohmann::json launch = to_json(outcome.search.best);
+  // The configuration of the final launches (a one-pass grid may have its own unroll).
+  nlohmann::json launch = to_json(LaunchConfig{m.spec.blocks_per_sm, m.spec.threads_per_block,
+                                               m.spec.vector_bytes, m.spec.unroll});
   launch["bytes_per_launch"] = m.result.bytes_moved;
   launch["grid_blocks"] = stream_geometry(m.spec, m.result.sms).blocks;
   nlohmann::json evidence = {{"op", std::string(to_string(m.spec.op))},

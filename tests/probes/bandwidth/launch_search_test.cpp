@@ -43,6 +43,20 @@ TEST(LaunchSearch, ClimbsToThePeakOfLittlesLaw) {
   EXPECT_LE(result.steps.size(), 20u);
 }
 
+// The H200's L1 in miniature: at the same threads per SM, fewer and larger blocks are better,
+// but a step along blocks alone or threads alone loses. Only the same-threads move finds it.
+TEST(LaunchSearch, TradesBlocksForThreadsAtTheSameOccupancy) {
+  const LaunchSpace space = read_launch_space();
+  const MeasureLaunch measure = [](const LaunchConfig& c, std::string&) -> std::optional<double> {
+    const double threads = double(c.blocks_per_sm) * c.threads_per_block;
+    const double occupancy = threads == 1024 ? 1.0 : 0.9;
+    return occupancy * (100 + 1.0 * c.threads_per_block / 64);  // larger blocks gain 1-2 %
+  };
+  const SearchResult result = search_launch(space, default_start(space), measure);
+  EXPECT_EQ(result.best.blocks_per_sm, 1u);
+  EXPECT_EQ(result.best.threads_per_block, 1024u);
+}
+
 TEST(LaunchSearch, StartsSmallerWhereTheStartCannotRun) {
   LaunchSpace space = read_launch_space();
   const MeasureLaunch measure = [](const LaunchConfig& c,
