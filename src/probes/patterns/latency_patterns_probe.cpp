@@ -107,7 +107,7 @@ Plan make_plan(const ProbeContext& ctx) {
       finding_count(ctx.topology, "l2", "size").value_or(ctx.backend.facts().l2_bytes);
   plan.l2_lines = l2 / plan.line_bytes;
   const BackendLimits limits = ctx.backend.limits();
-  plan.footprint_limit = limits.max_wide_footprint_bytes;
+  plan.footprint_limit = plannable_bytes(limits.max_wide_footprint_bytes);
   plan.max_timed_loads = limits.max_timed_loads;
   if (!limits.sm_ids.empty()) plan.sm = limits.sm_ids.front();
   return plan;

@@ -123,6 +123,8 @@ TlbPlan TlbMeasurement::plan() const {
   p.stride = std::clamp(floor_power_of_two(std::max<std::uint64_t>(
                             1, p.footprint_limit / std::max<std::uint64_t>(1, p.max_elements))),
                         kSmallestLadderStride, kLargestLadderStride);
+  // The stride from all the free memory; the chases within the share of it a plan may take.
+  p.footprint_limit = plannable_bytes(p.footprint_limit);
   const bool memory_limited = p.max_elements * p.stride >= p.footprint_limit;
   p.max_elements = std::min(p.max_elements, p.footprint_limit / p.stride);
   if (p.max_elements < kMinTlbElements) {
