@@ -73,8 +73,10 @@ std::string gpu_sharing_header(const Topology& topology) {
   if (!d.uuid.empty()) parts.push_back(d.uuid);
   if (!d.mig.empty()) parts.push_back("MIG " + d.mig);
   if (!d.mps.empty()) parts.push_back("MPS " + d.mps);
-  if (!topology.run.gpu_lock.empty()) parts.push_back("lock " + topology.run.gpu_lock);
-  return parts.empty() ? "" : "  " + join(parts, "; ") + "\n";
+  std::string out = parts.empty() ? "" : "  " + join(parts, "; ") + "\n";
+  // On a line of its own: the lock file's path holds the UUID again and would pass 120 columns.
+  if (!topology.run.gpu_lock.empty()) out += "  lock " + topology.run.gpu_lock + "\n";
+  return out;
 }
 
 std::string conditions_summary(const RunInfo& run) {

@@ -58,7 +58,7 @@ TEST(GpuConditionsText, HeaderSaysUuidMigMpsAndLock) {
   topology.device.mps = "inactive";
   topology.run.gpu_lock = "/tmp/memtopo-GPU-1.lock";
   EXPECT_EQ(gpu_sharing_header(topology),
-            "  GPU-1; MIG disabled; MPS inactive; lock /tmp/memtopo-GPU-1.lock\n");
+            "  GPU-1; MIG disabled; MPS inactive\n  lock /tmp/memtopo-GPU-1.lock\n");
 }
 
 TEST(GpuConditionsText, ASharedRunOpensWithABannerInTheConsole) {
