@@ -10,6 +10,7 @@
 #include "backend/cuda/chase_kernels.hpp"
 #include "backend/cuda/chase_paths.cuh"
 #include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/special_registers.cuh"
 
 // The chase array of the constant path. A module may use 64 KiB of constant bank for its
 // __constant__ variables; this module has no other (kernel parameters live in a separate
@@ -22,27 +23,10 @@ namespace memtopo {
 
 namespace {
 
-__device__ __forceinline__ std::uint32_t sm_id() {
-  std::uint32_t id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
-__device__ __forceinline__ std::uint64_t clock64_now() {
-  std::uint64_t cycles;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(cycles)::"memory");
-  return cycles;
-}
-
-__device__ __forceinline__ std::uint64_t globaltimer_ns() {
-  std::uint64_t ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns)::"memory");
-  return ns;
-}
-
-__device__ __forceinline__ std::uint32_t shared_address(const void* pointer) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
-}
+using special_registers::clock64_now;
+using special_registers::globaltimer_ns;
+using special_registers::shared_address;
+using special_registers::sm_id;
 
 __device__ __forceinline__ std::uint64_t constant_chain_address() {
   std::uint64_t address;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "backend/cuda/special_registers.cuh"
 #include "backend/cuda/stream_args.hpp"
 #include "backend/cuda/stream_paths.cuh"
 
@@ -22,17 +23,8 @@ extern __shared__ uint4 stream_shared_window[];
 
 namespace stream_detail {
 
-__device__ __forceinline__ std::uint64_t clock64_now() {
-  std::uint64_t cycles;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(cycles)::"memory");
-  return cycles;
-}
-
-__device__ __forceinline__ std::uint64_t globaltimer_ns() {
-  std::uint64_t ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns)::"memory");
-  return ns;
-}
+using special_registers::clock64_now;
+using special_registers::globaltimer_ns;
 
 // The shared path streams over the block's own window: filled before the clock starts, so
 // that nothing reads unwritten shared memory.

@@ -10,6 +10,7 @@
 
 #include "backend/cuda/chase_paths.cuh"  // timed_overhead: the same window without the load
 #include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/special_registers.cuh"
 #include "backend/cuda/warp_access_kernels.hpp"
 
 namespace memtopo {
@@ -114,27 +115,10 @@ struct WarpLoads<16> {
   }
 };
 
-__device__ __forceinline__ std::uint32_t sm_id() {
-  std::uint32_t id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
-__device__ __forceinline__ std::uint64_t clock64_now() {
-  std::uint64_t cycles;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(cycles)::"memory");
-  return cycles;
-}
-
-__device__ __forceinline__ std::uint64_t globaltimer_ns() {
-  std::uint64_t ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns)::"memory");
-  return ns;
-}
-
-__device__ __forceinline__ std::uint32_t shared_address(const void* pointer) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
-}
+using special_registers::clock64_now;
+using special_registers::globaltimer_ns;
+using special_registers::shared_address;
+using special_registers::sm_id;
 
 // The job's area: zero, then every lane's word holds the lane's offset in its first 32 bits.
 __device__ void prepare_area(std::uint32_t* area, std::uint32_t area_words, std::uint32_t lane,
