@@ -67,17 +67,22 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
                                                m.spec.vector_bytes, m.spec.unroll});
   launch["bytes_per_launch"] = m.result.bytes_moved;
   launch["grid_blocks"] = stream_geometry(m.spec, m.result.sms).blocks;
-  nlohmann::json evidence = {{"op", std::string(to_string(m.spec.op))},
-                             {"path", std::string(to_string(m.spec.path))},
-                             {"placement", std::string(to_string(m.spec.placement))},
-                             {"footprint_bytes", m.result.footprint_bytes},
-                             {"footprint_rule", plan.rule},
-                             {"launch", launch},
-                             {"sm_clock_khz", m.result.sm_clock_khz},
-                             {"memory_clock_khz", m.result.memory_clock_khz},
-                             {"sms", m.result.sms},
-                             {"seconds", m.result.seconds},
-                             {"search", to_json(outcome.search)}};
+  nlohmann::json evidence = {
+      {"op", std::string(to_string(m.spec.op))},
+      {"path", std::string(to_string(m.spec.path))},
+      {"placement", std::string(to_string(m.spec.placement))},
+      {"footprint_bytes", m.result.footprint_bytes},
+      {"footprint_rule", plan.rule},
+      {"launch", launch},
+      {"sm_clock_khz", m.result.sm_clock_khz},
+      {"sm_clock_source", m.spec.placement == StreamPlacement::one_pass
+                              ? "NVML during the launches (no warp lives through a "
+                                "one-pass launch)"
+                              : "measured: %clock64 over %globaltimer in block 0"},
+      {"memory_clock_khz", m.result.memory_clock_khz},
+      {"sms", m.result.sms},
+      {"seconds", m.result.seconds},
+      {"search", to_json(outcome.search)}};
   if (outcome.other_shape) {
     const StreamMeasurement& other = *outcome.other_shape;
     evidence["other_launch_shape"] = {{"placement", std::string(to_string(other.spec.placement))},
