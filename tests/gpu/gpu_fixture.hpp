@@ -30,6 +30,12 @@ class GpuTest : public ::testing::Test {
   }
   Backend& backend() { return *backend_; }
 
+ public:
+  // Frees the shared backend and its device memory before the program exits, so that
+  // compute-sanitizer's leak check sees every allocation returned (gpu_fixture.cpp calls it from
+  // a global test environment's TearDown).
+  static void release_shared_backend() { backend_.reset(); }
+
  private:
   // Shared by all suites of the executable: creating a backend surveys the SMs.
   static inline std::unique_ptr<Backend> backend_;

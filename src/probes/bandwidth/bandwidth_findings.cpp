@@ -92,6 +92,7 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
   } else if (!outcome.other_shape_not_run.empty()) {
     evidence["other_launch_shape"] = {{"not_run", outcome.other_shape_not_run}};
   }
+  if (!outcome.one_pass_unrolls.empty()) evidence["one_pass_unrolls"] = outcome.one_pass_unrolls;
   return evidence;
 }
 

@@ -21,6 +21,9 @@ struct OpOutcome {
   // or why it could not run.
   std::optional<StreamMeasurement> other_shape;
   std::string other_shape_not_run;
+  // DRAM: the one-pass grid at each unroll (p50 of the search's launches), and the p50 of the
+  // final launches of the unrolls measured again.
+  nlohmann::json one_pass_unrolls = nlohmann::json::array();
 };
 
 // `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in

@@ -11,6 +11,7 @@
 #include "backend/sim/sim_backend.hpp"
 #include "probes/bandwidth/bandwidth_probe.hpp"
 #include "probes/bandwidth/bandwidth_targets.hpp"
+#include "probes/bandwidth/launch_search.hpp"
 #include "support/probe_harness.hpp"
 
 namespace memtopo::testing {
@@ -113,6 +114,15 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
     const double modelled = m.dram * m.clock_hz * factor;
     EXPECT_NEAR(other.at("p50_bytes_per_second").get<double>(), modelled, kTolerance * modelled);
     EXPECT_LE(other.at("p50_bytes_per_second").get<double>(), p.value.get<double>());
+    // Every unroll tried one-pass with short launches, the best two again with final launches.
+    const nlohmann::json& unrolls = p.evidence.at("one_pass_unrolls");
+    EXPECT_EQ(unrolls.size(), read_launch_space().unroll.size());
+    std::size_t finals = 0;
+    for (const nlohmann::json& row : unrolls) {
+      EXPECT_GT(row.at("search_p50_bytes_per_second").get<double>(), 0);
+      finals += row.contains("final_p50_bytes_per_second") ? 1 : 0;
+    }
+    EXPECT_EQ(finals, 2u);
   }
   // Levels inside the L2 and the SM caches loop over their footprint only.
   EXPECT_FALSE(property(*run_, "l2", "bandwidth").evidence.contains("other_launch_shape"));
