@@ -36,7 +36,8 @@ std::optional<double> clock_khz(Backend& backend) {
 // What the user asked for, checked before any device is touched.
 struct Plan {
   std::vector<Probe*> probes;
-  std::optional<OutputTarget> json;  // --json FILE (not for --json -)
+  std::optional<OutputTarget> json;         // --json FILE (not for --json -)
+  std::optional<OutputTarget> export_file;  // --export FORMAT FILE
   std::unique_ptr<CsvTraceWriter> trace_writer;
 };
 
@@ -51,6 +52,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
   }
   try {
     plan.json = prepare_json_output(options.json_file);
+    plan.export_file = prepare_export_output(options);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
     }
@@ -225,6 +227,14 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
+  }
+  if (plan.export_file) {
+    try {
+      write_export(topology, *plan.export_file);
+    } catch (const OutputError& error) {
+      err << "memtopo: " << error.what() << "\n";
+      return exit_code::cannot_write;
+    }
   }
   if (!trace_error.empty()) err << "memtopo: " << trace_error << "\n";
   if (plan.trace_writer && !options.quiet) {

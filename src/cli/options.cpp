@@ -136,7 +136,14 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   app.add_option("--seed", options.seed, "Base seed for every random choice (default 1)")
       ->check(non_negative_integer("a seed (a non-negative integer)"))
       ->type_name("N");
-  app.add_flag("--quiet", options.quiet, "No progress lines on stderr");
+  app.add_flag("--quiet", options.quiet, "No progress bar or progress lines on stderr");
+  std::vector<std::string> export_arguments;
+  auto* export_option =
+      app.add_option("--export", export_arguments,
+                     "Also write an export of the results to FILE; FORMAT: accel-sim\n"
+                     "(a GPGPU-Sim/Accel-Sim config fragment, see docs/export.md)")
+          ->expected(2)
+          ->type_name("FORMAT FILE");
   add_gpu_sharing_options(app, options);
 
   auto usage_error = [&err](const std::string& message) {
@@ -164,6 +171,15 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     if (option->count() > 0 && value->empty()) {
       return usage_error(option->get_name() + " needs a value; it was given an empty one");
     }
+  }
+  if (export_option->count() > 0) {
+    if (export_arguments.size() != 2 || export_arguments[0] != "accel-sim") {
+      return usage_error("--export takes FORMAT FILE; the one FORMAT is accel-sim");
+    }
+    if (export_arguments[1].empty())
+      return usage_error("--export needs a FILE; it was given an empty one");
+    options.export_format = export_arguments[0];
+    options.export_file = export_arguments[1];
   }
   options.device_given = device->count() > 0;
   options.only = split_ids(only);
