@@ -176,6 +176,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     if (export_arguments.size() != 2 || export_arguments[0] != "accel-sim") {
       return usage_error("--export takes FORMAT FILE; the one FORMAT is accel-sim");
     }
+    if (export_arguments[1] == "-") {
+      return usage_error(
+          "--export needs a file: stdout carries the report ('memtopo export accel-sim "
+          "RUN.json -' writes a saved run's export to stdout)");
+    }
     if (export_arguments[1].empty())
       return usage_error("--export needs a FILE; it was given an empty one");
     options.export_format = export_arguments[0];
