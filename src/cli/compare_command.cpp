@@ -45,12 +45,17 @@ int run_compare_command(int argc, const char* const* argv, std::ostream& out, st
       ->required()
       ->type_name("A.json");
   app.add_option("B", options.file_b, "The second run")->required()->type_name("B.json");
-  app.add_option("--json", options.json_file,
-                 "Also write the comparison as JSON (schema memtopo-compare/1) to FILE\n"
-                 "('-': stdout, instead of the table)")
-      ->type_name("FILE");
+  auto* json =
+      app.add_option("--json", options.json_file,
+                     "Also write the comparison as JSON (schema memtopo-compare/1) to FILE\n"
+                     "('-': stdout, instead of the table)")
+          ->type_name("FILE");
   app.add_flag("--all", options.all, "List every property, also those that are the same");
   if (auto code = parse_subcommand(app, argc, argv, out, err)) return *code;
+  if (json->count() > 0 && options.json_file.empty()) {
+    err << "memtopo compare: --json needs a value; it was given an empty one\n";
+    return exit_code::usage;
+  }
 
   std::optional<OutputTarget> json_target;
   try {
