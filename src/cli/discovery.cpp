@@ -2,15 +2,20 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
+
+#include <unistd.h>
 
 #include "cli/exit_codes.hpp"
 #include "cli/gpu_claim.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
 #include "cli/outputs.hpp"
+#include "cli/progress_display.hpp"
 #include "cli/run_info.hpp"
 #include "cli/trace_recorder.hpp"
 #include "model/printable_text.hpp"
@@ -36,7 +41,8 @@ std::optional<double> clock_khz(Backend& backend) {
 // What the user asked for, checked before any device is touched.
 struct Plan {
   std::vector<Probe*> probes;
-  std::optional<OutputTarget> json;  // --json FILE (not for --json -)
+  std::optional<OutputTarget> json;         // --json FILE (not for --json -)
+  std::optional<OutputTarget> export_file;  // --export FORMAT FILE
   std::unique_ptr<CsvTraceWriter> trace_writer;
 };
 
@@ -51,6 +57,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
   }
   try {
     plan.json = prepare_json_output(options.json_file);
+    plan.export_file = prepare_export_output(options);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
     }
@@ -149,6 +156,12 @@ class Checkpoints {
   bool failing_ = false;  // said once per streak of failures
 };
 
+// Whether stderr is the process's terminal (an ostream given by a test never is).
+TerminalAbilities stderr_abilities(const std::ostream& err) {
+  const bool is_terminal = err.rdbuf() == std::cerr.rdbuf() && isatty(STDERR_FILENO) == 1;
+  return terminal_abilities(is_terminal, std::getenv("TERM"), std::getenv("NO_COLOR"));
+}
+
 // Runs the planned probes into `topology`; returns the trace write error, if any.
 std::string measure(const Options& options, Plan& plan, Backend& device, Topology& topology,
                     Checkpoints& checkpoints, std::ostream& err) {
@@ -161,13 +174,25 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
   };
   std::optional<TraceRecorder> recorder;
   if (plan.trace_writer) recorder.emplace(*plan.trace_writer, current_probe);
+  std::optional<ProgressDisplay> display;
+  if (!options.quiet) {
+    display.emplace(err, stderr_abilities(err), plan.probes.size(), terminal_width());
+  }
+  auto finished_seconds = [&] {
+    double seconds = 0;
+    for (std::size_t i = phases_before; i < topology.run.phases.size(); ++i)
+      seconds += topology.run.phases[i].seconds;
+    return seconds;
+  };
 
   ProbeContext context{
       .backend = device,
       .topology = topology,
       .progress =
-          [&err, quiet = options.quiet](const std::string& line) {
-            if (!quiet) err << "memtopo: " << line << "\n";
+          [&](const std::string& line) {
+            if (!display) return;
+            display->step(topology.run.phases.size() - phases_before, current_probe(),
+                          finished_seconds(), line);
           },
       .interrupted = interrupt_requested,
       .seed = options.seed,
@@ -185,8 +210,12 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
   }
 
   try {
-    run_probes(context, plan.probes, [&checkpoints](const Probe&) { checkpoints.write(); });
+    run_probes(context, plan.probes, [&](const Probe&) {
+      if (display) display->clear();  // a checkpoint warning gets a line of its own
+      checkpoints.write();
+    });
   } catch (const Interrupted&) {
+    display.reset();
     err << "memtopo: " << signal_name(interrupt_signal())
         << " received: stopped after the current batch; writing what was measured so far.\n";
   }
@@ -225,6 +254,14 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
+  }
+  if (plan.export_file) {
+    try {
+      write_export(topology, *plan.export_file);
+    } catch (const OutputError& error) {
+      err << "memtopo: " << error.what() << "\n";
+      return exit_code::cannot_write;
+    }
   }
   if (!trace_error.empty()) err << "memtopo: " << trace_error << "\n";
   if (plan.trace_writer && !options.quiet) {

@@ -95,6 +95,30 @@ void add_gpu_sharing_options(CLI::App& app, Options& options) {
                "marked as measured on a shared GPU (default: stop with exit code 8)");
 }
 
+CLI::Option* add_export_option(CLI::App& app, std::vector<std::string>& arguments) {
+  return app
+      .add_option("--export", arguments,
+                  "Also write an export of the results to FILE; FORMAT: accel-sim\n"
+                  "(a GPGPU-Sim/Accel-Sim config fragment, see docs/export.md)")
+      ->expected(2)
+      ->type_name("FORMAT FILE");
+}
+
+// --export FORMAT FILE into `options`; returns what is wrong with it, or "".
+std::string take_export(const std::vector<std::string>& arguments, Options& options) {
+  if (arguments.size() != 2 || arguments[0] != "accel-sim") {
+    return "--export takes FORMAT FILE; the one FORMAT is accel-sim";
+  }
+  if (arguments[1] == "-") {
+    return "--export needs a file: stdout carries the report ('memtopo export accel-sim "
+           "RUN.json -' writes a saved run's export to stdout)";
+  }
+  if (arguments[1].empty()) return "--export needs a FILE; it was given an empty one";
+  options.export_format = arguments[0];
+  options.export_file = arguments[1];
+  return "";
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
@@ -136,7 +160,9 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   app.add_option("--seed", options.seed, "Base seed for every random choice (default 1)")
       ->check(non_negative_integer("a seed (a non-negative integer)"))
       ->type_name("N");
-  app.add_flag("--quiet", options.quiet, "No progress lines on stderr");
+  app.add_flag("--quiet", options.quiet, "No progress bar or progress lines on stderr");
+  std::vector<std::string> export_arguments;
+  auto* export_option = add_export_option(app, export_arguments);
   add_gpu_sharing_options(app, options);
 
   auto usage_error = [&err](const std::string& message) {
@@ -164,6 +190,10 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     if (option->count() > 0 && value->empty()) {
       return usage_error(option->get_name() + " needs a value; it was given an empty one");
     }
+  }
+  if (export_option->count() > 0) {
+    if (std::string problem = take_export(export_arguments, options); !problem.empty())
+      return usage_error(problem);
   }
   options.device_given = device->count() > 0;
   options.only = split_ids(only);

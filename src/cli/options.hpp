@@ -22,6 +22,9 @@ struct Options {
   // takes); --allow-shared: measure a GPU that other processes use, marking every result.
   std::optional<double> wait_seconds;
   bool allow_shared = false;
+  // --export FORMAT FILE: also write an export of the results (FORMAT: accel-sim).
+  std::string export_format;
+  std::string export_file;
 };
 
 struct CommandLine {

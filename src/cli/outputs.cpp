@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "report/console.hpp"
+#include "report/export_accel_sim.hpp"
 #include "report/json_report.hpp"
 #include "report/output_error.hpp"
 
@@ -11,6 +12,15 @@ namespace memtopo {
 std::optional<OutputTarget> prepare_json_output(const std::string& json_file) {
   if (json_file.empty() || json_file == "-") return std::nullopt;
   return prepare_output(json_file);
+}
+
+std::optional<OutputTarget> prepare_export_output(const Options& options) {
+  if (options.export_file.empty()) return std::nullopt;
+  return prepare_output(options.export_file);
+}
+
+void write_export(const Topology& topology, const OutputTarget& target) {
+  write_output(target, render_accel_sim_config(topology), /*flush_to_disk=*/true);
 }
 
 bool takes_checkpoints(const std::optional<OutputTarget>& json) {

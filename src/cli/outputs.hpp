@@ -15,6 +15,14 @@ namespace memtopo {
 // new file (report/output_file.hpp). Empty for no --json or --json -. Throws OutputError.
 std::optional<OutputTarget> prepare_json_output(const std::string& json_file);
 
+// --export FORMAT FILE, checked like --json before anything runs; empty without --export.
+// Throws OutputError.
+std::optional<OutputTarget> prepare_export_output(const Options& options);
+
+// Writes the export (only at the end of a run: it is a view of the final results). Throws
+// OutputError.
+void write_export(const Topology& topology, const OutputTarget& target);
+
 // Whether the JSON file can take checkpoints: a regular file that is replaced as a whole. A
 // FIFO or a device is written once, at the end.
 bool takes_checkpoints(const std::optional<OutputTarget>& json);

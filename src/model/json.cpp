@@ -547,6 +547,9 @@ Topology read_topology(const ojson& document, const std::string& origin) {
 
   Topology topology;
   ObjectReader tool = top.child("tool");
+  // Another tool's file that happens to carry the same keys is not read as memtopo's.
+  if (const std::string name = tool.string("name"); !name.empty() && name != "memtopo")
+    tool.fail("name", "'" + name + "' wrote this file, not memtopo");
   topology.run.tool_version = tool.string("version");
   topology.run.git_describe = tool.string("git_describe");
   run_from_json(top.child("run"), topology.run);
