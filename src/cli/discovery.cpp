@@ -37,6 +37,7 @@ std::optional<double> clock_khz(Backend& backend) {
 struct Plan {
   std::vector<Probe*> probes;
   std::optional<OutputTarget> json;  // --json FILE (not for --json -)
+  ReportTargets reports;             // --html FILE, --markdown FILE
   std::unique_ptr<CsvTraceWriter> trace_writer;
 };
 
@@ -51,6 +52,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
   }
   try {
     plan.json = prepare_json_output(options.json_file);
+    plan.reports = prepare_report_outputs(options.html_file, options.markdown_file);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
     }
@@ -221,7 +223,7 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   if (!trace_error.empty())
     topology.warnings.push_back("raw traces are incomplete: " + trace_error);
   try {
-    write_reports(topology, options, plan.json, out);
+    write_reports(topology, options, plan.json, out, plan.reports);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
