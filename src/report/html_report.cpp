@@ -17,7 +17,7 @@ namespace {
 constexpr std::size_t kEvidenceChars = 12000;
 
 constexpr const char* kStyle = R"(
-body { font-family: sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; }
+body { font-family: sans-serif; margin: 1.5em auto; max-width: 1240px; color: #222; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; }
 .banner { background: #fff3cd; border: 1px solid #e0b000; padding: 0.5em 0.8em; font-weight: bold; }
 dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
@@ -25,9 +25,9 @@ dl.facts dt { font-weight: bold; }
 table { border-collapse: collapse; font-size: 0.9em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.5em; vertical-align: top; text-align: left; }
 th { background: #f4f4f4; }
-td.value { max-width: 16em; overflow-wrap: anywhere; }
+td.value { min-width: 6em; max-width: 16em; overflow-wrap: anywhere; }
 td.confidence { white-space: nowrap; }
-td.spread { max-width: 14em; font-size: 0.9em; }
+td.spread { min-width: 16em; max-width: 20em; font-size: 0.85em; }
 tr.low td.value, tr.low td.confidence { color: #b00000; font-weight: bold; }
 tr.inconclusive td.value, tr.bound td.value { color: #8a5a00; font-style: italic; }
 tr.api td.value { color: #555; }
