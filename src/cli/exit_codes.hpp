@@ -32,7 +32,7 @@ inline constexpr const char* kHelpText =
     "  4    bad input file: --sim description missing or invalid\n"
     "  5    a probe failed (the discovery is still written)\n"
     "  6    out of device memory: no probe could run\n"
-    "  7    cannot write an output (--json, --traces)\n"
+    "  7    cannot write an output (--json, --traces, --html, --markdown)\n"
     "  8    the GPU is in use by another process (--allow-shared measures anyway),\n"
     "       or another memtopo held it past --wait\n"
     "  129  stopped by SIGHUP; what was measured is still written\n"

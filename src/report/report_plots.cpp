@@ -169,6 +169,86 @@ std::optional<Plot> search_plot(const Element& element, const Property& property
   return plot;
 }
 
+// Bandwidth against footprint (evidence.sweep of a bandwidth probe), a marker at every knee.
+std::optional<Plot> sweep_plot(const Element& element, const Property& property) {
+  const json& sweep = member(property.evidence, "sweep");
+  const json& points = member(sweep, "points");
+  if (!points.is_array() || points.empty()) return std::nullopt;
+  Plot plot;
+  plot.id = plot_id("sweep-" + subject(element, property));
+  plot.title = subject(element, property) + ": bandwidth against footprint";
+  plot.caption = "Read stream via " + text(sweep, "path") + " (" + text(sweep, "placement") +
+                 ") at every footprint of the sweep; dashed lines: knees.";
+  plot.x = {"footprint", AxisScale::log2, AxisUnit::bytes, {}, false};
+  plot.y = {"bytes/second", AxisScale::linear, AxisUnit::rate, {}, true};
+  PlotSeries curve{"bandwidth", SeriesStyle::line, {}};
+  for (const json& point : points) {
+    if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
+      continue;
+    }
+    const double x = point[0].get<double>(), y = point[1].get<double>();
+    curve.points.push_back({x, y, {}, {}, false, format_bytes(x) + ": " + format_rate(y)});
+  }
+  if (curve.points.empty()) return std::nullopt;
+  plot.series.push_back(std::move(curve));
+  for (const json& knee : member(sweep, "knees")) {
+    const auto at = number(knee, "footprint_bytes");
+    if (!at) continue;
+    plot.markers.push_back(
+        {*at, "knee " + format_bytes(*at), false,
+         "knee between " + format_bytes(number(knee, "last_high_bytes").value_or(*at)) + " and " +
+             format_bytes(number(knee, "first_low_bytes").value_or(*at)) + ": " +
+             format_rate(number(knee, "upper_bytes_per_second").value_or(0)) + " -> " +
+             format_rate(number(knee, "lower_bytes_per_second").value_or(0))});
+  }
+  return plot;
+}
+
+bool is_latency(const Property& p) {
+  return p.unit == "cycles" && (p.name.starts_with("latency") || p.name.ends_with("_latency"));
+}
+
+// One curve per latency with evidence.histogram: the share of its timed loads per cycle, so
+// that levels binned at different widths compare.
+std::optional<Plot> distributions_plot(const Topology& topology) {
+  Plot plot;
+  plot.id = "latency-distributions";
+  plot.title = "Latency distributions of the timed loads";
+  plot.caption =
+      "Share of each level's timed loads per cycle of latency (overhead-corrected), "
+      "between its p0.5 and p99.5; a level marked ~ has a low confidence.";
+  plot.x = {"latency (cycles)", AxisScale::log2, AxisUnit::cycles, {}, false};
+  plot.y = {"share of loads per cycle", AxisScale::linear, AxisUnit::number, {}, true};
+  for (const Element* row : in_row_order(topology.elements)) {
+    for (const Property& property : row->properties) {
+      const json& histogram = member(property.evidence, "histogram");
+      const json& counts = member(histogram, "counts");
+      const auto from = number(histogram, "from_cycles"), width = number(histogram, "bin_cycles");
+      if (!is_latency(property) || !counts.is_array() || !from || !width || *width <= 0) continue;
+      double total =
+          number(histogram, "below").value_or(0) + number(histogram, "above").value_or(0);
+      for (const json& count : counts) total += count.is_number() ? count.get<double>() : 0;
+      if (total <= 0) continue;
+      const bool weak = is_low(property.confidence);
+      PlotSeries curve{subject(*row, property) + (weak ? " ~" : ""),
+                       SeriesStyle::line,
+                       {},
+                       false,
+                       subject(*row, property) + ": p50 " +
+                           format_value(property.value, property.unit) + ", " +
+                           confidence_text(property.confidence)};
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        const double count = counts[i].is_number() ? counts[i].get<double>() : 0;
+        const double centre = *from + (static_cast<double>(i) + 0.5) * *width;
+        curve.points.push_back({centre, count / total / *width, {}, {}, weak, ""});
+      }
+      plot.series.push_back(std::move(curve));
+    }
+  }
+  if (plot.series.empty()) return std::nullopt;
+  return plot;
+}
+
 // One bar per property with a spread: p50 with p5..p95 whiskers, hollow where the confidence
 // is low.
 Plot spread_bars(const Topology& topology, const std::string& id, const std::string& title,
@@ -195,10 +275,6 @@ Plot spread_bars(const Topology& topology, const std::string& id, const std::str
   }
   plot.series.push_back(std::move(bars));
   return plot;
-}
-
-bool is_latency(const Property& p) {
-  return p.unit == "cycles" && (p.name.starts_with("latency") || p.name.ends_with("_latency"));
 }
 
 bool is_rate(const Property& p) {
@@ -323,11 +399,13 @@ std::vector<Plot> report_plots(const Topology& topology) {
     for (const Property& property : element.properties) {
       if (auto plot = staircase_plot(element, property)) plots.push_back(std::move(*plot));
       if (auto plot = search_plot(element, property)) plots.push_back(std::move(*plot));
+      if (auto plot = sweep_plot(element, property)) plots.push_back(std::move(*plot));
     }
   }
   Plot latency = spread_bars(topology, "latency", "Latencies: p50 with p5..p95",
                              {"cycles", AxisScale::linear, AxisUnit::cycles, {}, true}, is_latency);
   if (!latency.x.categories.empty()) plots.push_back(std::move(latency));
+  if (auto plot = distributions_plot(topology)) plots.push_back(std::move(*plot));
   if (auto plot = carveout_plot(topology)) plots.push_back(std::move(*plot));
   if (auto plot = segments_plot(topology)) plots.push_back(std::move(*plot));
   Plot bandwidth =

@@ -260,7 +260,10 @@ void draw_path(std::ostringstream& svg, const PlotSeries& series, const Frame& f
       svg << "L" << coord(px) << " " << coord(py);
     }
   }
-  svg << "\" stroke=\"" << stroke << "\" stroke-width=\"1.6\" fill=\"none\"/>";
+  svg << "\" stroke=\"" << stroke << "\" stroke-width=\"1.6\" fill=\"none\">";
+  open_tip(svg, series.tip);
+  svg << "</path>";
+  if (!series.dots) return;
   for (const PlotPoint& p : points) draw_point(svg, p, f, stroke);
 }
 

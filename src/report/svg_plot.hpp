@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace memtopo {
@@ -49,9 +50,19 @@ enum class SeriesStyle {
 };
 
 struct PlotSeries {
+  PlotSeries(std::string name_, SeriesStyle style_, std::vector<PlotPoint> points_ = {},
+             bool dots_ = true, std::string tip_ = {})
+      : name(std::move(name_)),
+        style(style_),
+        points(std::move(points_)),
+        dots(dots_),
+        tip(std::move(tip_)) {}
+
   std::string name;  // the legend entry
   SeriesStyle style = SeriesStyle::line;
   std::vector<PlotPoint> points;
+  bool dots = true;  // line and step: a dot at every point (off for dense curves)
+  std::string tip;   // line and step: hover text of the whole curve
 };
 
 // A vertical line across the plot at `x`, labelled at the top (a change point, a found size).

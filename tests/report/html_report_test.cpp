@@ -26,7 +26,8 @@ TEST(HtmlReport, HasEverySectionAndPlot) {
   for (const char* id :
        {"summary", "findings", "plots", "console", "warnings", "plot-staircase-l2-size",
         "plot-search-l1-size", "plot-latency", "plot-l1-carveout", "plot-l2-segments",
-        "plot-bandwidth", "plot-shared-banks"}) {
+        "plot-bandwidth", "plot-shared-banks", "plot-latency-distributions",
+        "plot-sweep-dram-bandwidth"}) {
     EXPECT_NE(html.find("id=\"" + std::string(id) + "\""), std::string::npos) << id;
   }
   EXPECT_NE(html.find("</html>"), std::string::npos);

@@ -96,6 +96,33 @@ void add_banks_and_segments(Topology& t) {
   t.element("l2", "cache", "device").set(segments);
 }
 
+// Two latencies with their distributions, and a DRAM bandwidth sweep with a knee.
+void add_distributions_and_sweep(Topology& t) {
+  Property* l1 = t.element("l1", "cache", "sm").find("latency");
+  l1->evidence["histogram"] = {{"from_cycles", 31},
+                               {"bin_cycles", 1},
+                               {"counts", {10, 90, 800, 90, 10}},
+                               {"below", 0},
+                               {"above", 0}};
+  Property* l2 = t.element("l2", "cache", "device").find("latency");
+  l2->evidence["histogram"] = {{"from_cycles", 240},
+                               {"bin_cycles", 10},
+                               {"counts", {100, 400, 300, 100, 50}},
+                               {"below", 2},
+                               {"above", 48}};
+  Property* dram = t.element("dram", "memory", "device").find("bandwidth");
+  dram->evidence["sweep"] = {
+      {"path", "cg"},
+      {"placement", "shared_by_all"},
+      {"points", {{1048576, 3e12}, {4194304, 3e12}, {16777216, 1.6e12}, {67108864, 1.6e12}}},
+      {"knees",
+       {{{"footprint_bytes", 8388608},
+         {"last_high_bytes", 4194304},
+         {"first_low_bytes", 16777216},
+         {"upper_bytes_per_second", 3e12},
+         {"lower_bytes_per_second", 1.6e12}}}}};
+}
+
 }  // namespace
 
 Topology make_report_topology() {
@@ -103,6 +130,7 @@ Topology make_report_topology() {
   add_l2_staircase(t);
   add_l1_search(t);
   add_banks_and_segments(t);
+  add_distributions_and_sweep(t);
   return t;
 }
 

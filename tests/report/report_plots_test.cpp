@@ -33,8 +33,9 @@ TEST(ReportPlots, StaircaseHasItsCurveLevelsAndAMarkerPerChangePoint) {
 
 TEST(ReportPlots, EveryChartOfTheFixtureIsThere) {
   const auto plots = report_plots(testing::make_report_topology());
-  for (const char* id : {"staircase-l2-size", "search-l1-size", "latency", "l1-carveout",
-                         "l2-segments", "bandwidth", "shared-banks"}) {
+  for (const char* id :
+       {"staircase-l2-size", "search-l1-size", "latency", "l1-carveout", "l2-segments", "bandwidth",
+        "shared-banks", "latency-distributions", "sweep-dram-bandwidth"}) {
     EXPECT_NE(find_plot(plots, id), nullptr) << id;
   }
 }
@@ -58,6 +59,27 @@ TEST(ReportPlots, SearchSplitsFittingFootprintsFromTheRest) {
   EXPECT_DOUBLE_EQ(plot->series[1].points[0].y, 0.25) << "33 * 16 slow of 33 * 32 * 2 loads";
 }
 
+TEST(ReportPlots, DistributionsAreSharesPerCycle) {
+  const auto plots = report_plots(testing::make_report_topology());
+  const Plot* plot = find_plot(plots, "latency-distributions");
+  ASSERT_NE(plot, nullptr);
+  ASSERT_EQ(plot->series.size(), 2u) << "l1 and l2, in row order";
+  EXPECT_EQ(plot->series[0].name, "l1.latency");
+  EXPECT_DOUBLE_EQ(plot->series[0].points[2].x, 33.5) << "the bin's centre";
+  EXPECT_DOUBLE_EQ(plot->series[0].points[2].y, 0.8);
+  // 400 of 1000 loads (50 outside the bins count too) in a 10-cycle bin.
+  EXPECT_DOUBLE_EQ(plot->series[1].points[1].y, 0.04);
+}
+
+TEST(ReportPlots, SweepHasItsPointsAndKnees) {
+  const auto plots = report_plots(testing::make_report_topology());
+  const Plot* plot = find_plot(plots, "sweep-dram-bandwidth");
+  ASSERT_NE(plot, nullptr);
+  EXPECT_EQ(plot->series.at(0).points.size(), 4u);
+  ASSERT_EQ(plot->markers.size(), 1u);
+  EXPECT_DOUBLE_EQ(plot->markers[0].x, 8388608);
+}
+
 TEST(ReportPlots, MalformedEvidenceIsLeftOutNotACrash) {
   Topology t = testing::make_sample_topology();
   Property size;
@@ -70,10 +92,15 @@ TEST(ReportPlots, MalformedEvidenceIsLeftOutNotACrash) {
   segments.name = "segments";
   segments.evidence["pairs"] = {{{"sm_a", "zero"}}};
   t.element("l2", "cache", "device").set(segments);
+  t.element("l1", "cache", "sm").find("latency")->evidence["histogram"] = {{"counts", "x"}};
+  t.element("dram", "memory", "device").find("bandwidth")->evidence["sweep"] = {
+      {"points", {1, {2}, {"a", 3}}}};
   const auto plots = report_plots(t);
   EXPECT_EQ(find_plot(plots, "staircase-l2-size"), nullptr);
   EXPECT_EQ(find_plot(plots, "search-l2-size"), nullptr);
   EXPECT_EQ(find_plot(plots, "l2-segments"), nullptr);
+  EXPECT_EQ(find_plot(plots, "latency-distributions"), nullptr);
+  EXPECT_EQ(find_plot(plots, "sweep-dram-bandwidth"), nullptr);
 }
 
 }  // namespace
