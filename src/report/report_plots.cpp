@@ -230,18 +230,23 @@ std::optional<Plot> distributions_plot(const Topology& topology) {
       for (const json& count : counts) total += count.is_number() ? count.get<double>() : 0;
       if (total <= 0) continue;
       const bool weak = is_low(property.confidence);
+      // A histogram's outline: up at the first bin's lower edge, across every bin, down at the
+      // last bin's upper edge.
       PlotSeries curve{subject(*row, property) + (weak ? " ~" : ""),
-                       SeriesStyle::line,
+                       SeriesStyle::step,
                        {},
                        false,
                        subject(*row, property) + ": p50 " +
                            format_value(property.value, property.unit) + ", " +
                            confidence_text(property.confidence)};
+      curve.points.push_back({*from, 0, {}, {}, weak, ""});
       for (std::size_t i = 0; i < counts.size(); ++i) {
         const double count = counts[i].is_number() ? counts[i].get<double>() : 0;
-        const double centre = *from + (static_cast<double>(i) + 0.5) * *width;
-        curve.points.push_back({centre, count / total / *width, {}, {}, weak, ""});
+        const double edge = *from + static_cast<double>(i) * *width;
+        curve.points.push_back({edge, count / total / *width, {}, {}, weak, ""});
       }
+      curve.points.push_back(
+          {*from + static_cast<double>(counts.size()) * *width, 0, {}, {}, weak, ""});
       plot.series.push_back(std::move(curve));
     }
   }
