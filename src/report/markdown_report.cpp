@@ -107,7 +107,7 @@ void render_findings(std::ostringstream& md, const Topology& topology) {
     }
     std::string method = escape_markdown(row.method_summary);
     if (!row.note.empty()) {
-      notes.push_back("- `" + row.subject + "`: " + escape_markdown(row.note));
+      notes.push_back("- **" + escape_markdown(row.subject) + "**: " + escape_markdown(row.note));
       method += " (note " + std::to_string(notes.size()) + ")";
     }
     md << "| " << escape_markdown(row.subject) << " | " << value << " | " << confidence << " | "
