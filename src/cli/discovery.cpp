@@ -43,6 +43,7 @@ struct Plan {
   std::vector<Probe*> probes;
   std::optional<OutputTarget> json;         // --json FILE (not for --json -)
   std::optional<OutputTarget> export_file;  // --export FORMAT FILE
+  ReportTargets reports;                   // --html FILE, --markdown FILE
   std::unique_ptr<CsvTraceWriter> trace_writer;
 };
 
@@ -58,6 +59,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
   try {
     plan.json = prepare_json_output(options.json_file);
     plan.export_file = prepare_export_output(options);
+    plan.reports = prepare_report_outputs(options.html_file, options.markdown_file);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
     }
@@ -250,7 +252,7 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   if (!trace_error.empty())
     topology.warnings.push_back("raw traces are incomplete: " + trace_error);
   try {
-    write_reports(topology, options, plan.json, out);
+    write_reports(topology, options, plan.json, out, plan.reports);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;

@@ -35,7 +35,7 @@ inline constexpr const char* kHelpText =
     "       missing or invalid\n"
     "  5    a probe failed (the discovery is still written)\n"
     "  6    out of device memory: no probe could run\n"
-    "  7    cannot write an output (--json, --traces, --export)\n"
+    "  7    cannot write an output (--json, --traces, --export, --html, --markdown)\n"
     "  8    the GPU is in use by another process (--allow-shared measures anyway),\n"
     "       or another memtopo held it past --wait\n"
     "  9    memtopo compare: the two runs differ (0: they agree within their spreads)\n"

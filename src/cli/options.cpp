@@ -25,6 +25,10 @@ constexpr const char* kExamples =
     "need)\n"
     "  memtopo --sim sims/hopper-like.json --traces traces/\n"
     "                                   run on a simulated device, keep every raw trace as CSV\n"
+    "  memtopo --sim sims/hopper-like.json --html report.html\n"
+    "                                   also write the report with its plots as HTML\n"
+    "  memtopo report run.json --html report.html --markdown report.md\n"
+    "                                   render a saved run's JSON as HTML and markdown\n"
     "  memtopo --list                   list the probes and their ids\n";
 
 // A week: longer is a typo, not a plan.
@@ -148,6 +152,15 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       app.add_option("--traces", options.traces_dir,
                      "Write every experiment's raw trace as CSV into DIR (created if needed)")
           ->type_name("DIR");
+  auto* html = app.add_option("--html", options.html_file,
+                              "Also write the report as one self-contained HTML file (plots\n"
+                              "inline, no script or network needed to view it)")
+                   ->type_name("FILE");
+  auto* markdown =
+      app.add_option("--markdown", options.markdown_file,
+                     "Also write the report as markdown to FILE, its plots as SVG files in\n"
+                     "FILE's stem + '-plots/' beside it")
+          ->type_name("FILE");
   // Repeated --only options add up; CLI11 joins them with commas.
   auto* only_option =
       app.add_option("--only", only,
@@ -186,7 +199,9 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   // fall back to another device, --only '' must not run everything.
   for (const auto& [option, value] : {std::pair{sim, &options.sim_file},
                                       {json, &options.json_file},
-                                      {traces, &options.traces_dir}}) {
+                                      {traces, &options.traces_dir},
+                                      {html, &options.html_file},
+                                      {markdown, &options.markdown_file}}) {
     if (option->count() > 0 && value->empty()) {
       return usage_error(option->get_name() + " needs a value; it was given an empty one");
     }

@@ -15,6 +15,26 @@
 #include "report/text_table.hpp"
 
 namespace memtopo {
+// Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
+// device-wide levels; ids not listed here keep the topology's order after these.
+namespace {
+constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",     "constant_l1",
+                                     "constant_l15", "shared", "l2",     "dram",
+                                     "constant",     "tlb_l1", "tlb_l2", "tlb_l3"};
+}  // namespace
+
+std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
+  auto rank = [](const Element& e) {
+    auto it = std::find(std::begin(kRowOrder), std::end(kRowOrder), e.id);
+    return static_cast<std::size_t>(it - std::begin(kRowOrder));
+  };
+  std::vector<const Element*> ordered;
+  for (const Element& e : elements) ordered.push_back(&e);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](const Element* a, const Element* b) { return rank(*a) < rank(*b); });
+  return ordered;
+}
+
 namespace {
 
 using Align = TextTable::Align;
@@ -33,24 +53,6 @@ bool has_own_column(const std::string& property) {
   return is_bandwidth_property(property) ||
          std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
              std::end(kTableProperties);
-}
-
-// Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
-// device-wide levels; ids not listed here keep the topology's order after these.
-constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",     "constant_l1",
-                                     "constant_l15", "shared", "l2",     "dram",
-                                     "constant",     "tlb_l1", "tlb_l2", "tlb_l3"};
-
-std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
-  auto rank = [](const Element& e) {
-    auto it = std::find(std::begin(kRowOrder), std::end(kRowOrder), e.id);
-    return static_cast<std::size_t>(it - std::begin(kRowOrder));
-  };
-  std::vector<const Element*> ordered;
-  for (const Element& e : elements) ordered.push_back(&e);
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [&](const Element* a, const Element* b) { return rank(*a) < rank(*b); });
-  return ordered;
 }
 
 // Sections with a Source column say there whether a value came from the API and how sure it

@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 
+#include "analysis/histogram.hpp"
 #include "analysis/staircase.hpp"
 #include "analysis/stats.hpp"
 #include "backend/chain.hpp"
@@ -58,6 +59,17 @@ constexpr std::uint32_t kSamplesAlone = 4096;
 // With no API L2 size to plan from: a footprint for L2 hits, and one far beyond any L2.
 constexpr std::uint64_t kFallbackL2FootprintBytes = 1ull << 20;
 constexpr std::uint64_t kFallbackDramFootprintBytes = 1ull << 30;
+// The corrected samples' distribution kept in the evidence, for the reports' plot: enough bins
+// to show two modes (near and far L2) at whole cycles, few enough to keep the JSON small.
+constexpr std::size_t kHistogramBins = 64;
+
+nlohmann::json histogram_json(const Histogram& histogram) {
+  return {{"from_cycles", histogram.from},
+          {"bin_cycles", histogram.bin_width},
+          {"counts", histogram.counts},
+          {"below", histogram.below},
+          {"above", histogram.above}};
+}
 
 class LatencyMeasurement {
  public:
@@ -317,6 +329,7 @@ void LatencyMeasurement::report(std::uint64_t footprint, const std::string& foot
       {"clock_khz", pooled.mean_clock_khz ? nlohmann::json(*pooled.mean_clock_khz) : nullptr},
       {"chases", std::move(pooled.per_chase)},
       {"reference", std::move(reference)},
+      {"histogram", histogram_json(make_histogram(pooled.corrected, kHistogramBins))},
   };
   if (target_.near_mode_headline) p.evidence["modes"] = modes_evidence(headline.modes);
   if (spread.p50 <= 0) {
