@@ -21,6 +21,7 @@
 #include "backend/cuda/gpu_sharing.hpp"
 #include "backend/cuda/nvml_session.hpp"
 #include "backend/cuda/stream_runner.hpp"
+#include "backend/cuda/study_kernels_cuda.hpp"
 #include "backend/cuda/support_kernels.hpp"
 #include "backend/cuda/warp_access_runner.hpp"
 
@@ -64,7 +65,7 @@ std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml) {
   return compute;
 }
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public StudyKernelsProvider {
  public:
   // `nvml` was opened, and `processes_before` listed, before this process created its context
   // on the device: what appeared since is memtopo's own.
@@ -143,6 +144,11 @@ class CudaBackend final : public Backend {
     const BackendLimits limits = this->limits();
     for (std::size_t i = 0; i < batch.size(); ++i) check_runnable(batch[i], i, limits);
     return run_warp_accesses(batch);
+  }
+
+  StudyKernels& study_kernels() override {
+    if (!study_kernels_) study_kernels_ = make_cuda_study_kernels(device_, facts_);
+    return *study_kernels_;
   }
 
   double current_sm_clock_khz() override {
@@ -386,6 +392,7 @@ class CudaBackend final : public Backend {
   std::vector<std::uint32_t> sm_ids_;
   std::unique_ptr<ChaseRunner> runner_;
   std::unique_ptr<StreamRunner> streams_;
+  std::unique_ptr<StudyKernels> study_kernels_;  // made on first use
 };
 
 }  // namespace
