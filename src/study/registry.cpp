@@ -4,7 +4,10 @@
 namespace memtopo::study {
 
 const std::vector<Study>& all_studies() {
-  static const std::vector<Study> studies = {};
+  static const std::vector<Study> studies = {
+      stride_study(),
+      coalescing_study(),
+  };
   return studies;
 }
 

@@ -3,4 +3,9 @@
 // under src/study/, returning its registration.
 #include "study/study.hpp"
 
-namespace memtopo::study {}  // namespace memtopo::study
+namespace memtopo::study {
+
+Study stride_study();      // strided/stride_study.cpp
+Study coalescing_study();  // strided/coalescing_study.cpp
+
+}  // namespace memtopo::study
