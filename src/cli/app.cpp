@@ -8,11 +8,15 @@
 #include "cli/exit_codes.hpp"
 #include "cli/options.hpp"
 #include "cli/probe_list.hpp"
+#include "cli/study_command.hpp"
 
 namespace memtopo {
 
 int run_memtopo(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   try {
+    if (argc > 1 && std::string(argv[1]) == "study") {
+      return run_study_command(argc, argv, out, err);
+    }
     CommandLine command_line = parse_command_line(argc, argv, out, err);
     if (!command_line.options) return command_line.exit_code;
     const Options& options = *command_line.options;

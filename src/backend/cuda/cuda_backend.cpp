@@ -21,6 +21,7 @@
 #include "backend/cuda/gpu_sharing.hpp"
 #include "backend/cuda/nvml_session.hpp"
 #include "backend/cuda/stream_runner.hpp"
+#include "backend/cuda/strided_runner.hpp"
 #include "backend/cuda/study_kernels_cuda.hpp"
 #include "backend/cuda/support_kernels.hpp"
 #include "backend/cuda/warp_access_runner.hpp"
@@ -65,7 +66,9 @@ std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml) {
   return compute;
 }
 
-class CudaBackend final : public Backend, public StudyKernelsProvider {
+class CudaBackend final : public Backend,
+                          public StridedAccessRunner,
+                          public StudyKernelsProvider {
  public:
   // `nvml` was opened, and `processes_before` listed, before this process created its context
   // on the device: what appeared since is memtopo's own.
@@ -171,6 +174,11 @@ class CudaBackend final : public Backend, public StudyKernelsProvider {
       c.other_processes = other_gpu_processes(named(*listed), own_pids_);
     }
     return c;
+  }
+
+  StridedAccessResult run_strided(const StridedAccessSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return run_strided_on_gpu(spec, {facts_.sm_count, max_dynamic_shared_});
   }
 
   StreamResult run_stream(const StreamSpec& spec) override {
