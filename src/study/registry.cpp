@@ -7,6 +7,8 @@ const std::vector<Study>& all_studies() {
   static const std::vector<Study> studies = {
       stride_study(),
       coalescing_study(),
+      sync_study(),
+      spilling_study(),
   };
   return studies;
 }

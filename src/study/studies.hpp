@@ -7,5 +7,7 @@ namespace memtopo::study {
 
 Study stride_study();      // strided/stride_study.cpp
 Study coalescing_study();  // strided/coalescing_study.cpp
+Study sync_study();        // sync/sync_study.cpp
+Study spilling_study();    // spilling/spilling_study.cpp
 
 }  // namespace memtopo::study
