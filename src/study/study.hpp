@@ -61,7 +61,7 @@ struct StudyContext {
   std::uint64_t seed = 1;
   // --topology FILE: a discovery of this device whose findings (line, sector, banks) the
   // study ties its findings to; nullopt without one (predictions then say "not measured").
-  std::optional<Topology> topology;
+  std::optional<Topology> topology = std::nullopt;
   TraceFiles* traces = nullptr;  // --traces DIR, or nullptr
 
   // Throws StudyInterrupted when a stop signal arrived; studies call it between batches.
