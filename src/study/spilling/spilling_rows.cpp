@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/confidence.hpp"
+#include "model/units.hpp"
 #include "study/kernel_study.hpp"
 #include "study/trend.hpp"
 
@@ -167,9 +168,11 @@ void SpillTable::add_findings(double rising_tolerance) {
       std::to_string(unlimited.variant.registers) + " registers, no spill)" + where;
   const std::uint64_t warps =
       std::uint64_t{config_.threads_per_block} / kWarpSize * config_.blocks_per_sm;
-  finding.why = "per SM, " + std::to_string(warps) + " warps hold " +
-                std::to_string(warps * kWarpSize * tightest.variant.local_bytes) +
-                " B of spilled words, which stay in L1 only while they fit";
+  finding.why =
+      "spilled words live in local memory, cached in L1 while they fit: per SM, " +
+      std::to_string(warps) + (warps == 1 ? " warp holds " : " warps hold ") +
+      format_bytes(static_cast<double>(warps * kWarpSize * tightest.variant.local_bytes)) +
+      " of them";
   const Confidence confidence{quoted_cells({&tightest.cycles, &unlimited.cycles}, "quoted p50s")};
   finding.confidence = confidence.value();
   result_.findings.push_back(std::move(finding));
