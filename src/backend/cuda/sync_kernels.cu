@@ -83,8 +83,12 @@ constexpr std::uint32_t kPortableClusterSize = 8;
 cudaLaunchConfig_t cluster_config(std::uint32_t blocks, std::uint32_t threads_per_block,
                                   cudaLaunchAttribute& attribute, std::uint32_t cluster_size) {
   const BarrierKernel kernel = kernel_for(BarrierKind::cluster);
-  if (cluster_size > kPortableClusterSize) {
-    CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  // A device without non-portable sizes refuses the opt-in: then the occupancy query says 0
+  // clusters and a launch fails with its own error, so the refusal itself is not an error.
+  if (cluster_size > kPortableClusterSize &&
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+          cudaSuccess) {
+    (void)cudaGetLastError();
   }
   attribute.id = cudaLaunchAttributeClusterDimension;
   attribute.val.clusterDim.x = cluster_size;
