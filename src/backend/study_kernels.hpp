@@ -78,6 +78,11 @@ struct SpillSpec {
   std::uint32_t blocks_per_sm = 1;
   std::uint32_t iterations = 2048;
   std::uint32_t launches = 5;
+  // The kernel's preferred shared-memory carveout, in percent of the unified L1/shared
+  // storage (cudaFuncAttributePreferredSharedMemoryCarveout): 100 leaves L1 the least room for
+  // the spilled words, 0 the most; kDefaultCarveout lets the driver choose.
+  int shared_carveout_percent = kDefaultCarveout;
+  static constexpr int kDefaultCarveout = -1;
 };
 
 // One sample per warp and launch: lane 0's clock64 and %globaltimer around the loop, divided

@@ -53,7 +53,10 @@ double fake_barrier_cycles(const BarrierSpec& spec) {
 double fake_spill_cycles(const SpillVariant& variant, const SpillSpec& spec) {
   const double threads_per_sm = static_cast<double>(spec.threads_per_block) * spec.blocks_per_sm;
   const double contention = std::max(1.0, threads_per_sm / kThreadsWithoutContention);
-  return (kSpillBaseCycles + kSpillCyclesPerByte * variant.local_bytes) * contention;
+  constexpr int kSmallestL1 = 100;
+  const double per_byte =
+      kSpillCyclesPerByte * (spec.shared_carveout_percent == kSmallestL1 ? kSmallL1SpillFactor : 1);
+  return (kSpillBaseCycles + per_byte * variant.local_bytes) * contention;
 }
 
 BarrierLimits FakeStudyGpu::barrier_limits(BarrierKind kind, std::uint32_t threads_per_block) {

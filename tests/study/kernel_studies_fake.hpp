@@ -20,6 +20,7 @@ inline constexpr double kClusterCyclesPerBlock = 50;  // cluster barrier, per bl
 inline constexpr double kCyclesPerNs = 2;             // a 2 GHz clock
 inline constexpr double kSpillBaseCycles = 130;       // an iteration without spills
 inline constexpr double kSpillCyclesPerByte = 0.5;    // each local byte per thread adds this
+inline constexpr double kSmallL1SpillFactor = 2;      // ... times this with L1 at its smallest
 inline constexpr std::uint32_t kFakeSmCount = 4;
 inline constexpr std::uint32_t kFakeThreadsPerSm = 2048;
 

@@ -168,6 +168,18 @@ TEST(SpillingStudy, RowsCarryTheBuildsCountsAndTimes) {
   // (136 + 140) B per thread and iteration, 32 threads on each of 4 SMs, 170 cycles at 2 GHz.
   EXPECT_NEAR(number_at(table, 1, "local_traffic"), 276.0 * 32 * 4 / (170 / 2.0 * 1e-9), 1);
   EXPECT_EQ(table_of(result, "spilling_512_threads").rows.size(), 3u);
+  EXPECT_EQ(table_of(result, "spilling_512_threads_small_l1").rows.size(), 3u);
+}
+
+TEST(SpillingStudy, ASmallerL1ShowsInTheTightestBuildsSlowdown) {
+  FakeStudyGpu gpu;
+  const StudyResult result = run_on(gpu, "spilling");
+  // (130 + 2 x 0.5 x 328) / 130 = 3.52 with the small L1, (130 + 0.5 x 328) / 130 = 2.26 without.
+  const Finding& l1 = finding_containing(result, "with L1 at its smallest");
+  EXPECT_NE(l1.what.find("slowdown is 3.52x, against 2.26x with the default L1"), std::string::npos)
+      << l1.what;
+  EXPECT_NE(l1.why.find("a smaller L1 holds fewer of them"), std::string::npos);
+  EXPECT_EQ(l1.table, "spilling_512_threads_small_l1");
 }
 
 TEST(SpillingStudy, SlopePerSpilledWordComesFromTheLine) {

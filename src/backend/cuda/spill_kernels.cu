@@ -111,11 +111,15 @@ std::uint32_t spill_blocks_per_sm(std::size_t limit_index, std::uint32_t threads
 }
 
 std::vector<StudyTiming> launch_spill_loop(std::size_t limit_index, std::uint32_t threads_per_block,
-                                           std::uint32_t blocks, std::uint32_t iterations) {
+                                           std::uint32_t blocks, std::uint32_t iterations,
+                                           int carveout_percent) {
   const std::size_t warps = std::size_t{blocks} * threads_per_block / kWarpSize;
   DeviceBuffer<StudyTiming> timings(warps);
   DeviceBuffer<std::uint32_t> sink(1);
   const SpillKernel kernel = spill_kernel(limit_index);
+  // Set on every launch, the default included, so one configuration never leaks into the next.
+  CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 carveout_percent));
   kernel<<<blocks, threads_per_block>>>(iterations, static_cast<std::uint32_t>(limit_index),
                                         timings.data(), sink.data());
   CUDA_CHECK_LAUNCH("spill_loop_kernel");

@@ -25,9 +25,11 @@ SpillBuildAttributes spill_build_attributes(std::size_t limit_index);
 std::uint32_t spill_blocks_per_sm(std::size_t limit_index, std::uint32_t threads_per_block);
 
 // Launches the build for `limit_index` once with `blocks` blocks of `threads_per_block` threads
-// (a multiple of 32), each thread running `iterations` iterations; returns lane 0's timing of
-// every warp. Waits for it.
+// (a multiple of 32), each thread running `iterations` iterations, under the preferred
+// shared-memory carveout `carveout_percent` (-1: the driver's default); returns lane 0's
+// timing of every warp. Waits for it.
 std::vector<StudyTiming> launch_spill_loop(std::size_t limit_index, std::uint32_t threads_per_block,
-                                           std::uint32_t blocks, std::uint32_t iterations);
+                                           std::uint32_t blocks, std::uint32_t iterations,
+                                           int carveout_percent);
 
 }  // namespace memtopo

@@ -26,6 +26,7 @@ constexpr std::uint32_t kMaxThreadsPerBlock = 1024;
 constexpr std::array<std::uint32_t, 4> kClusterSizesLargestFirst = {16, 8, 4, 2};
 // Compute capability 9.0 introduced thread-block clusters.
 constexpr int kClusterMajor = 9;
+constexpr int kMaxCarveoutPercent = 100;
 
 [[noreturn]] void reject(const std::string& what) {
   throw StudyExperimentError(what);
@@ -146,9 +147,15 @@ class CudaStudyKernels final : public StudyKernels {
              std::to_string(most) + " of this build");
     }
     if (spec.iterations == 0 || spec.launches == 0) reject("iterations and launches must be > 0");
+    if (spec.shared_carveout_percent < SpillSpec::kDefaultCarveout ||
+        spec.shared_carveout_percent > kMaxCarveoutPercent) {
+      reject("shared-memory carveout " + std::to_string(spec.shared_carveout_percent) +
+             " %: must be -1 (default) or 0 to 100");
+    }
     const std::uint32_t blocks = spec.blocks_per_sm * facts_.sm_count;
     const auto launch = [&] {
-      return launch_spill_loop(spec.variant, spec.threads_per_block, blocks, spec.iterations);
+      return launch_spill_loop(spec.variant, spec.threads_per_block, blocks, spec.iterations,
+                               spec.shared_carveout_percent);
     };
     (void)launch();  // untimed
     SpillRun run;

@@ -86,8 +86,9 @@ void SpillTable::measure(StudyContext& context, StudyKernels& kernels, std::uint
       table().rows.push_back(std::move(cells));
       continue;
     }
-    const SpillSpec spec{index, config_.threads_per_block, config_.blocks_per_sm, iterations,
-                         launches};
+    const SpillSpec spec{
+        index,    config_.threads_per_block,      config_.blocks_per_sm, iterations,
+        launches, config_.shared_carveout_percent};
     const SpillRun run = kernels.run_spill(spec);
     Row row{variant, timing_cell(run.cycles_per_iteration),
             timing_cell(scaled(run.ns_per_iteration, kSecondsPerNanosecond))};
@@ -176,6 +177,46 @@ void SpillTable::add_findings(double rising_tolerance) {
   const Confidence confidence{quoted_cells({&tightest.cycles, &unlimited.cycles}, "quoted p50s")};
   finding.confidence = confidence.value();
   result_.findings.push_back(std::move(finding));
+}
+
+void add_l1_finding(StudyResult& result, const std::string& with_default_l1,
+                    const std::string& with_small_l1, int small_carveout_percent) {
+  const Table* large = nullptr;
+  const Table* small = nullptr;
+  for (const Table& table : result.tables) {
+    if (table.id == with_default_l1) large = &table;
+    if (table.id == with_small_l1) small = &table;
+  }
+  if (large == nullptr || small == nullptr || large->rows.empty() ||
+      large->rows.size() != small->rows.size()) {
+    return;
+  }
+  const std::size_t slowdown = large->column("slowdown");
+  const std::size_t cycles = large->column("cycles_per_iteration");
+  const std::size_t local = large->column("local_bytes");
+  const auto& large_row = large->rows.back();
+  const auto& small_row = small->rows.back();
+  if (!large_row[slowdown].value.is_number() || !small_row[slowdown].value.is_number()) return;
+  const double before = large_row[slowdown].value.get<double>();
+  const double after = small_row[slowdown].value.get<double>();
+  Finding finding;
+  finding.table = with_small_l1;
+  finding.at = {{"register_limit", large_row[large->column("register_limit")].value},
+                {"shared_carveout_percent", small_carveout_percent}};
+  finding.what = "with L1 at its smallest (shared-memory carveout " +
+                 std::to_string(small_carveout_percent) + " %) the tightest build's slowdown is " +
+                 fixed(after, 2) + "x, against " + fixed(before, 2) + "x with the default L1";
+  finding.why = "spilled words are cached in L1 (" +
+                format_bytes(large_row[local].value.get<double>()) + " per thread here): " +
+                (after > before ? "a smaller L1 holds fewer of them, so more spills go to L2"
+                                : "the smaller L1 still holds what the loop touches, or the "
+                                  "spills were not limited by L1 hits");
+  const Confidence confidence{
+      quoted_cells({&large_row[cycles], &small_row[cycles], &large->rows.front()[cycles],
+                    &small->rows.front()[cycles]},
+                   "quoted p50s")};
+  finding.confidence = confidence.value();
+  result.findings.push_back(std::move(finding));
 }
 
 }  // namespace memtopo::study

@@ -16,6 +16,7 @@ struct SpillConfig {
   std::string title;  // "one warp per SM"
   std::uint32_t threads_per_block = 32;
   std::uint32_t blocks_per_sm = 1;
+  int shared_carveout_percent = SpillSpec::kDefaultCarveout;  // 100: L1 at its smallest
 };
 
 class SpillTable {
@@ -45,6 +46,12 @@ class SpillTable {
   std::uint32_t sm_count_ = 0;
   std::vector<Row> rows_;
 };
+
+// How the tightest build's slowdown changes when L1 shrinks: the tables `with_default_l1` and
+// `with_small_l1` (the same threads, the carveout at `small_carveout_percent`), compared on
+// their last rows.
+void add_l1_finding(StudyResult& result, const std::string& with_default_l1,
+                    const std::string& with_small_l1, int small_carveout_percent);
 
 inline constexpr const char* kSpillTraceHeader =
     "configuration,register_limit,registers,local_bytes,sample,cycles_per_iteration,"

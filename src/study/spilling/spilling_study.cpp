@@ -1,8 +1,9 @@
 // The spilling study (issue 13, study 4; seed 001, 3.4.4): one kernel whose threads keep
 // kSpillLiveWords words live, built under register limits from 255 (no spill) down to 32
 // (hundreds of spilled bytes per thread). Time per iteration against the spilled bytes, with
-// one warp per SM (the latency a spill adds) and with several warps per SM (spills of many
-// warps competing for L1 and the load/store pipes); ptxas' spill counts beside each row.
+// one warp per SM (the latency a spill adds), with several warps per SM (spills of many
+// warps competing for L1 and the load/store pipes) and the same with L1 at its smallest (how
+// much of the spill traffic L1 absorbs); ptxas' spill counts beside each row.
 #include <string>
 #include <vector>
 
@@ -21,10 +22,16 @@ constexpr std::uint32_t kBusyBlocksPerSm = 2;
 // Less time with more local bytes: a step may be this much faster and still count as rising.
 constexpr double kRisingTolerance = 0.05;
 
+// The carveout that leaves L1 the least room (all the storage it can to shared memory).
+constexpr int kSmallestL1Carveout = 100;
+
 std::vector<SpillConfig> configurations() {
-  return {
-      {"one_warp", "one warp per SM", 32, 1},
-      {"512_threads", "2 blocks of 256 threads per SM", kBusyThreadsPerBlock, kBusyBlocksPerSm}};
+  return {{"one_warp", "one warp per SM", 32, 1, SpillSpec::kDefaultCarveout},
+          {"512_threads", "2 blocks of 256 threads per SM", kBusyThreadsPerBlock, kBusyBlocksPerSm,
+           SpillSpec::kDefaultCarveout},
+          {"512_threads_small_l1",
+           "2 blocks of 256 threads per SM, L1 at its smallest (shared-memory carveout 100 %)",
+           kBusyThreadsPerBlock, kBusyBlocksPerSm, kSmallestL1Carveout}};
 }
 
 nlohmann::json variants_json(const std::vector<SpillVariant>& variants) {
@@ -54,6 +61,8 @@ void run_spilling(StudyContext& context, StudyResult& result) {
       table.add_findings(kRisingTolerance);
     });
   }
+  add_l1_finding(result, "spilling_512_threads", "spilling_512_threads_small_l1",
+                 kSmallestL1Carveout);
   if (context.traces) context.traces->write("samples", kSpillTraceHeader, trace_rows);
 }
 
