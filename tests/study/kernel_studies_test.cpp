@@ -108,6 +108,8 @@ TEST(SyncStudy, FindingsQuoteTheCostsAndTheirRise) {
   // Five steps of threads per block, all rising: agreement 6 / 7; every sample on its p50.
   ASSERT_TRUE(threads.confidence);
   EXPECT_NEAR(*threads.confidence, 6.0 / 7.0, 1e-9);
+  EXPECT_EQ(threads.at["threads_per_block"], nlohmann::json({32, 1024}));
+  EXPECT_EQ(threads.at["blocks_per_sm"], 1);
   const Finding& blocks = finding_containing(result, "alone on its SM");
   EXPECT_NE(blocks.what.find("with 8 blocks per SM (8.00x)"), std::string::npos) << blocks.what;
 }
