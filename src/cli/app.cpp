@@ -11,6 +11,7 @@
 #include "cli/options.hpp"
 #include "cli/probe_list.hpp"
 #include "cli/report_command.hpp"
+#include "cli/study_command.hpp"
 
 namespace memtopo {
 
@@ -23,6 +24,9 @@ int run_memtopo(int argc, const char* const* argv, std::ostream& out, std::ostre
       return run_export_command(argc, argv, out, err);
     if (argc > 1 && std::string(argv[1]) == "report") {
       return run_report_command(argc - 1, argv + 1, out, err);
+    }
+    if (argc > 1 && std::string(argv[1]) == "study") {
+      return run_study_command(argc, argv, out, err);
     }
     CommandLine command_line = parse_command_line(argc, argv, out, err);
     if (!command_line.options) return command_line.exit_code;

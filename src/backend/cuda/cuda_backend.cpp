@@ -21,6 +21,8 @@
 #include "backend/cuda/gpu_sharing.hpp"
 #include "backend/cuda/nvml_session.hpp"
 #include "backend/cuda/stream_runner.hpp"
+#include "backend/cuda/strided_runner.hpp"
+#include "backend/cuda/study_kernels_cuda.hpp"
 #include "backend/cuda/support_kernels.hpp"
 #include "backend/cuda/warp_access_runner.hpp"
 
@@ -64,7 +66,9 @@ std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml) {
   return compute;
 }
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend,
+                          public StridedAccessRunner,
+                          public StudyKernelsProvider {
  public:
   // `nvml` was opened, and `processes_before` listed, before this process created its context
   // on the device: what appeared since is memtopo's own.
@@ -145,6 +149,11 @@ class CudaBackend final : public Backend {
     return run_warp_accesses(batch);
   }
 
+  StudyKernels& study_kernels() override {
+    if (!study_kernels_) study_kernels_ = make_cuda_study_kernels(device_, facts_);
+    return *study_kernels_;
+  }
+
   double current_sm_clock_khz() override {
     const auto mhz = nvml_->sm_clock_mhz();
     return mhz ? *mhz * 1000.0 : 0.0;
@@ -165,6 +174,11 @@ class CudaBackend final : public Backend {
       c.other_processes = other_gpu_processes(named(*listed), own_pids_);
     }
     return c;
+  }
+
+  StridedAccessResult run_strided(const StridedAccessSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return run_strided_on_gpu(spec, {facts_.sm_count, max_dynamic_shared_});
   }
 
   StreamResult run_stream(const StreamSpec& spec) override {
@@ -386,6 +400,7 @@ class CudaBackend final : public Backend {
   std::vector<std::uint32_t> sm_ids_;
   std::unique_ptr<ChaseRunner> runner_;
   std::unique_ptr<StreamRunner> streams_;
+  std::unique_ptr<StudyKernels> study_kernels_;  // made on first use
 };
 
 }  // namespace
