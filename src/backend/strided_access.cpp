@@ -78,6 +78,19 @@ std::array<std::uint64_t, kWarpLanes> lane_offsets(const StridedAccessSpec& spec
   return offsets;
 }
 
+std::vector<std::uint64_t> interleaved_local_words(const StridedAccessSpec& spec,
+                                                   std::uint64_t request) {
+  const auto offsets = lane_offsets(spec, request);
+  std::vector<std::uint64_t> words;
+  for (std::uint32_t lane = 0; lane < kWarpLanes; ++lane) {
+    for (std::uint32_t byte = 0; byte < spec.element_bytes; byte += kLocalWordBytes) {
+      const std::uint64_t word = (offsets[lane] + byte) / kLocalWordBytes;
+      words.push_back(word * kWarpLanes * kLocalWordBytes + std::uint64_t{lane} * kLocalWordBytes);
+    }
+  }
+  return words;
+}
+
 std::uint32_t units_touched(std::span<const std::uint64_t> offsets, std::uint32_t access_bytes,
                             std::uint32_t unit_bytes) {
   std::set<std::uint64_t> units;
@@ -107,6 +120,16 @@ void validate(const StridedAccessSpec& spec) {
   if (spec.footprint_bytes < request_span_bytes(spec)) {
     fail("a footprint of " + std::to_string(spec.footprint_bytes) + " bytes holds no request of " +
          std::to_string(request_span_bytes(spec)));
+  }
+  if (spec.space == AccessSpace::constant && spec.footprint_bytes > kConstantBankBytes) {
+    fail("a constant footprint of " + std::to_string(spec.footprint_bytes) +
+         " bytes exceeds the constant bank's " + std::to_string(kConstantBankBytes));
+  }
+  if (spec.space == AccessSpace::local &&
+      spec.footprint_bytes > std::uint64_t{kLocalArrayElements} * spec.element_bytes) {
+    fail("a local footprint of " + std::to_string(spec.footprint_bytes) +
+         " bytes exceeds each thread's array of " + std::to_string(kLocalArrayElements) +
+         " elements");
   }
   if (spec.threads_per_block == 0 || spec.threads_per_block % kWarpLanes != 0) {
     fail("threads_per_block must be a positive multiple of 32");

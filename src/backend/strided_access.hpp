@@ -37,6 +37,15 @@ inline constexpr std::uint32_t kStridedRequestsInFlight = 4;
 // Every request's span starts on a boundary of this many bytes (plus start_offset_bytes): the
 // largest line size of any NVIDIA cache, so that an aligned request is aligned for every level.
 inline constexpr std::uint32_t kRequestAlignmentBytes = 128;
+// Constant memory: the requests walk a __constant__ array of the whole constant bank a module
+// may use; a larger footprint is an ExperimentError.
+inline constexpr std::uint64_t kConstantBankBytes = 64 * 1024;
+// Local memory: every thread walks its own array of this many elements (the footprint is one
+// thread's array, at most this x element_bytes), enough for one request at stride 64
+// (lane 31 at element 31 x 64 = 1984). Local memory is interleaved by the hardware: element i
+// of the 32 threads of a warp lie side by side, so lane l reading element l x stride of its
+// own array touches a row of its own for every stride but 0.
+inline constexpr std::uint32_t kLocalArrayElements = 2048;
 
 struct StridedAccessSpec {
   AccessSpace space = AccessSpace::ca;
@@ -47,7 +56,8 @@ struct StridedAccessSpec {
   // multiple of element_bytes, below kRequestAlignmentBytes.
   std::uint32_t start_offset_bytes = 0;
   // The array the requests walk, wrapping (shared: each block's window; constant: at most the
-  // constant bank). Rounded down to whole request spans.
+  // constant bank; local: each thread's own array, at most kLocalArrayElements elements).
+  // Rounded down to whole request spans.
   std::uint64_t footprint_bytes = 0;
   // Throughput: blocks_per_sm x SMs blocks of threads_per_block threads, each warp issuing
   // requests_per_warp requests per launch (independent, several in flight); 0 timed launches:
@@ -77,6 +87,13 @@ std::uint64_t request_span_bytes(const StridedAccessSpec& spec);
 std::uint64_t walked_footprint_bytes(const StridedAccessSpec& spec);
 // Byte offsets (in the array) the 32 lanes of request `request` read, in lane order.
 std::array<std::uint64_t, kWarpLanes> lane_offsets(const StridedAccessSpec& spec,
+                                                   std::uint64_t request);
+// Local memory as the hardware lays it out: word w (4 bytes) of every thread of a warp side by
+// side, so thread l's word w lies at w x 128 + l x 4 in the warp's local memory (CUDA
+// programming guide, "Local Memory"). The byte offsets of every 4-byte word the 32 lanes of
+// request `request` read in their own arrays, in that layout.
+inline constexpr std::uint32_t kLocalWordBytes = 4;
+std::vector<std::uint64_t> interleaved_local_words(const StridedAccessSpec& spec,
                                                    std::uint64_t request);
 // Distinct `unit_bytes`-aligned blocks (sectors, lines) that loads of `access_bytes` at these
 // byte offsets touch: what the memory system has to move for one request.

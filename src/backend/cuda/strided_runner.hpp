@@ -12,8 +12,8 @@ struct StridedRunnerConfig {
   std::size_t max_dynamic_shared_bytes = 0;  // opt-in shared memory per block
 };
 
-// Throws ExperimentError for a spec it cannot run (constant and local memory are not built
-// yet, a shared window beyond a block's shared memory), CudaError & co. when CUDA fails.
+// Throws ExperimentError for a spec it cannot run (a shared window beyond a block's shared
+// memory, local frames beyond the free device memory), CudaError & co. when CUDA fails.
 StridedAccessResult run_strided_on_gpu(const StridedAccessSpec& spec,
                                        const StridedRunnerConfig& config);
 

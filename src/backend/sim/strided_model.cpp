@@ -25,6 +25,14 @@ const CacheDescription* first_cache_on(LoadPath path, const SimDescription& desc
   return nullptr;
 }
 
+// The unit the first cache on a path moves (its sector; its line where unsectored); with no
+// cache on the path, the 32-byte sectors every NVIDIA memory controller uses.
+std::uint32_t first_unit_bytes(LoadPath path, const SimDescription& description) {
+  constexpr std::uint32_t kUncachedSectorBytes = 32;
+  const CacheDescription* cache = first_cache_on(path, description);
+  return cache ? cache->sector_bytes : kUncachedSectorBytes;
+}
+
 // The stream the serving level is chosen for: the same path, footprint and occupancy.
 StreamSpec equivalent_stream(const StridedAccessSpec& spec) {
   StreamSpec stream;
@@ -82,6 +90,7 @@ void latency_pass(const StridedAccessSpec& spec, const SimDescription& descripti
                   MemorySystem& memory, const Route& route, Noise& noise, bool timed,
                   StridedAccessResult& result) {
   const RequestCost cost = request_cost(spec, description);
+  const std::uint32_t unit_bytes = first_unit_bytes(load_path_of(spec.space), description);
   for (std::uint32_t request = 0; request < spec.latency_requests; ++request) {
     const auto offsets = lane_offsets(spec, request);
     std::uint32_t cycles = 0;
@@ -89,10 +98,10 @@ void latency_pass(const StridedAccessSpec& spec, const SimDescription& descripti
       cycles = description.shared_memory.latency * cost.units;
     } else {
       for (std::uint64_t offset : offsets) {
-        const std::uint64_t first = (kArrayBase + offset) / cost.unit_bytes;
-        const std::uint64_t last = (kArrayBase + offset + spec.element_bytes - 1) / cost.unit_bytes;
+        const std::uint64_t first = (kArrayBase + offset) / unit_bytes;
+        const std::uint64_t last = (kArrayBase + offset + spec.element_bytes - 1) / unit_bytes;
         for (std::uint64_t unit = first; unit <= last; ++unit) {
-          cycles = std::max(cycles, memory.load_latency(route, unit * cost.unit_bytes));
+          cycles = std::max(cycles, memory.load_latency(route, unit * unit_bytes));
         }
       }
     }
@@ -110,10 +119,14 @@ RequestCost request_cost(const StridedAccessSpec& spec, const SimDescription& de
         bank_conflict_degree(offsets, spec.element_bytes, shared.banks, shared.bank_width_bytes),
         shared.banks * shared.bank_width_bytes};
   }
-  const CacheDescription* cache = first_cache_on(load_path_of(spec.space), description);
-  // No cache on the path: DRAM moves the 32-byte sectors every NVIDIA memory controller uses.
-  constexpr std::uint32_t kUncachedSectorBytes = 32;
-  const std::uint32_t unit = cache ? cache->sector_bytes : kUncachedSectorBytes;
+  if (spec.space == AccessSpace::constant) {
+    // The constant cache serves one address per pass, broadcast to every lane that asks for
+    // it: a request takes as many passes as distinct addresses, a pass delivering at most one
+    // element to each of the 32 lanes.
+    return {units_touched(offsets, spec.element_bytes, spec.element_bytes),
+            kWarpLanes * spec.element_bytes};
+  }
+  const std::uint32_t unit = first_unit_bytes(load_path_of(spec.space), description);
   return {units_touched(offsets, spec.element_bytes, unit), unit};
 }
 
@@ -123,7 +136,8 @@ StridedAccessResult simulate_strided(const StridedAccessSpec& spec,
   validate(spec);
   if (spec.space == AccessSpace::local) {
     throw ExperimentError(
-        "the simulated device does not model local memory (per-thread interleaving)");
+        "the simulated device does not model local memory (each thread's own array, "
+        "interleaved across the warp)");
   }
   StridedAccessResult result;
   result.sm_clock_khz = static_cast<double>(description.clock_khz);

@@ -13,11 +13,16 @@ namespace memtopo::study {
 namespace {
 
 constexpr std::uint32_t kStrides[] = {1, 2, 4, 8, 16, 32, 64};
+// Constant and local memory also run stride 0, every lane the same element: the constant cache
+// broadcasts one address and serialises distinct ones; local memory interleaves the threads'
+// arrays, so only the same index in every thread is one contiguous access.
+constexpr std::uint32_t kSharedAddressStride = 0;
 // Global paths and textures: an array the L2 holds on any recent GPU, larger than an L1.
 constexpr std::uint64_t kGlobalFootprintBytes = std::uint64_t{8} << 20;
-// The constant bank's size; shared memory: each block's window (a 64-stride request of 16 B
-// elements spans 31 KiB).
-constexpr std::uint64_t kConstantFootprintBytes = 64 * 1024;
+// Shared memory: each block's window (a 64-stride request of 16 B elements spans 31 KiB).
+// Constant memory: the whole constant bank (kConstantBankBytes, 64 KiB: 2 requests at stride
+// 64 of 16 B elements, 512 at stride 1 of 4 B). Local memory: each thread's array of
+// kLocalArrayElements elements (8, 16 or 32 KiB per thread).
 constexpr std::uint64_t kSharedFootprintBytes = 32 * 1024;
 constexpr std::uint32_t kBlocksPerSm = 4;
 constexpr std::uint32_t kThreadsPerBlock = 256;
@@ -30,9 +35,11 @@ StridedAccessSpec stride_spec(AccessSpace space, std::uint32_t element, std::uin
   spec.space = space;
   spec.element_bytes = element;
   spec.stride_elements = stride;
-  spec.footprint_bytes = space == AccessSpace::constant ? kConstantFootprintBytes
+  spec.footprint_bytes = space == AccessSpace::constant ? kConstantBankBytes
                          : space == AccessSpace::shared ? kSharedFootprintBytes
-                                                        : kGlobalFootprintBytes;
+                         : space == AccessSpace::local
+                             ? std::uint64_t{kLocalArrayElements} * element
+                             : kGlobalFootprintBytes;
   spec.blocks_per_sm = kBlocksPerSm;
   spec.threads_per_block = kThreadsPerBlock;
   spec.requests_per_warp = kRequestsPerWarp;
@@ -48,7 +55,9 @@ std::vector<Column> stride_columns() {
       {"lane_distance", "bytes", ColumnRole::parameter, ""},
       {"units_per_request", "", ColumnRole::predicted,
        "distinct sectors (lines where unsectored; bank passes for shared) the 32 lanes touch, "
-       "at the topology's granularity"},
+       "at the topology's granularity; const: distinct addresses (one constant-cache pass "
+       "each); local: sectors in the hardware's layout (4-byte words of a warp's threads side "
+       "by side)"},
       {"throughput", "bytes/second", ColumnRole::measured,
        "useful bytes (what the lanes asked for) per second, every SM busy; p50 of the timed "
        "launches"},
@@ -76,9 +85,22 @@ Granularity space_granularity(const StudyContext& context, AccessSpace space) {
   return line.bytes ? line : sector;
 }
 
+bool runs_shared_address(AccessSpace space) {
+  return space == AccessSpace::constant || space == AccessSpace::local;
+}
+
+// What one request moves at `granularity`: sectors (lines, bank rows), constant-cache passes.
 double units_at(const StridedAccessSpec& spec, double granularity) {
   const auto offsets = lane_offsets(spec, 0);
-  return units_touched(offsets, spec.element_bytes, static_cast<std::uint32_t>(granularity));
+  const auto unit = static_cast<std::uint32_t>(granularity);
+  switch (spec.space) {
+    case AccessSpace::constant:
+      return units_touched(offsets, spec.element_bytes, spec.element_bytes);
+    case AccessSpace::local:
+      return units_touched(interleaved_local_words(spec, 0), kLocalWordBytes, unit);
+    default:
+      return units_touched(offsets, spec.element_bytes, unit);
+  }
 }
 
 // Where the curve of one element size stops falling, and why.
@@ -116,6 +138,100 @@ void add_finding(StudyResult& result, const std::string& table, AccessSpace spac
   result.findings.push_back(std::move(finding));
 }
 
+// Constant and local memory: how much faster a request whose lanes share one element (stride 0)
+// is than one whose lanes each read their own (stride 1), and whether the units it moves
+// explain it (constant-cache passes; local sectors, at the topology's sector).
+void add_shared_address_finding(StudyResult& result, const std::string& table, AccessSpace space,
+                                std::uint32_t element, double at_shared, double at_stride_1,
+                                const Granularity& granularity) {
+  const double measured = at_shared / at_stride_1;
+  Finding finding;
+  finding.table = table;
+  finding.at = {{"element_bytes", element}, {"stride_elements", kSharedAddressStride}};
+  finding.what = std::string(to_string(space)) + ", " + std::to_string(element) +
+                 " B elements: a request whose lanes share one element moves " +
+                 format_number(measured, 1) + "x the useful bytes of one whose lanes read " +
+                 "consecutive elements";
+  finding.why = space == AccessSpace::constant
+                    ? "the constant cache broadcasts one address to the warp per pass and "
+                      "serialises distinct addresses: 32 lanes at 32 addresses take 32 passes"
+                    : "local memory interleaves the 4-byte words of a warp's threads: the same "
+                      "index in every thread is one contiguous span, a different index per lane "
+                      "a sector per lane and word";
+  const bool needs_granularity = space == AccessSpace::local;
+  finding.tied_to = needs_granularity ? granularity.source : "";
+  if (!needs_granularity || granularity.bytes) {
+    const double unit = granularity.bytes.value_or(element);
+    const double predicted = units_at(stride_spec(space, element, 1), unit) /
+                             units_at(stride_spec(space, element, kSharedAddressStride), unit);
+    finding.why += " (the units moved predict " + format_number(predicted, 1) + "x)";
+    finding.confidence =
+        Confidence{contrast(measured, predicted, "measured ratio of the predicted one")}.value();
+  }
+  result.findings.push_back(std::move(finding));
+}
+
+struct StrideRun {
+  std::uint32_t stride = 0;
+  StridedAccessSpec spec;
+  StridedMeasurement measured;
+};
+
+// One element size's rows: every stride, with the ratio to stride 1's throughput.
+void add_rows(Table& table, const std::vector<StrideRun>& runs, const Granularity& granularity) {
+  std::optional<double> at_stride_1;
+  for (const StrideRun& run : runs) {
+    if (run.stride == 1 && !run.measured.bytes_per_second.empty()) {
+      at_stride_1 = measured_cell(run.measured.bytes_per_second).value.get<double>();
+    }
+  }
+  for (const StrideRun& run : runs) {
+    const StridedAccessSpec& spec = run.spec;
+    Cell throughput = cell_or_missing(run.measured.bytes_per_second, run.measured.skipped);
+    Cell ratio = missing_cell("no throughput");
+    if (throughput.value.is_number() && at_stride_1) {
+      ratio = number_cell(throughput.value.get<double>() / *at_stride_1);
+    }
+    Cell units = missing_cell("not measured: " + granularity.source);
+    if (spec.space == AccessSpace::constant) {
+      units = number_cell(units_at(spec, spec.element_bytes));
+    } else if (granularity.bytes) {
+      units = number_cell(units_at(spec, *granularity.bytes));
+    }
+    table.rows.push_back({number_cell(spec.element_bytes), number_cell(run.stride),
+                          number_cell(static_cast<double>(run.stride) * spec.element_bytes), units,
+                          throughput, ratio,
+                          cell_or_missing(run.measured.latency_cycles, run.measured.skipped)});
+  }
+}
+
+void add_findings(StudyResult& result, const std::string& table, AccessSpace space,
+                  std::uint32_t element, const std::vector<StrideRun>& runs,
+                  const Granularity& granularity) {
+  std::vector<CurvePoint> curve;  // strides 1 to 64
+  std::optional<double> at_shared;
+  for (const StrideRun& run : runs) {
+    if (run.measured.bytes_per_second.empty()) continue;
+    const double value = measured_cell(run.measured.bytes_per_second).value.get<double>();
+    if (run.stride == kSharedAddressStride) {
+      at_shared = value;
+    } else {
+      curve.push_back({static_cast<double>(run.stride), value});
+    }
+  }
+  if (curve.size() != std::size(kStrides)) return;
+  // Constant and local requests at strides of 1 or more all serialise per lane: their story is
+  // stride 0 against stride 1, not a change point.
+  if (runs_shared_address(space)) {
+    if (at_shared) {
+      add_shared_address_finding(result, table, space, element, *at_shared, curve[0].value,
+                                 granularity);
+    }
+    return;
+  }
+  add_finding(result, table, space, element, curve, granularity);
+}
+
 void run_space(StudyContext& context, StudyResult& result, AccessSpace space,
                std::vector<std::string>& trace_rows) {
   const Granularity granularity = space_granularity(context, space);
@@ -123,37 +239,24 @@ void run_space(StudyContext& context, StudyResult& result, AccessSpace space,
               "Stride: " + std::string(to_string(space)) + " (" + first_level_element(space) + ")",
               stride_columns(),
               {}};
+  std::vector<std::uint32_t> strides(std::begin(kStrides), std::end(kStrides));
+  if (runs_shared_address(space)) strides.insert(strides.begin(), kSharedAddressStride);
   std::string skipped;
   for (std::uint32_t element : kStridedElementBytes) {
-    std::vector<CurvePoint> curve;
-    std::optional<double> first;
-    for (std::uint32_t stride : kStrides) {
+    std::vector<StrideRun> runs;
+    for (std::uint32_t stride : strides) {
       context.check_interrupt();
-      const StridedAccessSpec spec = stride_spec(space, element, stride);
-      const StridedMeasurement measured = measure_strided(context, spec);
-      if (!measured.skipped.empty()) skipped = measured.skipped;
+      StrideRun run{stride, stride_spec(space, element, stride), {}};
+      run.measured = measure_strided(context, run.spec);
+      if (!run.measured.skipped.empty()) skipped = run.measured.skipped;
       append_trace_rows(trace_rows,
                         std::string(to_string(space)) + "/" + std::to_string(element) + "B/s" +
                             std::to_string(stride),
-                        measured);
-      Cell throughput = cell_or_missing(measured.bytes_per_second, measured.skipped);
-      Cell ratio = missing_cell("no throughput");
-      if (throughput.value.is_number()) {
-        const double value = throughput.value.get<double>();
-        if (!first) first = value;
-        ratio = number_cell(value / *first);
-        curve.push_back({static_cast<double>(stride), value});
-      }
-      table.rows.push_back({number_cell(element), number_cell(stride),
-                            number_cell(static_cast<double>(stride) * element),
-                            granularity.bytes ? number_cell(units_at(spec, *granularity.bytes))
-                                              : missing_cell("not measured: " + granularity.source),
-                            throughput, ratio,
-                            cell_or_missing(measured.latency_cycles, measured.skipped)});
+                        run.measured);
+      runs.push_back(std::move(run));
     }
-    if (curve.size() == std::size(kStrides)) {
-      add_finding(result, table.id, space, element, curve, granularity);
-    }
+    add_rows(table, runs, granularity);
+    add_findings(result, table.id, space, element, runs, granularity);
   }
   if (!skipped.empty()) {
     result.notes.push_back(std::string(to_string(space)) + ": not measured here: " + skipped);
@@ -163,11 +266,18 @@ void run_space(StudyContext& context, StudyResult& result, AccessSpace space,
 
 void run_stride(StudyContext& context, StudyResult& result) {
   strided_runner(context);  // skips the study where no strided request can run at all
-  result.parameters = {
-      {"strides_elements", kStrides},          {"element_bytes", kStridedElementBytes},
-      {"blocks_per_sm", kBlocksPerSm},         {"threads_per_block", kThreadsPerBlock},
-      {"requests_per_warp", kRequestsPerWarp}, {"timed_launches", kTimedLaunches},
-      {"latency_requests", kLatencyRequests},  {"global_footprint_bytes", kGlobalFootprintBytes}};
+  result.parameters = {{"strides_elements", kStrides},
+                       {"element_bytes", kStridedElementBytes},
+                       {"blocks_per_sm", kBlocksPerSm},
+                       {"threads_per_block", kThreadsPerBlock},
+                       {"requests_per_warp", kRequestsPerWarp},
+                       {"timed_launches", kTimedLaunches},
+                       {"latency_requests", kLatencyRequests},
+                       {"global_footprint_bytes", kGlobalFootprintBytes},
+                       {"shared_footprint_bytes", kSharedFootprintBytes},
+                       {"constant_footprint_bytes", kConstantBankBytes},
+                       {"local_array_elements", kLocalArrayElements},
+                       {"shared_address_stride_spaces", nlohmann::json::array({"const", "local"})}};
   std::vector<std::string> trace_rows;
   for (AccessSpace space : kAllAccessSpaces) {
     context.phases.run(std::string(to_string(space)), [&] {
