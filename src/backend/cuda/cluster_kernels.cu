@@ -141,14 +141,21 @@ cudaError_t launch_clustered(void (*kernel)(Args), std::uint32_t cluster_size,
 
 // Clusters of `cluster_size` blocks of `kernel` that fit on the device at once (0: none), with
 // the non-portable opt-in set where the size needs it. Errors come back as the reason.
+// Sets what a launch of `kernel` in clusters of `cluster_size` with `shared` bytes needs: the
+// non-portable opt-in above the portable size, the dynamic shared memory limit.
 template <typename Args>
-std::uint32_t max_active_clusters(void (*kernel)(Args), std::uint32_t cluster_size,
-                                  std::uint32_t threads, std::size_t shared, std::string& reason) {
+void allow_clusters(void (*kernel)(Args), std::uint32_t cluster_size, std::size_t shared) {
   if (cluster_size > kPortableClusterSize) {
     CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   }
   CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(shared)));
+}
+
+template <typename Args>
+std::uint32_t max_active_clusters(void (*kernel)(Args), std::uint32_t cluster_size,
+                                  std::uint32_t threads, std::size_t shared, std::string& reason) {
+  allow_clusters(kernel, cluster_size, shared);
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(cluster_size);
   config.blockDim = dim3(threads);
@@ -221,11 +228,8 @@ ClusterLatencyResult cluster_latency(const ClusterLatencySpec& spec) {
                          spec.samples,
                          cycles.data(),
                          rank_sm.data()};
-  std::string reason;
-  if (max_active_clusters(cluster_latency_kernel, size, kLatencyThreads, spec.ring_bytes, reason) ==
-      0) {
-    throw ExperimentError("a cluster of " + std::to_string(size) + " blocks: " + reason);
-  }
+  // Launch success decides (dsmem.max_cluster_size): no occupancy query first.
+  allow_clusters(cluster_latency_kernel, size, spec.ring_bytes);
   const cudaError_t status =
       launch_clustered(cluster_latency_kernel, size, 1, kLatencyThreads, spec.ring_bytes, args);
   if (status != cudaSuccess) {
