@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "analysis/confidence.hpp"
 #include "backend/hopper_experiments.hpp"
 #include "gpu_fixture.hpp"
 #include "probes/core/probe.hpp"

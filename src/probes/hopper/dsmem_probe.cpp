@@ -72,14 +72,20 @@ class DsmemLatencyProbe final : public HopperProbe {
       ctx.progress("dsmem.latency: cluster of " + std::to_string(size));
       ClusterLatencySpec spec;
       spec.cluster_size = size;
+      const ClusterLaunchCheck check = hx.check_cluster_launch(size);
+      nlohmann::json row = {{"cluster_size", size},
+                            {"occupancy_max_active_clusters", check.max_active_clusters},
+                            {"non_portable", check.non_portable}};
+      if (!check.reason.empty()) row["occupancy_reason"] = check.reason;
       try {
         measured.push_back({size, hx.run_cluster_latency(spec)});
-        tried.push_back({{"cluster_size", size}, {"launched", true}});
-        return true;
+        row["launched"] = true;
       } catch (const ExperimentError& e) {
-        tried.push_back({{"cluster_size", size}, {"launched", false}, {"reason", e.what()}});
-        return false;
+        row["launched"] = false;
+        row["reason"] = e.what();
       }
+      tried.push_back(row);
+      return row["launched"].get<bool>();
     };
     for (const std::uint32_t size : kClusterSizes) attempt(size);
     if (measured.empty()) throw ProbeSkipped("no cluster launched: " + tried.dump());
@@ -197,7 +203,13 @@ class DsmemBandwidthProbe final : public HopperProbe {
         ClusterBandwidthSpec spec;
         spec.cluster_size = size;
         spec.remote = remote;
-        const ClusterBandwidthResult r = hx.run_cluster_bandwidth(spec);
+        ClusterBandwidthResult r;
+        try {
+          r = hx.run_cluster_bandwidth(spec);
+        } catch (const ExperimentError& e) {  // e.g. no cluster of 1024-thread blocks fits
+          rows.push_back({{"cluster_size", size}, {"remote", remote}, {"skipped", e.what()}});
+          continue;
+        }
         rows.push_back({{"cluster_size", size},
                         {"remote", remote},
                         {"bytes_per_second", spread_evidence(summarize(r.bytes_per_second))},
