@@ -44,8 +44,8 @@ TEST_F(Hopper, RemoteSharedMemoryIsSlowerThanOwnAndEveryBlockHasItsSm) {
   const Property* largest = dsmem->find("max_cluster_size");
   ASSERT_TRUE(local && remote && largest);
   std::cout << "[ dsmem ] local " << local->value << " cycles, remote " << remote->value
-            << " cycles, max cluster " << largest->value << " ("
-            << largest->evidence.dump() << ")\n";
+            << " cycles, max cluster " << largest->value << " (" << largest->evidence.dump()
+            << ")\n";
   EXPECT_GT(local->value.get<double>(), 0);
   EXPECT_GT(remote->value.get<double>(), local->value.get<double>());
   EXPECT_GE(largest->value.get<double>(), 8);  // the portable size launches on every Hopper

@@ -29,9 +29,9 @@ Topology with_hopper() {
   dsmem.set(measured("max_cluster_size", 16, "blocks"));
   dsmem.set(measured(
       "placement",
-      nlohmann::json::array({{{"cluster_size", 2},
-                              {"ranks", nlohmann::json::array(
-                                            {{{"rank", 0}, {"sm", 4}, {"cycles_p50", 31}},
+      nlohmann::json::array(
+          {{{"cluster_size", 2},
+            {"ranks", nlohmann::json::array({{{"rank", 0}, {"sm", 4}, {"cycles_p50", 31}},
                                              {{"rank", 1}, {"sm", 5}, {"cycles_p50", 201}}})}}}),
       ""));
   Element& tma = topology.element("tma", "copy_engine", "sm");
