@@ -9,6 +9,7 @@
 #include "model/units.hpp"
 #include "report/console_bandwidth.hpp"
 #include "report/console_banks.hpp"
+#include "report/console_hopper.hpp"
 #include "report/console_patterns.hpp"
 #include "report/footnotes.hpp"
 #include "report/gpu_conditions_text.hpp"
@@ -207,6 +208,7 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
                    {"Per SM", Align::right}});
   for (const Element* row : in_row_order(topology.elements)) {
     const Element& e = *row;
+    if (is_hopper_element(e.id)) continue;  // its own section
     // A TLB's size is its reach (entries x page).
     const char* size_name = !e.find("size") && e.find("reach") ? "reach" : "size";
     table.add_row({e.id, value_cell(e, size_name, notes), value_cell(e, "line", notes),
@@ -259,6 +261,7 @@ void render_other_findings(std::ostringstream& out, const Topology& topology, Fo
   bool any = false;
   for (const Element* row : in_row_order(topology.elements)) {
     const Element& e = *row;
+    if (is_hopper_element(e.id)) continue;  // its own section
     for (const Property& p : e.properties) {
       if (has_own_column(p.name)) continue;
       any = true;
@@ -337,6 +340,7 @@ std::string render_console(const Topology& topology) {
   render_carveout(out, topology, notes);
   render_shared_banks(out, topology, notes, kConsoleWidth);
   out << render_latency_patterns_section(topology, notes, kConsoleWidth);
+  render_hopper_section(out, topology, notes, kConsoleWidth);
   render_other_findings(out, topology, notes);
   if (!notes.empty()) out << "\nNotes\n" << notes.render(kConsoleWidth);
 
