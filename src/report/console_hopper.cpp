@@ -53,13 +53,21 @@ void render_scalars(std::ostream& out, const Topology& topology, Footnotes& note
 }
 
 // "size 2: rank 0 SM 4 (31 cyc), rank 1 SM 5 (201 cyc)" per cluster size.
-void render_placement(std::ostream& out, const Property& placement) {
+// A cluster of 16 needs more than one line: the ranks wrap within `max_width`, indented under
+// the first.
+void render_placement(std::ostream& out, const Property& placement, std::size_t max_width) {
   out << "  Cluster placement (rank: SM, p50 cycles per load from rank 0):\n";
   for (const nlohmann::json& row : placement.value) {
-    std::string line = "    " + number_of(row, "cluster_size", 0) + " blocks:";
+    const std::string head = "    " + number_of(row, "cluster_size", 0) + " blocks:";
+    std::string line = head;
     for (const nlohmann::json& rank : row.value("ranks", nlohmann::json::array())) {
-      line += " " + number_of(rank, "rank", 0) + ":SM" + number_of(rank, "sm", 0) + " " +
-              number_of(rank, "cycles_p50", 0);
+      const std::string cell = " " + number_of(rank, "rank", 0) + ":SM" + number_of(rank, "sm", 0) +
+                               " " + number_of(rank, "cycles_p50", 0);
+      if (line.size() + cell.size() > max_width && line.size() > head.size()) {
+        out << line << "\n";
+        line = std::string(head.size(), ' ');
+      }
+      line += cell;
     }
     out << line << "\n";
   }
@@ -118,7 +126,7 @@ void render_hopper_section(std::ostream& out, const Topology& topology, Footnote
   if (const Element* dsmem = topology.find("dsmem")) {
     if (const Property* placement = dsmem->find("placement");
         placement && placement->value.is_array())
-      render_placement(out, *placement);
+      render_placement(out, *placement, max_width);
   }
   if (const Element* tma = topology.find("tma")) render_tiles(out, *tma, max_width);
 }
