@@ -610,4 +610,8 @@ Topology topology_from_json_text(const std::string& text, const std::string& ori
   return topology_from_json(document, origin);
 }
 
+nlohmann::ordered_json property_json(const Property& property) {
+  return property_to_json(property);
+}
+
 }  // namespace memtopo
