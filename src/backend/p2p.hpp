@@ -25,6 +25,7 @@ struct PeerLink {
   LinkKind kind = LinkKind::unknown;
   std::uint32_t nvlink_count = 0;     // active NVLinks between the two GPUs
   std::uint32_t nvlink_version = 0;   // NVML's nvmlDeviceGetNvLinkVersion value, as reported
+  bool through_switch = false;        // the NVLinks end at NVSwitches that reach the peer
   std::uint32_t pcie_generation = 0;  // current PCIe link of the GPU (the host link)
   std::uint32_t pcie_width = 0;
   std::string pcie_path;  // NVML's common ancestor of two GPUs on PCIe: "same board", "switch", ...

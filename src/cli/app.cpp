@@ -6,6 +6,7 @@
 
 #include "cli/discovery.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/multi_device.hpp"
 #include "cli/options.hpp"
 #include "cli/probe_list.hpp"
 
@@ -21,6 +22,7 @@ int run_memtopo(int argc, const char* const* argv, std::ostream& out, std::ostre
       return exit_code::ok;
     }
     std::vector<std::string> arguments(argv + (argc > 0 ? 1 : 0), argv + argc);
+    if (multi_device(options)) return run_multi_device(options, arguments, out, err);
     return run_discovery(options, arguments, out, err);
   } catch (const std::exception& error) {
     err << "memtopo: internal error: " << error.what()

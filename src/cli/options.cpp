@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +22,8 @@ constexpr const char* kExamples =
     "  memtopo                          discover GPU 0 (a simulated device if none is visible)\n"
     "  memtopo --device 1 --json h100.json\n"
     "                                   discover GPU 1, also write the JSON report\n"
+    "  memtopo --device all --only p2p  every GPU pair: peer access, link, latency and\n"
+    "                                   bandwidth matrices (no per-GPU probes)\n"
     "  memtopo --only l1,l2.latency     only the L1 probes and the L2 latency (and what they "
     "need)\n"
     "  memtopo --sim sims/hopper-like.json --traces traces/\n"
@@ -43,6 +46,33 @@ CLI::Validator non_negative_integer(std::string what) {
         return "";
       },
       "");
+}
+
+constexpr const char* kDeviceWhat =
+    "a device index (0, 1, ...; nvidia-smi lists them), a comma-separated list of them, or 'all'";
+
+struct DeviceList {
+  bool all = false;
+  std::vector<int> indices;
+};
+
+// "all", "3" or "0,1": non-negative indices, no repeats; nullopt for anything else.
+std::optional<DeviceList> parse_device_list(const std::string& text) {
+  if (text == "all") return DeviceList{true, {}};
+  DeviceList list;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    int index = -1;
+    auto [stop, error] = std::from_chars(text.data() + start, text.data() + end, index);
+    if (error != std::errc() || stop != text.data() + end || index < 0) return std::nullopt;
+    if (std::find(list.indices.begin(), list.indices.end(), index) != list.indices.end()) {
+      return std::nullopt;
+    }
+    list.indices.push_back(index);
+    start = end + 1;
+  }
+  return list;
 }
 
 std::string version_text() {
@@ -107,12 +137,18 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
 
   Options options;
   std::string only;
+  std::string device_text;
   auto* device =
-      app.add_option("--device", options.device,
+      app.add_option("--device", device_text,
                      "CUDA device index (default 0); a device named here must be usable:\n"
-                     "no fallback to a simulated device")
-          ->check(non_negative_integer("a device index (0, 1, ...; nvidia-smi lists them)"))
-          ->type_name("N");
+                     "no fallback to a simulated device. 'all' or a list (0,1) runs each\n"
+                     "GPU's discovery and the p2p probes over every pair (docs/multi-gpu.md)")
+          ->check(CLI::Validator(
+              [](std::string& text) -> std::string {
+                return parse_device_list(text) ? "" : "'" + text + "' is not " + kDeviceWhat;
+              },
+              ""))
+          ->type_name("N|all|N,M");
   auto* sim = app.add_option("--sim", options.sim_file,
                              "Run on the simulated device described in FILE (see docs/)")
                   ->type_name("FILE");
@@ -152,9 +188,21 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     }
     return usage_error(error.what());
   }
-  // Checked here rather than with CLI11's excludes(), which clutters --help.
-  if (device->count() > 0 && sim->count() > 0) {
-    return usage_error("--device and --sim exclude each other: --sim runs on a simulated device");
+  if (device->count() > 0) {
+    const DeviceList list = *parse_device_list(device_text);
+    options.all_devices = list.all;
+    if (list.indices.size() == 1) {
+      options.device = list.indices.front();
+    } else {
+      options.devices = list.indices;
+    }
+  }
+  // Checked here rather than with CLI11's excludes(), which clutters --help. Several devices
+  // with --sim are the description's multi_gpu GPUs.
+  if (device->count() > 0 && sim->count() > 0 && !multi_device(options)) {
+    return usage_error(
+        "--device N and --sim exclude each other: --sim runs on a simulated device (--device all "
+        "or a list runs the description's multi_gpu GPUs)");
   }
   // An empty value is a mistake (an unset shell variable), never "absent": --sim '' must not
   // fall back to another device, --only '' must not run everything.

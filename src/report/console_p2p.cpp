@@ -1,5 +1,8 @@
 #include "report/console_p2p.hpp"
 
+#include <utility>
+#include <vector>
+
 #include "model/units.hpp"
 #include "report/footnotes.hpp"
 #include "report/text_table.hpp"
@@ -49,13 +52,34 @@ std::string value_text(const Property& property) {
   return format_rate(property.value.get<double>());
 }
 
-std::string cell(const P2pReport& report, const P2pPair* pair, const char* name, Footnotes& notes) {
+// Footnotes shared by every cell with the same reason (no peer access, a staged copy), so that
+// an 8-GPU matrix does not list one note per cell.
+class SharedNotes {
+ public:
+  explicit SharedNotes(Footnotes& notes) : notes_(notes) {}
+  std::string mark(const std::string& subject, const std::string& text) {
+    for (const auto& [known, mark] : marks_) {
+      if (known == text) return mark;
+    }
+    return marks_.emplace_back(text, notes_.add(subject, text)).second;
+  }
+  Footnotes& notes() { return notes_; }
+
+ private:
+  Footnotes& notes_;
+  std::vector<std::pair<std::string, std::string>> marks_;
+};
+
+std::string cell(const P2pReport& report, const P2pPair* pair, const char* name,
+                 SharedNotes& shared) {
   const Property* property = pair ? pair->find(name) : nullptr;
   if (!property) return "";
+  Footnotes& notes = shared.notes();
   const std::string about = subject(report, *pair, name);
   if (property->inconclusive || property->value.is_null() ||
       (property->name == p2p_property::kLatency && !property->seconds_value)) {
-    return "n/a " + notes.add(about, property->note.empty() ? "inconclusive" : property->note);
+    return "n/a " + shared.mark("pairs marked so",
+                                property->note.empty() ? "inconclusive" : property->note);
   }
   std::string text = value_text(*property);
   const std::string mark =
@@ -63,7 +87,7 @@ std::string cell(const P2pReport& report, const P2pPair* pair, const char* name,
   if (!mark.empty()) text += " " + mark;
   // A staged copy is slower for a reason the reader must know.
   if (!property->note.empty() && property->name != p2p_property::kLink) {
-    text += " " + notes.add(about, property->note);
+    text += " " + shared.mark("values marked so", property->note);
   }
   return text;
 }
@@ -75,7 +99,7 @@ bool any_property(const P2pReport& report, const char* name) {
   return false;
 }
 
-std::string matrix(const P2pReport& report, const MatrixView& view, Footnotes& notes) {
+std::string matrix(const P2pReport& report, const MatrixView& view, SharedNotes& notes) {
   std::vector<TextTable::Column> columns{{"GPU \\ memory", Align::left}};
   for (const P2pDevice& device : report.devices)
     columns.push_back({gpu_label(device), Align::right});
@@ -92,7 +116,7 @@ std::string matrix(const P2pReport& report, const MatrixView& view, Footnotes& n
     row.push_back(cell(report, report.find(actor.position, kHostColumn), view.property, notes));
     table.add_row(std::move(row));
   }
-  return std::string(kIndent, ' ') + view.title + "\n" + table.render(kIndent, kMaxWidth) + "\n";
+  return std::string(kIndent, ' ') + view.title + "\n" + table.render(kIndent, kMaxWidth);
 }
 
 std::string outcomes(const P2pReport& report) {
@@ -117,8 +141,9 @@ std::string render_p2p_console(const P2pReport& report) {
                     " GPUs; rows: the GPU that acts (its SMs or copy engines), columns: the\n"
                     "memory it reads or writes (another GPU's, or the host's pinned memory).\n\n";
   Footnotes notes;
+  SharedNotes shared(notes);
   for (const MatrixView& view : kMatrices) {
-    if (any_property(report, view.property)) out += matrix(report, view, notes) + "\n";
+    if (any_property(report, view.property)) out += matrix(report, view, shared) + "\n";
   }
   if (!notes.empty()) out += "  Notes\n" + notes.render(kMaxWidth) + "\n";
   out += outcomes(report);

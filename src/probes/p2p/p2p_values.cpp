@@ -49,6 +49,7 @@ std::string link_text(const PeerLink& link) {
     case LinkKind::nvlink: {
       std::string text = "NVLink x" + std::to_string(link.nvlink_count);
       if (link.nvlink_version > 0) text += " (v" + std::to_string(link.nvlink_version) + ")";
+      if (link.through_switch) text += " via NVSwitch";
       return text;
     }
     case LinkKind::pcie: {
@@ -95,6 +96,7 @@ Property link_property(const PeerLink& link, bool host, std::string_view backend
   property.evidence = {{"kind", to_string(link.kind)},
                        {"nvlink_count", link.nvlink_count},
                        {"nvlink_version", link.nvlink_version},
+                       {"through_switch", link.through_switch},
                        {"pcie_generation", link.pcie_generation},
                        {"pcie_width", link.pcie_width}};
   if (!link.pcie_path.empty()) property.evidence["pcie_path"] = link.pcie_path;
