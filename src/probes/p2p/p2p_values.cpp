@@ -157,7 +157,7 @@ Property bandwidth_property(const std::string& name, const TransferSpec& spec,
                        {"direction", to_string(spec.direction)}};
   if (!result.note.empty()) property.note = result.note;
   set_confidence(property, Confidence{share_within(rates, spread.p50, kBandwidthBand,
-                                                   "repetitions within 5 % of p50")});
+                                                   "repetitions")});
   return property;
 }
 
