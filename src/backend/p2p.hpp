@@ -7,6 +7,7 @@
 // GPUs are numbered 0 .. device_count() - 1 in the order the run lists them (for a GPU backend,
 // position in --device's list, not necessarily the CUDA index; cuda_index() maps).
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -97,5 +98,10 @@ class PeerBackend {
   // SM transfers throw PeerExperimentError without access; copies run without it (staged).
   virtual TransferResult run_transfer(const TransferSpec& spec) = 0;
 };
+
+// `devices` of `backend` (its indices, in this order) as positions 0 .. n-1: what --device 2,1
+// needs of a backend that numbers every GPU it has. Indices must be valid for `backend`.
+std::unique_ptr<PeerBackend> select_peer_devices(std::unique_ptr<PeerBackend> backend,
+                                                 std::vector<int> devices);
 
 }  // namespace memtopo

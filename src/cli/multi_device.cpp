@@ -44,8 +44,10 @@ std::vector<int> resolve_devices(const Options& options, int available) {
 // GPU's only after every GPU's lock is taken (make_cuda_peer_backend creates contexts).
 std::vector<int> find_devices(const Options& options, std::unique_ptr<PeerBackend>& sim_peers) {
   if (!options.sim_file.empty()) {
-    sim_peers = make_sim_peer_backend_from_file(options.sim_file);
-    return resolve_devices(options, sim_peers->device_count());
+    auto described = make_sim_peer_backend_from_file(options.sim_file);
+    std::vector<int> devices = resolve_devices(options, described->device_count());
+    sim_peers = select_peer_devices(std::move(described), devices);
+    return devices;
   }
   return resolve_devices(options, cuda_device_count());
 }

@@ -10,7 +10,7 @@ namespace memtopo {
 
 struct Options {
   int device = 0;
-  bool device_given = false;      // --device named explicitly: no fallback to a simulated device
+  bool device_given = false;  // --device named explicitly: no fallback to a simulated device
   // --device all, or --device 0,1: a multi-device run (per-GPU discovery on each, then the p2p
   // family over every pair; docs/multi-gpu.md). `devices` lists the named indices in order
   // (empty with all_devices: every visible GPU). A single index stays a one-device run.

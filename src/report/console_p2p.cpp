@@ -21,15 +21,38 @@ struct MatrixView {
   const char* title;
 };
 
+// Values only in the cells, the unit in the title (as nvbandwidth prints its matrices): eight
+// GPUs and the host then fit 120 columns.
 constexpr MatrixView kMatrices[] = {
     {p2p_property::kPeerAccess, "Peer access (SMs can load and store the memory)"},
-    {p2p_property::kLink, "Link"},
-    {p2p_property::kLatency, "Latency of a dependent load (p50)"},
-    {p2p_property::kSmRead, "SM read bandwidth: the GPU's SMs load the memory (p50)"},
-    {p2p_property::kSmWrite, "SM write bandwidth: the GPU's SMs store to the memory (p50)"},
-    {p2p_property::kCopyRead, "Copy-engine read bandwidth: memory -> GPU (p50)"},
-    {p2p_property::kCopyWrite, "Copy-engine write bandwidth: GPU -> memory (p50)"},
+    {p2p_property::kLink,
+     "Link (NVn: n NVLinks, \"sw\" through NVSwitches; PCIe<generation> x<width>)"},
+    {p2p_property::kLatency, "Latency of a dependent load, ns (p50)"},
+    {p2p_property::kSmRead, "SM read bandwidth, GB/s: the GPU's SMs load the memory (p50)"},
+    {p2p_property::kSmWrite, "SM write bandwidth, GB/s: the GPU's SMs store to the memory (p50)"},
+    {p2p_property::kCopyRead, "Copy-engine read bandwidth, GB/s: memory -> GPU (p50)"},
+    {p2p_property::kCopyWrite, "Copy-engine write bandwidth, GB/s: GPU -> memory (p50)"},
 };
+constexpr double kNsPerSecond = 1e9;
+constexpr double kBytesPerGigabyte = 1e9;
+
+// "NV18", "NV18 sw", "PCIe5 x16", "PCIe", "none": the link's kind and size from its evidence
+// (the JSON keeps the whole text and the PCIe path).
+std::string link_cell(const Property& property) {
+  const nlohmann::json& evidence = property.evidence;
+  const std::string kind = evidence.value("kind", "unknown");
+  if (kind == "nvlink") {
+    return "NV" + std::to_string(evidence.value("nvlink_count", 0)) +
+           (evidence.value("through_switch", false) ? " sw" : "");
+  }
+  if (kind == "pcie") {
+    const int generation = evidence.value("pcie_generation", 0);
+    const int width = evidence.value("pcie_width", 0);
+    return "PCIe" + (generation > 0 ? std::to_string(generation) : std::string()) +
+           (width > 0 ? " x" + std::to_string(width) : std::string());
+  }
+  return kind;
+}
 
 std::string gpu_label(const P2pDevice& device) {
   return "GPU " + std::to_string(device.cuda_index);
@@ -45,11 +68,11 @@ std::string value_text(const Property& property) {
   if (property.name == p2p_property::kPeerAccess) {
     return property.value.is_boolean() && property.value.get<bool>() ? "yes" : "no";
   }
-  if (property.name == p2p_property::kLink) {
-    return property.value.is_string() ? property.value.get<std::string>() : "?";
+  if (property.name == p2p_property::kLink) return link_cell(property);
+  if (property.name == p2p_property::kLatency) {
+    return format_number(*property.seconds_value * kNsPerSecond, 1);
   }
-  if (property.name == p2p_property::kLatency) return format_seconds(*property.seconds_value);
-  return format_rate(property.value.get<double>());
+  return format_number(property.value.get<double>() / kBytesPerGigabyte, 1);
 }
 
 // Footnotes shared by every cell with the same reason (no peer access, a staged copy), so that
@@ -78,8 +101,8 @@ std::string cell(const P2pReport& report, const P2pPair* pair, const char* name,
   const std::string about = subject(report, *pair, name);
   if (property->inconclusive || property->value.is_null() ||
       (property->name == p2p_property::kLatency && !property->seconds_value)) {
-    return "n/a " + shared.mark("pairs marked so",
-                                property->note.empty() ? "inconclusive" : property->note);
+    return "n/a " +
+           shared.mark("pairs marked so", property->note.empty() ? "inconclusive" : property->note);
   }
   std::string text = value_text(*property);
   const std::string mark =
@@ -100,7 +123,7 @@ bool any_property(const P2pReport& report, const char* name) {
 }
 
 std::string matrix(const P2pReport& report, const MatrixView& view, SharedNotes& notes) {
-  std::vector<TextTable::Column> columns{{"GPU \\ memory", Align::left}};
+  std::vector<TextTable::Column> columns{{"acts on", Align::left}};
   for (const P2pDevice& device : report.devices)
     columns.push_back({gpu_label(device), Align::right});
   columns.push_back({"host", Align::right});

@@ -10,12 +10,9 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 ojson run_json(const RunInfo& run) {
-  ojson out{{"timestamp_utc", run.timestamp_utc},
-            {"host", run.host},
-            {"arguments", run.arguments},
-            {"duration_seconds", run.duration_seconds},
-            {"complete", run.complete},
-            {"interrupted", run.interrupted},
+  ojson out{{"timestamp_utc", run.timestamp_utc}, {"host", run.host},
+            {"arguments", run.arguments},         {"duration_seconds", run.duration_seconds},
+            {"complete", run.complete},           {"interrupted", run.interrupted},
             {"simulated", run.simulated}};
   if (run.simulated) out["sim_file"] = run.sim_file;
   return out;

@@ -2,8 +2,8 @@
 // with its JSON path (the CLI turns a DescriptionError into exit code 4).
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "backend/backend.hpp"
@@ -80,9 +80,13 @@ TEST(MultiGpuLoader, MistakesAreNamedWithTheirPath) {
                "multi_gpu.host.latency_ns");
   expect_error(with([](json& d) { d["multi_gpu"]["host"].erase("copy_read_bytes_per_second"); }),
                "copy_read_bytes_per_second");
-  expect_error(with([](json& d) { d["multi_gpu"]["links"][0]["between"] = {0, 2}; }),
+  expect_error(with([](json& d) {
+                 d["multi_gpu"]["links"][0]["between"] = {0, 2};
+               }),
                "multi_gpu.links[0].between[1]");
-  expect_error(with([](json& d) { d["multi_gpu"]["links"][0]["between"] = {1, 1}; }),
+  expect_error(with([](json& d) {
+                 d["multi_gpu"]["links"][0]["between"] = {1, 1};
+               }),
                "two different GPUs");
   expect_error(with([](json& d) { d["multi_gpu"]["links"][0]["kind"] = "infiniband"; }),
                "multi_gpu.links[0].kind");

@@ -188,7 +188,9 @@ class CudaPeerBackend final : public PeerBackend {
     }
   }
 
-  int location(int memory) const { return memory == kHostMemory ? kHostMemory : cuda_index(memory); }
+  int location(int memory) const {
+    return memory == kHostMemory ? kHostMemory : cuda_index(memory);
+  }
 
   void enable_peer_access() {
     for (int a = 0; a < device_count(); ++a) {
@@ -298,8 +300,8 @@ TransferResult CudaPeerBackend::run_copies(const TransferSpec& spec, void* actor
     } else {
       const int actor = cuda_index(spec.actor);
       const int peer = cuda_index(spec.memory);
-      CUDA_CALL(cudaMemcpyPeerAsync(destination, read ? actor : peer, source,
-                                    read ? peer : actor, spec.bytes, stream.get()));
+      CUDA_CALL(cudaMemcpyPeerAsync(destination, read ? actor : peer, source, read ? peer : actor,
+                                    spec.bytes, stream.get()));
     }
   };
   TransferResult result;

@@ -31,13 +31,20 @@ struct NvmlPciInfo {  // nvmlPciInfo_t
 // nvmlGpuTopologyLevel_t: the closest common ancestor of two GPUs on the PCIe tree.
 const char* topology_level_text(int level) {
   switch (level) {
-    case 0: return "same board";
-    case 10: return "one PCIe switch";
-    case 20: return "several PCIe switches";
-    case 30: return "PCIe host bridge";
-    case 40: return "same NUMA node";
-    case 50: return "across CPU sockets";
-    default: return "unknown PCIe path";
+    case 0:
+      return "same board";
+    case 10:
+      return "one PCIe switch";
+    case 20:
+      return "several PCIe switches";
+    case 30:
+      return "PCIe host bridge";
+    case 40:
+      return "same NUMA node";
+    case 50:
+      return "across CPU sockets";
+    default:
+      return "unknown PCIe path";
   }
 }
 
@@ -76,14 +83,13 @@ NvmlLinks::NvmlLinks() : api_(std::make_unique<Api>()) {
       symbol<decltype(api_->nvlink_version)>(library_, "nvmlDeviceGetNvLinkVersion");
   api_->nvlink_remote_pci =
       symbol<decltype(api_->nvlink_remote_pci)>(library_, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-  api_->nvlink_remote_type = symbol<decltype(api_->nvlink_remote_type)>(
-      library_, "nvmlDeviceGetNvLinkRemoteDeviceType");
+  api_->nvlink_remote_type =
+      symbol<decltype(api_->nvlink_remote_type)>(library_, "nvmlDeviceGetNvLinkRemoteDeviceType");
   api_->pcie_generation =
       symbol<decltype(api_->pcie_generation)>(library_, "nvmlDeviceGetCurrPcieLinkGeneration");
-  api_->pcie_width =
-      symbol<decltype(api_->pcie_width)>(library_, "nvmlDeviceGetCurrPcieLinkWidth");
-  api_->common_ancestor = symbol<decltype(api_->common_ancestor)>(
-      library_, "nvmlDeviceGetTopologyCommonAncestor");
+  api_->pcie_width = symbol<decltype(api_->pcie_width)>(library_, "nvmlDeviceGetCurrPcieLinkWidth");
+  api_->common_ancestor =
+      symbol<decltype(api_->common_ancestor)>(library_, "nvmlDeviceGetTopologyCommonAncestor");
   if (!api_->init || !api_->shutdown || !api_->handle_by_pci_bus_id) {
     status_ = "NVML lacks an expected function (driver too old?)";
     return;

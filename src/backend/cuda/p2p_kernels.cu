@@ -15,8 +15,8 @@ constexpr int kStreamBlocksPerSm = 2;
 constexpr int kStreamUnroll = 4;
 
 __global__ void remote_chase_kernel(const std::uint32_t* chain, std::uint32_t loads_per_sample,
-                                    std::uint32_t samples, std::uint64_t* cycles,
-                                    std::uint64_t* ns, std::uint32_t* sink) {
+                                    std::uint32_t samples, std::uint64_t* cycles, std::uint64_t* ns,
+                                    std::uint32_t* sink) {
   // The dependent use of the last load before the clock is read: a store of its value to shared
   // memory cannot issue before the load has returned.
   __shared__ std::uint32_t last;

@@ -156,8 +156,8 @@ Property bandwidth_property(const std::string& name, const TransferSpec& spec,
                        {"engine", to_string(spec.engine)},
                        {"direction", to_string(spec.direction)}};
   if (!result.note.empty()) property.note = result.note;
-  set_confidence(property, Confidence{share_within(rates, spread.p50, kBandwidthBand,
-                                                   "repetitions")});
+  set_confidence(property,
+                 Confidence{share_within(rates, spread.p50, kBandwidthBand, "repetitions")});
   return property;
 }
 

@@ -52,7 +52,8 @@ double number(const Property& property) {
 TEST(P2pFamily, EveryOrderedPairAndTheHostIsMeasured) {
   Fixture f;
   EXPECT_EQ(f.report.pairs.size(), 3u * 2 + 3);  // n (n - 1) pairs and n GPU-host pairs
-  for (const ProbeOutcome& outcome : f.report.probes) EXPECT_EQ(outcome.status, "ok") << outcome.probe_id;
+  for (const ProbeOutcome& outcome : f.report.probes)
+    EXPECT_EQ(outcome.status, "ok") << outcome.probe_id;
   EXPECT_EQ(f.report.probes.size(), std::size(kP2pProbes));
 }
 
@@ -62,8 +63,10 @@ TEST(P2pFamily, LatencyRecoversTheDescribedLinkLatency) {
   const double pcie_ns = f.multi().link_between(1, 2)->rates.latency_ns;
   const double host_ns = f.multi().host->rates.latency_ns;
   const double clock_khz = static_cast<double>(f.description.clock_khz);
-  for (const auto& [actor, memory, ns] : {std::tuple{0, 1, nvlink_ns}, {1, 0, nvlink_ns},
-                                          {1, 2, pcie_ns}, {2, 1, pcie_ns},
+  for (const auto& [actor, memory, ns] : {std::tuple{0, 1, nvlink_ns},
+                                          {1, 0, nvlink_ns},
+                                          {1, 2, pcie_ns},
+                                          {2, 1, pcie_ns},
                                           {0, kHostColumn, host_ns}}) {
     const Property& latency = f.property(actor, memory, p2p_property::kLatency);
     ASSERT_TRUE(latency.seconds_value);
@@ -124,7 +127,7 @@ TEST(P2pFamily, TheMatricesHoldEveryPairAsData) {
   const nlohmann::ordered_json json = p2p_to_json(f.report);
   const auto& latency = json["matrices"]["latency"];
   EXPECT_EQ(latency["unit"], "seconds");
-  EXPECT_EQ(latency["columns"].size(), 4u);  // GPUs 0-2 and the host
+  EXPECT_EQ(latency["columns"].size(), 4u);        // GPUs 0-2 and the host
   EXPECT_TRUE(latency["values"][0][0].is_null());  // the diagonal
   EXPECT_TRUE(latency["values"][0][2].is_null());  // no peer access
   EXPECT_NEAR(latency["values"][0][1].get<double>(), 800e-9, 800e-9 * kTolerance);
