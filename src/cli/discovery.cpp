@@ -47,6 +47,12 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     plan.probes = select_probes(registry, options.only);
   } catch (const SelectionError& error) {
     err << "memtopo: --only: " << error.what() << "\n";
+    for (const std::string& id : options.only) {
+      if (id == "p2p" || id.starts_with("p2p.")) {
+        err << "  The p2p probes run between GPUs: add --device all (or a list, --device 0,1).\n";
+        break;
+      }
+    }
     return exit_code::usage;
   }
   try {

@@ -75,6 +75,32 @@ std::optional<DeviceList> parse_device_list(const std::string& text) {
   return list;
 }
 
+// --device N, all or a list; the text is applied by apply_device_list after parsing.
+CLI::Option* add_device_option(CLI::App& app, std::string& device_text) {
+  return app
+      .add_option("--device", device_text,
+                  "CUDA device index (default 0); a device named here must be usable:\n"
+                  "no fallback to a simulated device. 'all' or a list (0,1) runs each\n"
+                  "GPU's discovery and the p2p probes over every pair (docs/multi-gpu.md)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return parse_device_list(text) ? "" : "'" + text + "' is not " + kDeviceWhat;
+          },
+          ""))
+      ->type_name("N|all|N,M");
+}
+
+// One index stays a one-device run (options.device); several, or all, make a multi-device one.
+void apply_device_list(const std::string& device_text, Options& options) {
+  const DeviceList list = *parse_device_list(device_text);
+  options.all_devices = list.all;
+  if (list.indices.size() == 1) {
+    options.device = list.indices.front();
+  } else {
+    options.devices = list.indices;
+  }
+}
+
 std::string version_text() {
   return std::string("memtopo ") + kToolVersion + " (" + kGitDescribe + ")";
 }
@@ -138,17 +164,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   Options options;
   std::string only;
   std::string device_text;
-  auto* device =
-      app.add_option("--device", device_text,
-                     "CUDA device index (default 0); a device named here must be usable:\n"
-                     "no fallback to a simulated device. 'all' or a list (0,1) runs each\n"
-                     "GPU's discovery and the p2p probes over every pair (docs/multi-gpu.md)")
-          ->check(CLI::Validator(
-              [](std::string& text) -> std::string {
-                return parse_device_list(text) ? "" : "'" + text + "' is not " + kDeviceWhat;
-              },
-              ""))
-          ->type_name("N|all|N,M");
+  CLI::Option* device = add_device_option(app, device_text);
   auto* sim = app.add_option("--sim", options.sim_file,
                              "Run on the simulated device described in FILE (see docs/)")
                   ->type_name("FILE");
@@ -188,15 +204,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     }
     return usage_error(error.what());
   }
-  if (device->count() > 0) {
-    const DeviceList list = *parse_device_list(device_text);
-    options.all_devices = list.all;
-    if (list.indices.size() == 1) {
-      options.device = list.indices.front();
-    } else {
-      options.devices = list.indices;
-    }
-  }
+  if (device->count() > 0) apply_device_list(device_text, options);
   // Checked here rather than with CLI11's excludes(), which clutters --help. Several devices
   // with --sim are the description's multi_gpu GPUs.
   if (device->count() > 0 && sim->count() > 0 && !multi_device(options)) {

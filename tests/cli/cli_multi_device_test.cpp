@@ -72,6 +72,10 @@ TEST(CliMultiDevice, MistakesHaveTheirExitCodes) {
       memtopo({"--sim", kThreeGpus, "--device", "all", "--traces", (dir / "t").string(), "--quiet"})
           .exit_code,
       2);
+  // p2p ids on one device: usage, with the hint.
+  r = memtopo({"--sim", kThreeGpus, "--only", "p2p", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--device all"), std::string::npos) << r.err;
   // A bad multi_gpu key: bad input, naming the key.
   write(dir / "bad.json",
         read(kThreeGpus).replace(read(kThreeGpus).find("\"gpus\""), 6, "\"gpuz\""));

@@ -47,8 +47,8 @@ void exercise_peers(std::string_view input) {
       (void)peers->can_access(actor, memory);
       (void)peers->link(actor, memory);
       try {
-        TransferSpec copy{actor, memory, TransferEngine::copy_engine, TransferDirection::read,
-                          kCopyBytes, 0, 1};
+        TransferSpec copy{
+            actor, memory, TransferEngine::copy_engine, TransferDirection::read, kCopyBytes, 0, 1};
         (void)peers->run_transfer(copy);
       } catch (const PeerExperimentError&) {
       }

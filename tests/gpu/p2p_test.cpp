@@ -68,7 +68,8 @@ TEST(P2pGpu, HostLinkOfOneGpu) {
   if (visible_gpus() < 1) GTEST_SKIP() << "no CUDA device visible";
   const P2pReport report = run_family({0});
   ASSERT_EQ(report.pairs.size(), 1u);
-  for (const ProbeOutcome& outcome : report.probes) EXPECT_EQ(outcome.status, "ok") << outcome.reason;
+  for (const ProbeOutcome& outcome : report.probes)
+    EXPECT_EQ(outcome.status, "ok") << outcome.reason;
   const P2pPair& host = report.pairs[0];
   EXPECT_EQ(host.memory, kHostColumn);
   EXPECT_TRUE(host.find(p2p_property::kPeerAccess)->value.get<bool>());
@@ -88,7 +89,8 @@ TEST(P2pGpu, EveryPairOfTwoGpus) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, kMaxFamilySeconds);
   EXPECT_EQ(report.pairs.size(), 4u);  // 0->1, 0->host, 1->0, 1->host
-  for (const ProbeOutcome& outcome : report.probes) EXPECT_EQ(outcome.status, "ok") << outcome.reason;
+  for (const ProbeOutcome& outcome : report.probes)
+    EXPECT_EQ(outcome.status, "ok") << outcome.reason;
   for (const P2pPair& pair : report.pairs) expect_plausible(pair);
   const P2pPair* forward = report.find(0, 1);
   const P2pPair* backward = report.find(1, 0);
