@@ -147,4 +147,16 @@ ConfidenceFactor edge(double confidence, const std::string& what) {
   return make("edge", confidence, what);
 }
 
+ConfidenceFactor capacity_agreement(double accounted_bytes, double measured_bytes,
+                                    const std::string& what) {
+  if (!(accounted_bytes > 0) || !(measured_bytes > 0) || !std::isfinite(accounted_bytes) ||
+      !std::isfinite(measured_bytes)) {
+    throw std::invalid_argument("capacity_agreement: needs two positive capacities");
+  }
+  const double octaves = std::abs(std::log2(accounted_bytes / measured_bytes));
+  return make("capacity_agreement", 1.0 - 2.0 * octaves,
+              (what.empty() ? "" : what + " ") + number(accounted_bytes) + " B against " +
+                  number(measured_bytes) + " B measured, " + number(octaves) + " octaves apart");
+}
+
 }  // namespace memtopo

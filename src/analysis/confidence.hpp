@@ -110,4 +110,13 @@ ConfidenceFactor weakest_of(std::span<const double> confidences, const std::stri
 // edge_confidence, staircase's significance x contrast x sharpness): taken as it is.
 ConfidenceFactor edge(double confidence, const std::string& what);
 
+// capacity_agreement: two independent measurements of one capacity (a cache's ways x sets x
+// line against its measured size): 1 - 2 x (octaves between them), so 1 when they agree, 0.99
+// for the few lines a size search under random replacement overshoots (0.4 %), 0.81 for a
+// geometry of 256 KiB against a measured 240 KiB, 0 half an octave (x 1.41) apart. The same
+// scale as octave_closeness: a size that is off by a share is as doubtful here as a line read
+// off a ratio that far from its power of two.
+ConfidenceFactor capacity_agreement(double accounted_bytes, double measured_bytes,
+                                    const std::string& what);
+
 }  // namespace memtopo

@@ -2,15 +2,20 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
+
+#include <unistd.h>
 
 #include "cli/exit_codes.hpp"
 #include "cli/gpu_claim.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
 #include "cli/outputs.hpp"
+#include "cli/progress_display.hpp"
 #include "cli/run_info.hpp"
 #include "cli/trace_recorder.hpp"
 #include "model/printable_text.hpp"
@@ -36,7 +41,9 @@ std::optional<double> clock_khz(Backend& backend) {
 // What the user asked for, checked before any device is touched.
 struct Plan {
   std::vector<Probe*> probes;
-  std::optional<OutputTarget> json;  // --json FILE (not for --json -)
+  std::optional<OutputTarget> json;         // --json FILE (not for --json -)
+  std::optional<OutputTarget> export_file;  // --export FORMAT FILE
+  ReportTargets reports;                    // --html FILE, --markdown FILE
   std::unique_ptr<CsvTraceWriter> trace_writer;
 };
 
@@ -57,6 +64,8 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
   }
   try {
     plan.json = prepare_json_output(options.json_file);
+    plan.export_file = prepare_export_output(options);
+    plan.reports = prepare_report_outputs(options.html_file, options.markdown_file);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
     }
@@ -72,51 +81,9 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
   return exit_code::ok;
 }
 
-// Opens the device (taking its lock into `claim`); on failure prints the cause and what to
-// do, and sets `exit`.
-std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim, std::ostream& err,
-                                         int& exit) {
-  try {
-    return open_backend(options,
-                        [&](const std::string& uuid) { lock_gpu(uuid, options, err, claim); });
-  } catch (const GpuBusyError& error) {
-    char waited[32];
-    std::snprintf(waited, sizeof waited, "%g", options.wait_seconds.value_or(0));
-    err << "memtopo: " << error.what() << " after waiting " << waited
-        << " s (--wait); try again later, or pick another GPU with --device N.\n";
-    exit = exit_code::gpu_in_use;
-  } catch (const LockWaitInterrupted& error) {
-    err << "memtopo: " << error.what() << "; nothing was measured.\n";
-    exit = exit_code::interrupted;
-  } catch (const NoDeviceError& error) {
-    // The backend's message already says what to check (nvidia-smi, CUDA_VISIBLE_DEVICES).
-    err << "memtopo: no usable CUDA device: " << error.what() << "\n";
-    if (options.device_given) {
-      err << "  --device " << options.device
-          << " was named, so memtopo does not fall back to a simulated device; pick an index"
-             " nvidia-smi lists, or run with --sim FILE.\n";
-    }
-    exit = exit_code::no_device;
-  } catch (const DescriptionError& error) {
-    err << "memtopo: cannot use the simulated device description: " << error.what()
-        << "\n  Fix the file or name another with --sim; docs/ describes the format.\n";
-    exit = exit_code::bad_input;
-  } catch (const OutOfMemoryError& error) {
-    err << "memtopo: out of device memory while opening the device: " << error.what()
-        << "\n  Free the GPU (nvidia-smi lists its processes) and try again.\n";
-    exit = exit_code::out_of_memory;
-  }
-  return std::nullopt;
-}
-
 // Device facts (and the API values that belong to elements), and where they came from.
 void describe_device(const OpenedBackend& opened, Topology& topology, std::ostream& err) {
-  if (!opened.fallback_reason.empty()) {
-    err << "memtopo: note: no CUDA device to measure: " << opened.fallback_reason
-        << "\n  Running on the SIMULATED device " << opened.sim_file
-        << ": the results are not measurements of real hardware.\n"
-        << "  Name --device N to require a real GPU.\n";
-  }
+  note_fallback(opened, err);
   topology.run.simulated = opened.simulated;
   // Paths are bytes; the report stores them as printable UTF-8 (report/output_file.hpp).
   topology.run.sim_file = printable_text(opened.sim_file);
@@ -155,6 +122,12 @@ class Checkpoints {
   bool failing_ = false;  // said once per streak of failures
 };
 
+// Whether stderr is the process's terminal (an ostream given by a test never is).
+TerminalAbilities stderr_abilities(const std::ostream& err) {
+  const bool is_terminal = err.rdbuf() == std::cerr.rdbuf() && isatty(STDERR_FILENO) == 1;
+  return terminal_abilities(is_terminal, std::getenv("TERM"), std::getenv("NO_COLOR"));
+}
+
 // Runs the planned probes into `topology`; returns the trace write error, if any.
 std::string measure(const Options& options, Plan& plan, Backend& device, Topology& topology,
                     Checkpoints& checkpoints, std::ostream& err) {
@@ -167,13 +140,25 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
   };
   std::optional<TraceRecorder> recorder;
   if (plan.trace_writer) recorder.emplace(*plan.trace_writer, current_probe);
+  std::optional<ProgressDisplay> display;
+  if (!options.quiet) {
+    display.emplace(err, stderr_abilities(err), plan.probes.size(), terminal_width());
+  }
+  auto finished_seconds = [&] {
+    double seconds = 0;
+    for (std::size_t i = phases_before; i < topology.run.phases.size(); ++i)
+      seconds += topology.run.phases[i].seconds;
+    return seconds;
+  };
 
   ProbeContext context{
       .backend = device,
       .topology = topology,
       .progress =
-          [&err, quiet = options.quiet](const std::string& line) {
-            if (!quiet) err << "memtopo: " << line << "\n";
+          [&](const std::string& line) {
+            if (!display) return;
+            display->step(topology.run.phases.size() - phases_before, current_probe(),
+                          finished_seconds(), line);
           },
       .interrupted = interrupt_requested,
       .seed = options.seed,
@@ -191,8 +176,12 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
   }
 
   try {
-    run_probes(context, plan.probes, [&checkpoints](const Probe&) { checkpoints.write(); });
+    run_probes(context, plan.probes, [&](const Probe&) {
+      if (display) display->clear();  // a checkpoint warning gets a line of its own
+      checkpoints.write();
+    });
   } catch (const Interrupted&) {
+    display.reset();
     err << "memtopo: " << signal_name(interrupt_signal())
         << " received: stopped after the current batch; writing what was measured so far.\n";
   }
@@ -205,10 +194,18 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
   if (!trace_error.empty())
     topology.warnings.push_back("raw traces are incomplete: " + trace_error);
   try {
-    write_reports(topology, options, plan.json, out);
+    write_reports(topology, options, plan.json, out, plan.reports);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
+  }
+  if (plan.export_file) {
+    try {
+      write_export(topology, *plan.export_file);
+    } catch (const OutputError& error) {
+      err << "memtopo: " << error.what() << "\n";
+      return exit_code::cannot_write;
+    }
   }
   if (!trace_error.empty()) err << "memtopo: " << trace_error << "\n";
   if (plan.trace_writer && !options.quiet) {

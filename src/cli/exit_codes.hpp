@@ -6,12 +6,18 @@ inline constexpr int ok = 0;
 inline constexpr int internal_error = 1;  // a bug in memtopo: the message says what to report
 inline constexpr int usage = 2;           // unknown option, bad value, unknown --only id
 inline constexpr int no_device = 3;       // no usable CUDA device (and no fallback applied)
-inline constexpr int bad_input = 4;       // simulated device description missing or invalid
-inline constexpr int probe_failed = 5;    // a probe failed; the discovery was still written
+inline constexpr int bad_input = 4;       // an input file (--sim description, a run to compare
+                                          // or export) missing or invalid
+inline constexpr int probe_failed = 5;    // a probe (or a study) failed; the report was still
+                                          // written
 inline constexpr int out_of_memory = 6;   // too little free device memory for any probe to run
 inline constexpr int cannot_write = 7;    // an output file or directory cannot be written
 inline constexpr int gpu_in_use = 8;      // another process uses the GPU (or another memtopo
                                           // holds it past --wait); --allow-shared measures anyway
+inline constexpr int runs_differ = 9;     // memtopo compare: the two runs differ (not an error)
+// memtopo study: the device cannot run the study (a simulated device without the model it
+// needs, a GPU without the feature); the report says why, with status "skipped".
+inline constexpr int study_skipped = 10;
 // Stopped by a signal after writing what was measured: 128 + the signal, as a shell reports
 // a process that a signal ended.
 inline constexpr int hangup = 129;       // SIGHUP: the terminal or session went away
@@ -22,19 +28,23 @@ constexpr int interrupted_by(int signal) {
 }
 
 // The table --help prints (also in README.md). When several apply, the first of
-// 7, 129/130/143, 8, 6, 5 in this list wins.
+// 7, 129/130/143, 8, 6, 5, 10 in this list wins (9 is compare's own).
 inline constexpr const char* kHelpText =
     "Exit codes:\n"
     "  0    discovery complete\n"
     "  1    internal error (a bug: please report it with the message)\n"
     "  2    usage error: unknown option, bad value, unknown --only id\n"
     "  3    no usable CUDA device\n"
-    "  4    bad input file: --sim description missing or invalid\n"
-    "  5    a probe failed (the discovery is still written)\n"
+    "  4    bad input file: a --sim description, or a run given to compare or export,\n"
+    "       missing or invalid\n"
+    "  5    a probe or study failed (the report is still written)\n"
     "  6    out of device memory: no probe could run\n"
-    "  7    cannot write an output (--json, --traces)\n"
+    "  7    cannot write an output (--json, --traces, --export, --html, --markdown)\n"
     "  8    the GPU is in use by another process (--allow-shared measures anyway),\n"
     "       or another memtopo held it past --wait\n"
+    "  9    memtopo compare: the two runs differ (0: they agree within their spreads)\n"
+    "  10   memtopo study: the study cannot run on this device (skipped; the report says "
+    "why)\n"
     "  129  stopped by SIGHUP; what was measured is still written\n"
     "  130  interrupted (Ctrl-C, SIGINT); what was measured is still written\n"
     "  143  stopped by SIGTERM (e.g. a scheduler's time limit); what was measured is still "

@@ -100,6 +100,16 @@ int combined_exit_code(const MultiDeviceReport& report, const Options& options) 
   return code;
 }
 
+// An output that only a single device's run writes (the multi-device document has no place for
+// it yet); nullptr when none was asked for.
+const char* single_device_option(const Options& options) {
+  if (!options.traces_dir.empty()) return "--traces";
+  if (!options.html_file.empty()) return "--html";
+  if (!options.markdown_file.empty()) return "--markdown";
+  if (!options.export_format.empty()) return "--export";
+  return nullptr;
+}
+
 P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
                     const std::vector<std::unique_ptr<DeviceRun>>& runs, const Options& options,
                     std::ostream& err) {
@@ -124,9 +134,9 @@ P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
 int run_multi_device(const Options& options, const std::vector<std::string>& arguments,
                      std::ostream& out, std::ostream& err) {
   const auto run_start = Clock::now();
-  if (!options.traces_dir.empty()) {
-    err << "memtopo: --traces is not supported with several devices yet; run one --device N "
-           "at a time to keep raw traces.\n";
+  if (const char* option = single_device_option(options)) {
+    err << "memtopo: " << option << " is not supported with several devices yet; run one "
+        << "--device N at a time for it.\n";
     return exit_code::usage;
   }
   const std::vector<std::unique_ptr<Probe>> registry = all_probes();

@@ -1,8 +1,11 @@
 #include "cli/open_backend.hpp"
 
+#include <cstdio>
+
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/sim/sim_backend.hpp"
 #include "cli/bundled_sim.hpp"
+#include "cli/exit_codes.hpp"
 
 namespace memtopo {
 namespace {
@@ -38,6 +41,49 @@ OpenedBackend open_backend(const Options& options, const BeforeContext& before_c
     opened.fallback_reason = error.what();
     return opened;
   }
+}
+
+std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim, std::ostream& err,
+                                         int& exit) {
+  try {
+    return open_backend(options,
+                        [&](const std::string& uuid) { lock_gpu(uuid, options, err, claim); });
+  } catch (const GpuBusyError& error) {
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "%g", options.wait_seconds.value_or(0));
+    err << "memtopo: " << error.what() << " after waiting " << waited
+        << " s (--wait); try again later, or pick another GPU with --device N.\n";
+    exit = exit_code::gpu_in_use;
+  } catch (const LockWaitInterrupted& error) {
+    err << "memtopo: " << error.what() << "; nothing was measured.\n";
+    exit = exit_code::interrupted;
+  } catch (const NoDeviceError& error) {
+    // The backend's message already says what to check (nvidia-smi, CUDA_VISIBLE_DEVICES).
+    err << "memtopo: no usable CUDA device: " << error.what() << "\n";
+    if (options.device_given) {
+      err << "  --device " << options.device
+          << " was named, so memtopo does not fall back to a simulated device; pick an index"
+             " nvidia-smi lists, or run with --sim FILE.\n";
+    }
+    exit = exit_code::no_device;
+  } catch (const DescriptionError& error) {
+    err << "memtopo: cannot use the simulated device description: " << error.what()
+        << "\n  Fix the file or name another with --sim; docs/ describes the format.\n";
+    exit = exit_code::bad_input;
+  } catch (const OutOfMemoryError& error) {
+    err << "memtopo: out of device memory while opening the device: " << error.what()
+        << "\n  Free the GPU (nvidia-smi lists its processes) and try again.\n";
+    exit = exit_code::out_of_memory;
+  }
+  return std::nullopt;
+}
+
+void note_fallback(const OpenedBackend& opened, std::ostream& err) {
+  if (opened.fallback_reason.empty()) return;
+  err << "memtopo: note: no CUDA device to measure: " << opened.fallback_reason
+      << "\n  Running on the SIMULATED device " << opened.sim_file
+      << ": the results are not measurements of real hardware.\n"
+      << "  Name --device N to require a real GPU.\n";
 }
 
 }  // namespace memtopo

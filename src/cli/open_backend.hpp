@@ -2,10 +2,13 @@
 // Chooses the device a discovery runs on: --sim FILE, else the CUDA device, else (only when
 // no GPU is visible and --device was not named) the bundled simulated device.
 #include <memory>
+#include <optional>
+#include <ostream>
 #include <string>
 
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_backend.hpp"
+#include "cli/gpu_claim.hpp"
 #include "cli/options.hpp"
 
 namespace memtopo {
@@ -20,5 +23,16 @@ struct OpenedBackend {
 // Throws what the factories throw: NoDeviceError, DescriptionError, OutOfMemoryError, and
 // what `before_context` throws (a GPU only: called before memtopo creates its context there).
 OpenedBackend open_backend(const Options& options, const BeforeContext& before_context = {});
+
+// open_backend with the GPU's lock taken into `claim` before the context is created (every
+// command that measures opens its device this way). On failure prints the cause and what to
+// do on `err`, sets `exit` (no device, bad input, GPU in use, interrupted, out of memory) and
+// returns nullopt.
+std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim, std::ostream& err,
+                                         int& exit);
+
+// Says on `err` that memtopo fell back to the bundled simulated device, and why; nothing when
+// it did not.
+void note_fallback(const OpenedBackend& opened, std::ostream& err);
 
 }  // namespace memtopo

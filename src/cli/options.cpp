@@ -28,6 +28,10 @@ constexpr const char* kExamples =
     "need)\n"
     "  memtopo --sim sims/hopper-like.json --traces traces/\n"
     "                                   run on a simulated device, keep every raw trace as CSV\n"
+    "  memtopo --sim sims/hopper-like.json --html report.html\n"
+    "                                   also write the report with its plots as HTML\n"
+    "  memtopo report run.json --html report.html --markdown report.md\n"
+    "                                   render a saved run's JSON as HTML and markdown\n"
     "  memtopo --list                   list the probes and their ids\n";
 
 // A week: longer is a typo, not a plan.
@@ -151,6 +155,60 @@ void add_gpu_sharing_options(CLI::App& app, Options& options) {
                "marked as measured on a shared GPU (default: stop with exit code 8)");
 }
 
+// The options naming a file or folder to write: an empty value is a usage error.
+struct OutputOptions {
+  CLI::Option* json;
+  CLI::Option* traces;
+  CLI::Option* html;
+  CLI::Option* markdown;
+};
+
+OutputOptions add_output_options(CLI::App& app, Options& options) {
+  OutputOptions outputs;
+  outputs.json =
+      app.add_option("--json", options.json_file,
+                     "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
+          ->type_name("FILE");
+  outputs.traces =
+      app.add_option("--traces", options.traces_dir,
+                     "Write every experiment's raw trace as CSV into DIR (created if needed)")
+          ->type_name("DIR");
+  outputs.html = app.add_option("--html", options.html_file,
+                                "Also write the report as one self-contained HTML file (plots\n"
+                                "inline, no script or network needed to view it)")
+                     ->type_name("FILE");
+  outputs.markdown =
+      app.add_option("--markdown", options.markdown_file,
+                     "Also write the report as markdown to FILE, its plots as SVG files in\n"
+                     "FILE's stem + '-plots/' beside it")
+          ->type_name("FILE");
+  return outputs;
+}
+
+CLI::Option* add_export_option(CLI::App& app, std::vector<std::string>& arguments) {
+  return app
+      .add_option("--export", arguments,
+                  "Also write an export of the results to FILE; FORMAT: accel-sim\n"
+                  "(a GPGPU-Sim/Accel-Sim config fragment, see docs/export.md)")
+      ->expected(2)
+      ->type_name("FORMAT FILE");
+}
+
+// --export FORMAT FILE into `options`; returns what is wrong with it, or "".
+std::string take_export(const std::vector<std::string>& arguments, Options& options) {
+  if (arguments.size() != 2 || arguments[0] != "accel-sim") {
+    return "--export takes FORMAT FILE; the one FORMAT is accel-sim";
+  }
+  if (arguments[1] == "-") {
+    return "--export needs a file: stdout carries the report ('memtopo export accel-sim "
+           "RUN.json -' writes a saved run's export to stdout)";
+  }
+  if (arguments[1].empty()) return "--export needs a FILE; it was given an empty one";
+  options.export_format = arguments[0];
+  options.export_file = arguments[1];
+  return "";
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
@@ -168,14 +226,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   auto* sim = app.add_option("--sim", options.sim_file,
                              "Run on the simulated device described in FILE (see docs/)")
                   ->type_name("FILE");
-  auto* json =
-      app.add_option("--json", options.json_file,
-                     "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
-          ->type_name("FILE");
-  auto* traces =
-      app.add_option("--traces", options.traces_dir,
-                     "Write every experiment's raw trace as CSV into DIR (created if needed)")
-          ->type_name("DIR");
+  const OutputOptions outputs = add_output_options(app, options);
   // Repeated --only options add up; CLI11 joins them with commas.
   auto* only_option =
       app.add_option("--only", only,
@@ -188,7 +239,9 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   app.add_option("--seed", options.seed, "Base seed for every random choice (default 1)")
       ->check(non_negative_integer("a seed (a non-negative integer)"))
       ->type_name("N");
-  app.add_flag("--quiet", options.quiet, "No progress lines on stderr");
+  app.add_flag("--quiet", options.quiet, "No progress bar or progress lines on stderr");
+  std::vector<std::string> export_arguments;
+  auto* export_option = add_export_option(app, export_arguments);
   add_gpu_sharing_options(app, options);
 
   auto usage_error = [&err](const std::string& message) {
@@ -215,11 +268,17 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   // An empty value is a mistake (an unset shell variable), never "absent": --sim '' must not
   // fall back to another device, --only '' must not run everything.
   for (const auto& [option, value] : {std::pair{sim, &options.sim_file},
-                                      {json, &options.json_file},
-                                      {traces, &options.traces_dir}}) {
+                                      {outputs.json, &options.json_file},
+                                      {outputs.traces, &options.traces_dir},
+                                      {outputs.html, &options.html_file},
+                                      {outputs.markdown, &options.markdown_file}}) {
     if (option->count() > 0 && value->empty()) {
       return usage_error(option->get_name() + " needs a value; it was given an empty one");
     }
+  }
+  if (export_option->count() > 0) {
+    if (std::string problem = take_export(export_arguments, options); !problem.empty())
+      return usage_error(problem);
   }
   options.device_given = device->count() > 0;
   options.only = split_ids(only);

@@ -19,6 +19,8 @@ struct Options {
   std::string sim_file;           // --sim FILE: run on this simulated device
   std::string json_file;          // --json FILE ("-" = stdout, instead of the console report)
   std::string traces_dir;         // --traces DIR: one CSV per experiment
+  std::string html_file;          // --html FILE: the report as one self-contained HTML file
+  std::string markdown_file;      // --markdown FILE: the report as markdown, plots beside it
   std::vector<std::string> only;  // --only: probe and element ids, split at commas
   bool list = false;              // --list: list probes and exit
   std::uint64_t seed = 1;         // --seed: base of every random choice
@@ -27,6 +29,9 @@ struct Options {
   // takes); --allow-shared: measure a GPU that other processes use, marking every result.
   std::optional<double> wait_seconds;
   bool allow_shared = false;
+  // --export FORMAT FILE: also write an export of the results (FORMAT: accel-sim).
+  std::string export_format;
+  std::string export_file;
 };
 
 inline bool multi_device(const Options& options) {

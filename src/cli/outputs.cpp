@@ -3,7 +3,10 @@
 #include <exception>
 
 #include "report/console.hpp"
+#include "report/export_accel_sim.hpp"
+#include "report/html_report.hpp"
 #include "report/json_report.hpp"
+#include "report/markdown_report.hpp"
 #include "report/output_error.hpp"
 
 namespace memtopo {
@@ -11,6 +14,38 @@ namespace memtopo {
 std::optional<OutputTarget> prepare_json_output(const std::string& json_file) {
   if (json_file.empty() || json_file == "-") return std::nullopt;
   return prepare_output(json_file);
+}
+
+std::optional<OutputTarget> prepare_export_output(const Options& options) {
+  if (options.export_file.empty()) return std::nullopt;
+  return prepare_output(options.export_file);
+}
+
+void write_export(const Topology& topology, const OutputTarget& target) {
+  write_output(target, render_accel_sim_config(topology), /*flush_to_disk=*/true);
+}
+
+ReportTargets prepare_report_outputs(const std::string& html_file,
+                                     const std::string& markdown_file) {
+  ReportTargets targets;
+  if (!html_file.empty()) targets.html = prepare_output(html_file);
+  if (!markdown_file.empty()) targets.markdown = prepare_markdown_output(markdown_file);
+  return targets;
+}
+
+void write_report_files(const Topology& topology, const ReportTargets& targets) {
+  std::exception_ptr first_failure;
+  try {
+    if (targets.html) write_output(*targets.html, render_html(topology), /*flush_to_disk=*/true);
+  } catch (const OutputError&) {
+    first_failure = std::current_exception();
+  }
+  try {
+    if (targets.markdown) write_markdown_report(topology, *targets.markdown);
+  } catch (const OutputError&) {
+    if (!first_failure) first_failure = std::current_exception();
+  }
+  if (first_failure) std::rethrow_exception(first_failure);
 }
 
 bool takes_checkpoints(const std::optional<OutputTarget>& json) {
@@ -23,7 +58,8 @@ void write_checkpoint(Topology& topology, const OutputTarget& json) {
 }
 
 void write_reports(Topology& topology, const Options& options,
-                   const std::optional<OutputTarget>& json, std::ostream& out) {
+                   const std::optional<OutputTarget>& json, std::ostream& out,
+                   const ReportTargets& reports) {
   topology.run.complete = true;
   std::exception_ptr first_failure;
   auto write_json_file = [&] {
@@ -38,6 +74,11 @@ void write_reports(Topology& topology, const Options& options,
   // file with: appended, not overwritten.
   const bool json_first = json && json->replace_atomically;
   if (json_first) write_json_file();
+  try {
+    write_report_files(topology, reports);
+  } catch (const OutputError&) {
+    if (!first_failure) first_failure = std::current_exception();
+  }
   if (options.json_file == "-") {
     out << render_json(topology);
   } else {

@@ -15,6 +15,27 @@ namespace memtopo {
 // new file (report/output_file.hpp). Empty for no --json or --json -. Throws OutputError.
 std::optional<OutputTarget> prepare_json_output(const std::string& json_file);
 
+// --export FORMAT FILE, checked like --json before anything runs; empty without --export.
+// Throws OutputError.
+std::optional<OutputTarget> prepare_export_output(const Options& options);
+
+// Writes the export (only at the end of a run: it is a view of the final results). Throws
+// OutputError.
+void write_export(const Topology& topology, const OutputTarget& target);
+
+// --html FILE and --markdown FILE, checked before a discovery starts like --json (the markdown's
+// plots folder too). Throws OutputError.
+struct ReportTargets {
+  std::optional<OutputTarget> html;
+  std::optional<OutputTarget> markdown;
+};
+ReportTargets prepare_report_outputs(const std::string& html_file,
+                                     const std::string& markdown_file);
+
+// Writes the HTML and markdown reports that `targets` names. Throws OutputError for the first
+// that failed, after trying both.
+void write_report_files(const Topology& topology, const ReportTargets& targets);
+
 // Whether the JSON file can take checkpoints: a regular file that is replaced as a whole. A
 // FIFO or a device is written once, at the end.
 bool takes_checkpoints(const std::optional<OutputTarget>& json);
@@ -22,10 +43,12 @@ bool takes_checkpoints(const std::optional<OutputTarget>& json);
 // Rewrites the JSON file with what was measured so far (run.complete false). Throws OutputError.
 void write_checkpoint(Topology& topology, const OutputTarget& json);
 
-// The final reports: the JSON file (run.complete true) and the console report to `out` (or,
-// with --json -, the JSON there instead). Throws OutputError for the first that failed, after
-// trying both, so that a full disk still shows the results and a closed stdout keeps the file.
+// The final reports: the JSON file (run.complete true), the HTML and markdown reports and the
+// console report to `out` (or, with --json -, the JSON there instead). Throws OutputError for
+// the first that failed, after trying all, so that a full disk still shows the results and a
+// closed stdout keeps the files.
 void write_reports(Topology& topology, const Options& options,
-                   const std::optional<OutputTarget>& json, std::ostream& out);
+                   const std::optional<OutputTarget>& json, std::ostream& out,
+                   const ReportTargets& reports = {});
 
 }  // namespace memtopo

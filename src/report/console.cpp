@@ -9,12 +9,33 @@
 #include "model/units.hpp"
 #include "report/console_bandwidth.hpp"
 #include "report/console_banks.hpp"
+#include "report/console_hopper.hpp"
 #include "report/console_patterns.hpp"
 #include "report/footnotes.hpp"
 #include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
+// Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
+// device-wide levels; ids not listed here keep the topology's order after these.
+namespace {
+constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",     "constant_l1",
+                                     "constant_l15", "shared", "l2",     "dram",
+                                     "constant",     "tlb_l1", "tlb_l2", "tlb_l3"};
+}  // namespace
+
+std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
+  auto rank = [](const Element& e) {
+    auto it = std::find(std::begin(kRowOrder), std::end(kRowOrder), e.id);
+    return static_cast<std::size_t>(it - std::begin(kRowOrder));
+  };
+  std::vector<const Element*> ordered;
+  for (const Element& e : elements) ordered.push_back(&e);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](const Element* a, const Element* b) { return rank(*a) < rank(*b); });
+  return ordered;
+}
+
 namespace {
 
 using Align = TextTable::Align;
@@ -33,24 +54,6 @@ bool has_own_column(const std::string& property) {
   return is_bandwidth_property(property) ||
          std::find(std::begin(kTableProperties), std::end(kTableProperties), property) !=
              std::end(kTableProperties);
-}
-
-// Rows follow the thesis' results tables: SM-level caches from the L1 outwards, then the
-// device-wide levels; ids not listed here keep the topology's order after these.
-constexpr const char* kRowOrder[] = {"l1",           "tex",    "ro",     "constant_l1",
-                                     "constant_l15", "shared", "l2",     "dram",
-                                     "constant",     "tlb_l1", "tlb_l2", "tlb_l3"};
-
-std::vector<const Element*> in_row_order(const std::vector<Element>& elements) {
-  auto rank = [](const Element& e) {
-    auto it = std::find(std::begin(kRowOrder), std::end(kRowOrder), e.id);
-    return static_cast<std::size_t>(it - std::begin(kRowOrder));
-  };
-  std::vector<const Element*> ordered;
-  for (const Element& e : elements) ordered.push_back(&e);
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [&](const Element* a, const Element* b) { return rank(*a) < rank(*b); });
-  return ordered;
 }
 
 // Sections with a Source column say there whether a value came from the API and how sure it
@@ -205,6 +208,7 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
                    {"Per SM", Align::right}});
   for (const Element* row : in_row_order(topology.elements)) {
     const Element& e = *row;
+    if (is_hopper_element(e.id)) continue;  // its own section
     // A TLB's size is its reach (entries x page).
     const char* size_name = !e.find("size") && e.find("reach") ? "reach" : "size";
     table.add_row({e.id, value_cell(e, size_name, notes), value_cell(e, "line", notes),
@@ -257,6 +261,7 @@ void render_other_findings(std::ostringstream& out, const Topology& topology, Fo
   bool any = false;
   for (const Element* row : in_row_order(topology.elements)) {
     const Element& e = *row;
+    if (is_hopper_element(e.id)) continue;  // its own section
     for (const Property& p : e.properties) {
       if (has_own_column(p.name)) continue;
       any = true;
@@ -335,6 +340,7 @@ std::string render_console(const Topology& topology) {
   render_carveout(out, topology, notes);
   render_shared_banks(out, topology, notes, kConsoleWidth);
   out << render_latency_patterns_section(topology, notes, kConsoleWidth);
+  render_hopper_section(out, topology, notes, kConsoleWidth);
   render_other_findings(out, topology, notes);
   if (!notes.empty()) out << "\nNotes\n" << notes.render(kConsoleWidth);
 

@@ -2,10 +2,15 @@
 // The default report: what a person reads after a discovery. A view of the Topology only.
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "model/topology.hpp"
 
 namespace memtopo {
+
+// Elements in the order of the thesis' results tables (SM-level caches from the L1 outwards,
+// then the device-wide levels, unknown ids last in the topology's order); every report uses it.
+std::vector<const Element*> in_row_order(const std::vector<Element>& elements);
 
 // The banner that opens every report made on a simulated device.
 std::string simulated_banner(const std::string& sim_file);

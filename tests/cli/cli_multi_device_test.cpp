@@ -72,6 +72,14 @@ TEST(CliMultiDevice, MistakesHaveTheirExitCodes) {
       memtopo({"--sim", kThreeGpus, "--device", "all", "--traces", (dir / "t").string(), "--quiet"})
           .exit_code,
       2);
+  for (const char* option : {"--html", "--markdown"}) {
+    r = memtopo({"--sim", kThreeGpus, "--device", "all", option, (dir / "r").string(), "--quiet"});
+    EXPECT_EQ(r.exit_code, 2) << option << r.err;
+    EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
+  }
+  r = memtopo({"--sim", kThreeGpus, "--device", "all", "--export", "accel-sim",
+               (dir / "x.config").string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
   // p2p ids on one device: usage, with the hint.
   r = memtopo({"--sim", kThreeGpus, "--only", "p2p", "--quiet"});
   EXPECT_EQ(r.exit_code, 2);

@@ -213,5 +213,9 @@ TEST(Fuzz, TopologyJsonReader) {
   fuzz("topology_json", read_topology_json);
 }
 
+TEST(Fuzz, CompareReader) {
+  fuzz("compare_input", compare_runs);
+}
+
 }  // namespace
 }  // namespace memtopo::fuzz

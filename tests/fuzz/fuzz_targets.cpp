@@ -1,6 +1,9 @@
 #include "fuzz_targets.hpp"
 
+#include <unistd.h>
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -9,6 +12,10 @@
 #include "backend/sim/sim_backend.hpp"
 #include "backend/sim/sim_peer_backend.hpp"
 #include "model/json.hpp"
+#include "report/compare.hpp"
+#include "report/compare_render.hpp"
+#include "report/export_accel_sim.hpp"
+#include "report/run_file.hpp"
 
 namespace memtopo::fuzz {
 namespace {
@@ -90,6 +97,34 @@ Outcome read_topology_json(std::string_view input) {
   if (again.elements.size() != topology.elements.size()) {
     throw std::logic_error("a topology read back has a different number of elements");
   }
+  return {true, ""};
+}
+
+Outcome compare_runs(std::string_view input) {
+  // Through a file, as the commands read it: the file name is the origin of every message.
+  static const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                            ("memtopo_fuzz_" + std::to_string(getpid())) / kOrigin;
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file, std::ios::binary | std::ios::trunc)
+      .write(input.data(), static_cast<std::streamsize>(input.size()));
+  Topology topology;
+  try {
+    topology = read_run_file(file.string());
+  } catch (const TopologyJsonError& error) {
+    std::string message = error.what();
+    // The message names the full path; the runner expects it to start with the origin.
+    const std::string prefix = file.string();
+    if (message.rfind(prefix, 0) == 0) message = kOrigin + message.substr(prefix.size());
+    return {false, message};
+  }
+  Topology empty;
+  for (const Topology* other : {&topology, &empty}) {
+    const Comparison comparison = compare_topologies(topology, "a", *other, "b");
+    (void)render_comparison_text(comparison, /*all=*/true);
+    (void)comparison_to_json(comparison)
+        .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  (void)render_accel_sim_config(topology);
   return {true, ""};
 }
 

@@ -10,6 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data), size);
 #if defined(MEMTOPO_FUZZ_TARGET_sim_description)
   memtopo::fuzz::load_sim_description(input);
+#elif defined(MEMTOPO_FUZZ_TARGET_compare_input)
+  memtopo::fuzz::compare_runs(input);
 #else
   memtopo::fuzz::read_topology_json(input);
 #endif

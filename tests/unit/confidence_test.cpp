@@ -46,6 +46,21 @@ TEST(Confidence, ClosenessRulesAreOneOnTheTargetAndZeroHalfWay) {
   EXPECT_THROW(octave_closeness(0, ""), std::invalid_argument);
 }
 
+TEST(Confidence, CapacityAgreementFallsWithTheOctavesBetweenTwoCapacities) {
+  EXPECT_DOUBLE_EQ(capacity_agreement(245760, 245760, "").value, 1.0);
+  // 4 ways x 512 sets x 128 B against a measured 240 KiB (the H200's L1).
+  EXPECT_NEAR(capacity_agreement(262144, 245760, "").value,
+              1.0 - 2.0 * std::log2(262144.0 / 245760), 1e-12);
+  EXPECT_NEAR(capacity_agreement(262144, 245760, "").value, 0.81, 0.01);
+  // Symmetric, and 0 half an octave apart or more.
+  EXPECT_DOUBLE_EQ(capacity_agreement(245760, 262144, "").value,
+                   capacity_agreement(262144, 245760, "").value);
+  EXPECT_NEAR(capacity_agreement(1024 * std::exp2(0.5), 1024, "").value, 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(capacity_agreement(4096, 1024, "").value, 0.0);
+  EXPECT_THROW(capacity_agreement(0, 1024, ""), std::invalid_argument);
+  EXPECT_THROW(capacity_agreement(1024, -1, ""), std::invalid_argument);
+}
+
 TEST(Confidence, ContrastIsClampedAndZeroWithoutAScale) {
   EXPECT_DOUBLE_EQ(contrast(0.5, 1.0, "").value, 0.5);
   EXPECT_DOUBLE_EQ(contrast(2.0, 1.0, "").value, 1.0);

@@ -19,10 +19,14 @@
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/device_query.hpp"
 #include "backend/cuda/gpu_sharing.hpp"
+#include "backend/cuda/hopper_kernels.hpp"
 #include "backend/cuda/nvml_session.hpp"
 #include "backend/cuda/stream_runner.hpp"
+#include "backend/cuda/strided_runner.hpp"
+#include "backend/cuda/study_kernels_cuda.hpp"
 #include "backend/cuda/support_kernels.hpp"
 #include "backend/cuda/warp_access_runner.hpp"
+#include "backend/hopper_experiments.hpp"
 
 namespace memtopo {
 
@@ -41,6 +45,8 @@ constexpr int kPciBusIdBytes = 64;
 constexpr double kMilliwattsPerWatt = 1000;
 // Launches of the SM survey; each one normally already finds every SM.
 constexpr int kSmSurveyLaunches = 4;
+// Clusters, TMA and the Hopper kernels: compute capability 9.0 and later.
+constexpr int kHopperMajor = 9;
 
 std::string sm_range(const std::vector<std::uint32_t>& ids) {
   if (ids.empty()) return "none";
@@ -64,7 +70,10 @@ std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml) {
   return compute;
 }
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend,
+                          public StridedAccessRunner,
+                          public StudyKernelsProvider,
+                          public HopperExperiments {
  public:
   // `nvml` was opened, and `processes_before` listed, before this process created its context
   // on the device: what appeared since is memtopo's own.
@@ -145,6 +154,11 @@ class CudaBackend final : public Backend {
     return run_warp_accesses(batch);
   }
 
+  StudyKernels& study_kernels() override {
+    if (!study_kernels_) study_kernels_ = make_cuda_study_kernels(device_, facts_);
+    return *study_kernels_;
+  }
+
   double current_sm_clock_khz() override {
     const auto mhz = nvml_->sm_clock_mhz();
     return mhz ? *mhz * 1000.0 : 0.0;
@@ -167,6 +181,11 @@ class CudaBackend final : public Backend {
     return c;
   }
 
+  StridedAccessResult run_strided(const StridedAccessSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return run_strided_on_gpu(spec, {facts_.sm_count, max_dynamic_shared_});
+  }
+
   StreamResult run_stream(const StreamSpec& spec) override {
     CUDA_CALL(cudaSetDevice(device_));
     // Free memory only: the chase runner keeps its arrays and frees them only for its own.
@@ -175,6 +194,43 @@ class CudaBackend final : public Backend {
     CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
     return streams_->run(
         spec, free_bytes > kFootprintReserveBytes ? free_bytes - kFootprintReserveBytes : 0);
+  }
+
+  // HopperExperiments (backend/hopper_experiments.hpp): clusters, TMA, instruction fetch.
+  std::string hopper_unsupported_reason() const override {
+    if (facts_.cc_major >= kHopperMajor) return "";
+    return "thread-block clusters, TMA and the instruction-fetch kernel need compute capability " +
+           std::to_string(kHopperMajor) + ".0 (this device has " + std::to_string(facts_.cc_major) +
+           "." + std::to_string(facts_.cc_minor) + ")";
+  }
+  ClusterLaunchCheck check_cluster_launch(std::uint32_t cluster_size) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return cluster_launch_check(cluster_size);
+  }
+  std::uint32_t occupancy_max_cluster_size() override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return cluster_max_potential_size();
+  }
+  ClusterLatencyResult run_cluster_latency(const ClusterLatencySpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return cluster_latency(spec);
+  }
+  ClusterBandwidthResult run_cluster_bandwidth(const ClusterBandwidthSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return cluster_bandwidth(spec);
+  }
+  TileCopyLatencyResult run_tile_copy_latency(const TileCopySpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return tile_copy_latency(spec);
+  }
+  TileCopyThroughputResult run_tile_copy_throughput(const TileCopySpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return tile_copy_throughput(spec, facts_.sm_count);
+  }
+  CodeFetchLayout code_fetch_layout() const override { return memtopo::code_fetch_layout(); }
+  CodeFetchResult run_code_fetch(const CodeFetchSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    return code_fetch(spec);
   }
 
  private:
@@ -386,6 +442,7 @@ class CudaBackend final : public Backend {
   std::vector<std::uint32_t> sm_ids_;
   std::unique_ptr<ChaseRunner> runner_;
   std::unique_ptr<StreamRunner> streams_;
+  std::unique_ptr<StudyKernels> study_kernels_;  // made on first use
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "backend/sim/memory_system.hpp"
 #include "backend/sim/random_streams.hpp"
 #include "backend/sim/stream_model.hpp"
+#include "backend/sim/strided_model.hpp"
 #include "backend/sim/warp_access_runner.hpp"
 
 namespace memtopo {
@@ -30,7 +31,8 @@ constexpr std::uint64_t kMinArrayAlignment = std::uint64_t{2} << 20;
 // Device memory a timed load's records take, as on a GPU: its cycles and its index.
 constexpr std::uint64_t kRecordBytesPerLoad = 2 * sizeof(std::uint32_t);
 // Separates the noise of streams from that of chases under one seed.
-constexpr std::uint64_t kStreamNoiseSalt = 0x53545245414D53ull;  // "STREAMS"
+constexpr std::uint64_t kStreamNoiseSalt = 0x53545245414D53ull;   // "STREAMS"
+constexpr std::uint64_t kStridedNoiseSalt = 0x5354524944454Full;  // "STRIDEO"
 
 DeviceFacts facts_of(const SimDescription& description) {
   DeviceFacts facts;
@@ -81,7 +83,7 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-class SimBackend final : public Backend {
+class SimBackend final : public Backend, public StridedAccessRunner {
  public:
   explicit SimBackend(SimDescription description)
       : description_(std::move(description)),
@@ -103,6 +105,13 @@ class SimBackend final : public Backend {
     // Streams draw from noise streams of their own, apart from every chase's.
     const std::uint64_t seed = description_.noise.seed ^ kStreamNoiseSalt;
     return sim::simulate_stream(spec, description_, sim::derive_seed(seed, streams_run_++));
+  }
+
+  StridedAccessResult run_strided(const StridedAccessSpec& spec) override {
+    // Their own noise stream too: adding a study's requests changes no chase or stream.
+    const std::uint64_t seed = description_.noise.seed ^ kStridedNoiseSalt;
+    return sim::simulate_strided(spec, description_, memory_,
+                                 sim::derive_seed(seed, strided_run_++));
   }
 
   std::vector<Trace> run(std::span<const ChaseSpec> batch) override {
@@ -278,6 +287,7 @@ class SimBackend final : public Backend {
   std::uint64_t chases_run_ = 0;         // numbers every chase, so that each gets its own noise
   std::uint64_t warp_accesses_run_ = 0;  // the same for warp accesses
   std::uint64_t streams_run_ = 0;        // the same for streams
+  std::uint64_t strided_run_ = 0;        // the same for strided requests
 };
 
 }  // namespace

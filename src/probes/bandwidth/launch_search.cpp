@@ -68,12 +68,14 @@ class CoordinateSearch {
     return values[d];
   }
 
-  bool spent() const { return result_.steps.size() >= options_.max_measurements; }
+  // Configurations that cannot run cost an occupancy query, not a launch: only launches count.
+  bool spent() const { return launches_ >= options_.max_measurements; }
 
   std::optional<double> value_at(const Position& at) {
     if (const auto known = measured_.find(at); known != measured_.end()) return known->second;
     SearchStep step{config_at(space_, at), std::nullopt, ""};
     step.bytes_per_second = measure_(step.config, step.not_run);
+    if (step.bytes_per_second) ++launches_;
     result_.steps.push_back(step);
     measured_[at] = step.bytes_per_second;
     if (!step.bytes_per_second) last_reason_ = step.not_run;
@@ -180,6 +182,7 @@ class CoordinateSearch {
   SearchResult result_;
   Position best_at_{};
   std::map<Position, std::optional<double>> measured_;
+  std::size_t launches_ = 0;  // configurations measured (not those that could not run)
   std::string last_reason_;
 };
 

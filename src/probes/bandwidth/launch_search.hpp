@@ -61,7 +61,7 @@ struct SearchOptions {
   // launches on an idle H200 (0.1 % in the SM caches, 0.2 % in DRAM), below the steps between
   // neighbouring configurations near a peak (0.3-1 %: 125 -> 127.7 B/clk/SM in L1).
   double min_gain = 0.003;
-  std::size_t max_measurements = 32;  // distinct configurations measured at most
+  std::size_t max_measurements = 32;  // configurations launched at most (not-run ones are free)
 };
 
 // Measures one configuration: its bandwidth, or nullopt with `not_run` saying why it cannot

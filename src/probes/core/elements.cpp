@@ -27,6 +27,13 @@ const std::vector<KnownElement>& known_elements() {
       {"tlb_l1", "tlb", "sm", {"cg"}},
       {"tlb_l2", "tlb", "device", {"cg"}},
       {"tlb_l3", "tlb", "device", {"cg"}},
+      // Hopper (probes/hopper): shared memory across a cluster's SMs, the tensor memory
+      // accelerator's copies, and the instruction caches by the order their steps appear.
+      {"dsmem", "scratchpad", "cluster", {"shared::cluster"}},
+      {"tma", "copy_engine", "sm", {"cp.async.bulk"}},
+      {"icache_l0", "instruction_cache", "sm", {}},
+      {"icache_l1", "instruction_cache", "sm", {}},
+      {"icache_l15", "instruction_cache", "sm", {}},
   };
   return table;
 }

@@ -75,6 +75,9 @@ class Probe {
   // Elements besides element_id() whose findings this probe writes (one staircase finds the
   // constant L1 and L1.5); `--only <element>` selects the probe for each of them too.
   virtual std::vector<std::string> also_writes() const { return {}; }
+  // Names of groups of probes this one belongs to (e.g. `hopper`): `--only <group>` selects
+  // every probe of the group.
+  virtual std::vector<std::string> groups() const { return {}; }
   // Measures and writes findings into ctx.topology; throws ProbeSkipped when it does not apply.
   virtual void run(ProbeContext& ctx) = 0;
 

@@ -6,6 +6,7 @@
 #include "probes/banks/bank_probe.hpp"
 #include "probes/core/probe.hpp"
 #include "probes/geometry/geometry_probe.hpp"
+#include "probes/hopper/hopper_probe.hpp"
 #include "probes/l2/l2_partitions_probe.hpp"
 #include "probes/l2/l2_segments_probe.hpp"
 #include "probes/latency/latency_probe.hpp"
@@ -65,6 +66,9 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
   // Shared-memory banks: warp accesses of their own, needing nothing measured before; after the
   // chase probes, so that they leave every earlier probe's experiments as they were.
   for (auto& probe : bank_probes()) probes.push_back(std::move(probe));
+  // Hopper's clusters, TMA and instruction caches: experiments of their own, no chases (a
+  // simulated device skips them), before the TLB row for the same reason as the banks.
+  for (auto& probe : hopper_probes()) probes.push_back(std::move(probe));
   // The TLB row last: its chains take up to most of device memory (no other probe runs beside
   // them), and on a simulated device, whose noise is drawn chase by chase in run order, its
   // chases come after every other probe's: a change to the TLB chases changes no other finding.

@@ -35,6 +35,9 @@ std::string unknown_ids_message(const std::vector<std::string>& unknown,
     probe_ids.push_back(probe->id());
     if (seen_elements.insert(probe->element_id()).second)
       element_ids.push_back(probe->element_id());
+    for (const std::string& group : probe->groups()) {
+      if (seen_elements.insert(group).second) element_ids.push_back(group);
+    }
   }
   return std::string(unknown.size() == 1 ? "unknown id '" : "unknown ids '") +
          join(unknown, "', '") + "'. Element ids: " + join(element_ids, ", ") +
@@ -165,8 +168,10 @@ std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& pro
     bool is_element = false;
     for (std::size_t i = 0; i < probes.size(); ++i) {
       const auto also = probes[i]->also_writes();
+      const auto groups = probes[i]->groups();
       if (probes[i]->element_id() == entry ||
-          std::find(also.begin(), also.end(), entry) != also.end()) {
+          std::find(also.begin(), also.end(), entry) != also.end() ||
+          std::find(groups.begin(), groups.end(), entry) != groups.end()) {
         chosen.insert(i);
         is_element = true;
       }

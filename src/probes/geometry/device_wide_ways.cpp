@@ -117,8 +117,13 @@ SampledSets check_sampled_sets(GeometryMeasurement& g, std::uint64_t sets, std::
     specs.push_back(g.explicit_chase(std::move(words), 1, visits * g.passes()));
   }
   const auto checks = g.run(specs, "sampled_sets");
-  const auto at_w = overflowed_sets(g.counts(checks[0]), sets, g.passes());
-  const auto at_w1 = overflowed_sets(g.counts(checks[1]), sets, g.passes());
+  // A set overflows when its lines collect more slow accesses than outliers explain: two
+  // outliers on two lines of one set (one in 10^4 accesses, thousands of accesses) are no
+  // overflow, an overfull set's every line slow on every pass is.
+  const auto at_w =
+      overflowed_sets(g.counts(checks[0]), sets, g.set_min_slow(ways * g.passes(), sampled.size()));
+  const auto at_w1 = overflowed_sets(g.counts(checks[1]), sets,
+                                     g.set_min_slow((ways + 1) * g.passes(), sampled.size()));
   SampledSets out;
   out.sampled = sampled.size();
   for (const auto set : sampled) {
@@ -169,9 +174,9 @@ void measure_device_wide_ways(GeometryMeasurement& g) {
   p.evidence = std::move(ev);
   // The runs gave the value; every sampled set is a check of it (conclusive only when all
   // agree, so the agreement grows with the sets sampled).
-  g.write(std::move(p),
-          {agreement(sampled.agreeing, sampled.sampled,
-                     "sampled sets that fit with ways lines and overflowed with ways + 1")});
+  write_ways(g, std::move(p),
+             {agreement(sampled.agreeing, sampled.sampled,
+                        "sampled sets that fit with ways lines and overflowed with ways + 1")});
 }
 
 }  // namespace memtopo

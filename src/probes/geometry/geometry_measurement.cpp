@@ -121,6 +121,13 @@ std::uint32_t GeometryMeasurement::fit_min_slow(std::uint64_t lines) const {
   return std::max<std::uint32_t>(kMinSlowToMiss, static_cast<std::uint32_t>(allowed) + 1);
 }
 
+std::uint32_t GeometryMeasurement::set_min_slow(std::uint64_t accesses, std::uint64_t sets) const {
+  const std::size_t allowed = allowed_misses(
+      outlier_rate_ * static_cast<double>(accesses),
+      kFalseOverflowProbability / static_cast<double>(std::max<std::uint64_t>(sets, 1)));
+  return std::max(passes_, static_cast<std::uint32_t>(allowed) + 1);
+}
+
 bool GeometryMeasurement::explained_by_outliers(std::uint64_t slow, std::uint64_t accesses) const {
   return slow <=
          allowed_misses(outlier_rate_ * static_cast<double>(accesses), kFalseOverflowProbability);

@@ -34,6 +34,10 @@ inline constexpr std::uint32_t kMinSlowToMiss = 2;
 // line needs then.
 inline constexpr std::uint32_t kRandomPasses = 128;
 inline constexpr std::uint32_t kRandomMinSlow = 4;
+// Ways x sets x line may differ from the measured size by this share: under random-like
+// replacement the size search's edge lies a few lines past the capacity. Beyond it the geometry
+// contradicts the size (capacity_check.cpp, hashed_index.cpp).
+inline constexpr double kCapacityTolerance = 0.02;
 
 class GeometryMeasurement {
  public:
@@ -70,6 +74,10 @@ class GeometryMeasurement {
   std::optional<std::uint64_t> first_miss_lines() const;
   // Slow accesses (of passes()) a line needs before C counts as overflowing (see the .cpp).
   std::uint32_t fit_min_slow(std::uint64_t lines) const;
+  // Slow accesses a set of `accesses` accesses (its lines x passes) needs before it counts as
+  // overflowing, when `sets` sets are judged at once: at least passes(), and more than outliers at
+  // the size probe's rate give one of them but with probability 10^-6 over all of them.
+  std::uint32_t set_min_slow(std::uint64_t accesses, std::uint64_t sets) const;
   // Whether `slow` slow accesses among `accesses` are what outliers at the size probe's rate give
   // (but with probability 10^-6).
   bool explained_by_outliers(std::uint64_t slow, std::uint64_t accesses) const;
@@ -136,6 +144,11 @@ class GeometryMeasurement {
 void measure_sm_ways(GeometryMeasurement& g);
 // device_wide_ways.cpp: ways and sets of a cache every SM shares, from one chase past its size.
 void measure_device_wide_ways(GeometryMeasurement& g);
+// capacity_check.cpp: writes the ways with their confidence times capacity_agreement of ways x
+// sets x line (sets from the evidence) against the measured size, the check in the evidence
+// (capacity_check); and the contradiction it found, when the gap passed kCapacityTolerance.
+void write_ways(GeometryMeasurement& g, Property ways, Confidence confidence);
+std::optional<std::string> capacity_contradiction(const Property& ways);
 // size_refinement.cpp: the size written again as the sum of unequal sets' ways.
 void refine_size_from_unequal_sets(GeometryMeasurement& g, std::uint64_t capacity_bytes,
                                    const Confidence& ways_confidence);

@@ -13,9 +13,6 @@
 namespace memtopo {
 namespace {
 
-// sets x ways may differ from the capacity the pools were planned from by this share: under
-// random-like replacement the size search's edge lies a few lines past the capacity.
-constexpr double kCapacityTolerance = 0.02;
 // The ways need this many targets agreeing, and more than half of all targets.
 constexpr std::size_t kMinAgreeingTargets = 2;
 // Lines of each minimal set listed in the evidence.
@@ -260,7 +257,7 @@ bool write_ways_from_eviction_sets(GeometryMeasurement& g, const EvictionSetSear
       "target; their size is the ways";
   p.value = *s.vote.ways;
   p.evidence = std::move(ev);
-  g.write(std::move(p), eviction_set_confidence(s.vote.agreeing, s.targets.size()));
+  write_ways(g, std::move(p), eviction_set_confidence(s.vote.agreeing, s.targets.size()));
   return true;
 }
 

@@ -141,6 +141,15 @@ void write_sets_from_ways(GeometryMeasurement& g) {
     g.store(std::move(p));
     return;
   }
+  if (const auto contradiction = capacity_contradiction(w)) {
+    p.evidence["sets_from_the_chases"] = p.value;  // kept for the reader
+    p.evidence["capacity_check"] = w.evidence.at("capacity_check");
+    p.value = nullptr;
+    p.inconclusive = true;
+    p.note = *contradiction;
+    g.store(std::move(p));
+    return;
+  }
   g.write(std::move(p), from_the_ways(g, w));
 }
 

@@ -236,7 +236,7 @@ void measure_sm_ways(GeometryMeasurement& g) {
       "verify every set (paper 000, 3.2 step 3)";
   p.value = ways_value;
   p.evidence = std::move(ev);
-  g.write(std::move(p), confidence);
+  write_ways(g, std::move(p), confidence);
   if (unequal_capacity) refine_size_from_unequal_sets(g, *unequal_capacity, confidence);
 }
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <span>
 
+#include "analysis/histogram.hpp"
+#include "analysis/staircase.hpp"
 #include "analysis/stats.hpp"
 #include "backend/chain.hpp"
 #include "probes/core/chase_builder.hpp"
@@ -34,7 +36,8 @@ const std::vector<LatencyTarget>& latency_targets() {
        "shared memory latency: warm pointer chase over ld.shared"},
       {"l2", LoadPath::cg, LatencyFootprint::beyond_l1_within_l2, 32, 1, false,
        LatencyOrder::random_permutation, true, std::nullopt, "",
-       "L2 hit latency: warm pointer chase over ld.global.cg, footprint between L1 and L2"},
+       "L2 hit latency: warm pointer chase over ld.global.cg, footprint between L1 and L2",
+       /*near_mode_headline=*/true},
       // DRAM: 1 KiB apart, so that no two loads share a line or a sector and nothing is ever
       // warm; random inside 64 KiB regions taken one after the other, no larger than any page
       // size GPUs map device memory with, so that the TLB misses at most on a page's first load
@@ -56,6 +59,17 @@ constexpr std::uint32_t kSamplesAlone = 4096;
 // With no API L2 size to plan from: a footprint for L2 hits, and one far beyond any L2.
 constexpr std::uint64_t kFallbackL2FootprintBytes = 1ull << 20;
 constexpr std::uint64_t kFallbackDramFootprintBytes = 1ull << 30;
+// The corrected samples' distribution kept in the evidence, for the reports' plot: enough bins
+// to show two modes (near and far L2) at whole cycles, few enough to keep the JSON small.
+constexpr std::size_t kHistogramBins = 64;
+
+nlohmann::json histogram_json(const Histogram& histogram) {
+  return {{"from_cycles", histogram.from},
+          {"bin_cycles", histogram.bin_width},
+          {"counts", histogram.counts},
+          {"below", histogram.below},
+          {"above", histogram.above}};
+}
 
 class LatencyMeasurement {
  public:
@@ -240,10 +254,44 @@ void LatencyMeasurement::run() {
   report(footprint, footprint_why, chases, traces);
 }
 
+// The loads of the near mode (corrected and raw alike) where the sample splits in two.
+struct Headline {
+  std::vector<double> corrected, raw;
+  ModeSplit modes;
+};
+
+Headline headline_loads(const PooledChases& pooled, bool near_mode) {
+  Headline h{pooled.corrected, pooled.raw, {}};
+  if (!near_mode) return h;
+  h.modes = split_two_modes(pooled.corrected);
+  if (!h.modes.bimodal) return h;
+  h.corrected.clear();
+  h.raw.clear();
+  for (std::size_t i = 0; i < pooled.corrected.size(); ++i) {
+    if (pooled.corrected[i] > h.modes.threshold) continue;
+    h.corrected.push_back(pooled.corrected[i]);
+    h.raw.push_back(pooled.raw[i]);
+  }
+  return h;
+}
+
+nlohmann::json modes_evidence(const ModeSplit& modes) {
+  nlohmann::json evidence = {{"bimodal", modes.bimodal}, {"reason", modes.reason}};
+  if (modes.bimodal) {
+    evidence["threshold_cycles"] = modes.threshold;
+    evidence["near_p50_cycles"] = modes.fast.p50;
+    evidence["far_p50_cycles"] = modes.slow.p50;
+    evidence["far_share"] = modes.slow_share;
+    evidence["separation_sigmas"] = modes.separation_sigmas;
+  }
+  return evidence;
+}
+
 void LatencyMeasurement::report(std::uint64_t footprint, const std::string& footprint_why,
                                 std::uint32_t chases, std::span<const Trace> traces) {
   PooledChases pooled = pool(traces.first(chases));
-  const Spread spread = summarize(pooled.corrected);
+  const Headline headline = headline_loads(pooled, target_.near_mode_headline);
+  const Spread spread = summarize(headline.corrected);
   nlohmann::json reference = nullptr;
   if (target_.must_beat) reference = check_level_exists(target_, spread, traces.back());
 
@@ -253,17 +301,20 @@ void LatencyMeasurement::report(std::uint64_t footprint, const std::string& foot
   p.source = Source::measured;
   p.value = spread.p50;
   p.spread = spread;
-  p.raw = summarize(pooled.raw);
+  p.raw = summarize(headline.raw);
   if (pooled.mean_clock_khz) p.seconds_value = spread.p50 / (*pooled.mean_clock_khz * 1e3);
   const std::string order = target_.order == LatencyOrder::page_local_random
                                 ? "random within " + format_bytes(kRegionBytes) + " regions"
                                 : "random order";
-  p.method = "fine-grained pointer chase via " + std::string(to_string(target_.path)) + ", " +
-             format_bytes(footprint) + " footprint, " + format_bytes(target_.stride_bytes) +
-             " stride, " + order + ", " + std::to_string(target_.warm_passes) + " warm pass(es)" +
-             (target_.flush_device_caches ? ", L2 flushed" : "") + "; p50 of " +
-             std::to_string(pooled.corrected.size()) + " timed loads on " + std::to_string(chases) +
-             " SM(s), timing overhead subtracted";
+  p.method =
+      "fine-grained pointer chase via " + std::string(to_string(target_.path)) + ", " +
+      format_bytes(footprint) + " footprint, " + format_bytes(target_.stride_bytes) + " stride, " +
+      order + ", " + std::to_string(target_.warm_passes) + " warm pass(es)" +
+      (target_.flush_device_caches ? ", L2 flushed" : "") + "; p50 of " +
+      (headline.modes.bimodal ? "the near mode, " + std::to_string(headline.corrected.size()) +
+                                    " of " + std::to_string(pooled.corrected.size())
+                              : std::to_string(pooled.corrected.size())) +
+      " timed loads on " + std::to_string(chases) + " SM(s), timing overhead subtracted";
   p.evidence = {
       {"path", to_string(target_.path)},
       {"footprint_bytes", footprint},
@@ -278,16 +329,27 @@ void LatencyMeasurement::report(std::uint64_t footprint, const std::string& foot
       {"clock_khz", pooled.mean_clock_khz ? nlohmann::json(*pooled.mean_clock_khz) : nullptr},
       {"chases", std::move(pooled.per_chase)},
       {"reference", std::move(reference)},
+      {"histogram", histogram_json(make_histogram(pooled.corrected, kHistogramBins))},
   };
+  if (target_.near_mode_headline) p.evidence["modes"] = modes_evidence(headline.modes);
   if (spread.p50 <= 0) {
     p.inconclusive = true;
     p.note = "the timing overhead swallowed the latency";
   } else {
     // How well one number describes the level: jitter keeps the share near 1; a level answering
     // at two latencies (near and far L2 partitions) or frequent TLB misses pull it down.
+    // Where the sample split in two, how well the p50 describes the near mode's loads.
     set_confidence(
-        p, Confidence{share_within(pooled.corrected, spread.p50, kDescribedBand, "timed loads")});
-    if (*p.confidence < kSeveralLatenciesBelow) {
+        p, Confidence{share_within(headline.corrected, spread.p50, kDescribedBand,
+                                   headline.modes.bimodal ? "near-mode loads" : "timed loads")});
+    if (headline.modes.bimodal) {
+      char far[160];
+      std::snprintf(far, sizeof far,
+                    "the near mode; %.0f %% of the loads answered at %.0f cycles (the far "
+                    "partitions: l2.far_latency)",
+                    100 * headline.modes.slow_share, headline.modes.slow.p50);
+      p.note = far;
+    } else if (*p.confidence < kSeveralLatenciesBelow) {
       p.note =
           "loads answered at more than one latency (e.g. near and far L2 partitions); the p50 "
           "describes only some of them";

@@ -53,8 +53,11 @@ TEST(Discovery, L2StructureInferenceAddsAtMostHalfOfItsSizeStaircase) {
 TEST(Discovery, AllProbesOnHopperLikeStayWithinTheLoadBudget) {
   const ProbeRun sizes = run_on_sim("sims/hopper-like.json", kL1Sizes);
   const ProbeRun all = run_on_sim("sims/hopper-like.json");
-  EXPECT_TRUE(all.skipped.empty())
-      << all.skipped.begin()->first << ": " << all.skipped.begin()->second;
+  // Only the Hopper group skips (clusters, TMA, instruction caches are not simulated).
+  for (const auto& [id, reason] : all.skipped) {
+    EXPECT_NE(reason.find("the simulated device does not model"), std::string::npos)
+        << id << ": " << reason;
+  }
   std::cout << "[ discovery ] hopper-like: " << all.seconds << " s, " << all.loads << " loads, "
             << all.batches << " batches (l1/tex/ro sizes " << sizes.loads << " loads, "
             << sizes.batches << " batches)\n";

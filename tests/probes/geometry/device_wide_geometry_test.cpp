@@ -78,8 +78,30 @@ TEST_P(L2GeometryOnSim, WaysSetsAndPolicyAsConfiguredWithEveryChaseAlone) {
   EXPECT_EQ(policy->value, truth.policy) << policy->note << "\n" << policy->evidence.dump();
   // The runs gave the ways; every sampled set agreed with them, and sets and set bits inherit.
   expect_every_check_agreed(*ways);
-  EXPECT_EQ(ways->evidence.at("confidence_factors").size(), 1u);
+  const auto& factors = ways->evidence.at("confidence_factors");
+  ASSERT_EQ(factors.size(), 2u) << factors.dump(1);
+  EXPECT_EQ(factors[1].at("rule"), "capacity_agreement");  // ways x sets x line is the size
+  EXPECT_GE(factors[1].at("value").get<double>(), 0.99) << factors.dump(1);
   EXPECT_EQ(l2->find("sets")->confidence, ways->confidence);
+}
+
+// In a whole discovery, every probe before the L2's geometry in registry order: the sampled
+// sets' chases of the device with far-partition hits near the threshold once collected two noise
+// outliers on two lines of one set (seed 1), which counted as an overflow at W lines, and the
+// ways fell back to eviction sets. A set overflows only with more slow accesses than outliers
+// explain: the runs and every sampled set give the configured ways again.
+TEST(Geometry, L2WaysFromTheRunsInAWholeDiscovery) {
+  const std::string file = "tests/probes/sims/geometry-l2-far-tlb.json";
+  const GeometryTruth truth = geometry_truth(file, "L2");
+  const ProbeRun run = run_on_sim(file);
+  const Property& ways = property(run, "l2", "ways");
+  ASSERT_FALSE(ways.inconclusive) << ways.note;
+  EXPECT_EQ(ways.value, truth.ways);
+  EXPECT_FALSE(ways.evidence.contains("eviction_sets")) << ways.evidence.dump(1);
+  const auto& sampled = ways.evidence.at("sampled_sets");
+  EXPECT_EQ(sampled.at("fit_with_ways_lines"), sampled.at("sets"));
+  EXPECT_EQ(sampled.at("overflowed_with_ways_plus_one_lines"), sampled.at("sets"));
+  EXPECT_EQ(property(run, "l2", "sets").value, truth.sets);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, L2GeometryOnSim,

@@ -158,9 +158,12 @@ TEST(Geometry, ConstantL1RowFindsItsGeometryWithTheStaircaseThreshold) {
   EXPECT_EQ(ways->evidence.at("threshold_source"), "constant_l1.size");
   EXPECT_EQ(ways->evidence.at("line_source"), "constant_l1.line");
   // Its confidence comes from the 8 passes of the chase over C + 1 lines (each overflowed the
-  // set again) and from the sets verified with m lines each.
+  // set again), from the sets verified with m lines each, and from ways x sets x line against
+  // the measured size (exact here: 1).
   expect_every_check_agreed(*ways);
-  ASSERT_EQ(ways->evidence.at("confidence_factors").size(), 2u);
+  ASSERT_EQ(ways->evidence.at("confidence_factors").size(), 3u);
+  EXPECT_EQ(ways->evidence.at("confidence_factors")[2].at("rule"), "capacity_agreement");
+  EXPECT_EQ(ways->evidence.at("capacity_check").at("relative_gap"), 0.0);
   const auto sets = static_cast<double>(truth.sets);
   EXPECT_NEAR(ways->confidence.value_or(0), (8.0 + 1) / (8 + 2) * (sets + 1) / (sets + 2), 1e-12);
   ASSERT_NE(c->find("sets"), nullptr);

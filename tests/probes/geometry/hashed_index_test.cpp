@@ -5,6 +5,7 @@
 // bit-selected indices no eviction set is searched.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -63,6 +64,62 @@ INSTANTIATE_TEST_SUITE_P(Devices, HashedL1OnSim,
                          ::testing::Values("tests/probes/sims/geometry-xor-lru.json",
                                            "tests/probes/sims/geometry-xor-random.json"),
                          [](const auto& test_info) { return sim_file_test_name(test_info.param); });
+
+// A hashed L1 whose sets hold unequal ways (56 of 4, 8 of 3), as the H200's L1 behaves: every
+// minimal eviction set has 4 lines and the XOR functions select 64 sets, but 4 x 64 x 128 B is
+// far more than the size the search measures (the smallest set overflows first). The ways keep
+// their value with a confidence the capacity gap makes low; the sets, which would claim a
+// capacity nobody measured, are inconclusive with the gap as the reason.
+TEST(HashedIndex, WaysTimesSetsThatContradictTheSizeAreNotConclusive) {
+  const std::string file = "tests/probes/sims/geometry-xor-unequal.json";
+  const GeometryTruth truth = geometry_truth(file);
+  const ProbeRun run = run_on_sim(file, kGeometryIds);
+  const Property& size = property(run, "l1", "size");
+  const Property& ways = property(run, "l1", "ways");
+  const Property& sets = property(run, "l1", "sets");
+  ASSERT_TRUE(size.value.is_number()) << size.note;
+  ASSERT_FALSE(ways.inconclusive) << ways.note;
+  // The configured ways: 4 in most sets, 3 in a few; the voted value is the most common one.
+  const auto configured = truth.ways.get<std::vector<std::uint64_t>>();
+  const auto most = std::count(configured.begin(), configured.end(), 4);
+  ASSERT_GT(most, static_cast<std::ptrdiff_t>(configured.size() / 2));
+  EXPECT_EQ(ways.value, 4);
+
+  const auto& check = ways.evidence.at("capacity_check");
+  EXPECT_TRUE(check.at("contradicts").get<bool>()) << check.dump(1);
+  EXPECT_EQ(check.at("accounted_bytes").get<double>(), 4.0 * truth.sets * 128);
+  EXPECT_EQ(check.at("measured_size_bytes"), size.value);
+  ASSERT_TRUE(ways.confidence.has_value());
+  EXPECT_LT(*ways.confidence, kLowConfidence) << ways.evidence.at("confidence_factors").dump(1);
+  bool named = false;
+  for (const auto& f : ways.evidence.at("confidence_factors"))
+    named = named || f.at("rule") == "capacity_agreement";
+  EXPECT_TRUE(named);
+
+  EXPECT_TRUE(sets.inconclusive) << sets.value.dump();
+  EXPECT_TRUE(sets.value.is_null());
+  EXPECT_FALSE(sets.confidence.has_value());
+  EXPECT_NE(sets.note.find("do not account for the capacity"), std::string::npos) << sets.note;
+  // What the chases said is kept: the XOR functions' 2^6 sets, as configured.
+  EXPECT_EQ(sets.evidence.at("sets_from_the_chases"), truth.sets);
+}
+
+// Where ways x sets x line is the size (within what random replacement moves the size search's
+// edge), the check holds and costs the confidence next to nothing.
+TEST(HashedIndex, WaysTimesSetsThatAccountForTheSizeStayConclusive) {
+  for (const std::string file :
+       {"tests/probes/sims/geometry-xor-lru.json", "tests/probes/sims/geometry-xor-random.json"}) {
+    SCOPED_TRACE(file);
+    const ProbeRun run = run_on_sim(file, kWithLine);
+    const Property& ways = property(run, "l1", "ways");
+    const Property& sets = property(run, "l1", "sets");
+    ASSERT_TRUE(ways.evidence.contains("capacity_check")) << ways.evidence.dump();
+    const auto& check = ways.evidence.at("capacity_check");
+    EXPECT_FALSE(check.at("contradicts").get<bool>()) << check.dump(1);
+    EXPECT_LE(check.at("relative_gap").get<double>(), 0.005);
+    EXPECT_FALSE(sets.inconclusive) << sets.note;
+  }
+}
 
 // Modulo and bit-selected indices: the overfull-set chases and the bit flips answer as before,
 // and no eviction set is searched.

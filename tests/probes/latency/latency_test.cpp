@@ -91,18 +91,36 @@ TEST(L2Latency, OnePartitionGivesTheHitLatency) {
   EXPECT_EQ(property(run, "l2", "latency").evidence.at("chases").size(), 1u);  // alone
 }
 
-TEST(L2Latency, NearAndFarPartitionsShowInTheSpreadAndLowerTheConfidence) {
+// Issue 15: on the Hopper-like sim about half of one chase's loads come from the far partition;
+// the median of the mix flipped between near and far with the seed (seed 5 gave 439 cycles for
+// a near hit of 261). The headline is the near mode at every seed, the far mode in the evidence.
+TEST(L2Latency, TheHeadlineIsTheNearModeAtEverySeed) {
   const std::string file = "sims/hopper-like.json";
   const SimTruth truth = read_truth(file);
   const double near = truth.cache("L2").at("hit_latency");
   const double far = near + truth.cache("L2").at("far_latency_extra").get<double>();
-  const ProbeRun run = run_on_sim(file, {"l2.latency"});
+  for (const std::uint64_t seed : {1, 5, 7}) {
+    SCOPED_TRACE(seed);
+    const ProbeRun run = run_on_sim(file, {"l2.latency"}, seed);
+    const Property& p = property(run, "l2", "latency");
+    // Overhead correction may be off by the jitter.
+    EXPECT_NEAR(p.value.get<double>(), near, 2 * truth.jitter());
+    EXPECT_NEAR(p.spread->p95, near, 2 * truth.jitter());
+    const nlohmann::json& modes = p.evidence.at("modes");
+    EXPECT_TRUE(modes.at("bimodal").get<bool>());
+    EXPECT_NEAR(modes.at("far_p50_cycles").get<double>(), far, 2 * truth.jitter());
+    EXPECT_GT(modes.at("far_share").get<double>(), 0.2);
+    EXPECT_GT(*p.confidence, 0.8);  // the near value describes the near loads
+    EXPECT_NE(p.note.find("near mode"), std::string::npos) << p.note;
+  }
+}
+
+// One partition only: no split, the p50 of every load, as before.
+TEST(L2Latency, AUnifiedL2KeepsThePlainMedian) {
+  const ProbeRun run = run_on_sim("tests/probes/sims/geometry-l2-8way-fifo.json", {"l2.latency"});
   const Property& p = property(run, "l2", "latency");
-  // Overhead correction may be off by the jitter, and p5/p95 sit at the clusters' jitter edge.
-  EXPECT_NEAR(p.spread->p5, near, 2 * truth.jitter());
-  EXPECT_NEAR(p.spread->p95, far, 2 * truth.jitter());
-  EXPECT_LT(*p.confidence, 0.8);
-  EXPECT_FALSE(p.note.empty());
+  EXPECT_FALSE(p.evidence.at("modes").at("bimodal").get<bool>());
+  EXPECT_EQ(p.spread->samples, p.evidence.at("samples").get<std::size_t>());
 }
 
 TEST(L1Latency, UsesTheMeasuredSizeAndSeveralSms) {

@@ -1,7 +1,8 @@
 // dram.latency_patterns on simulated devices: every reachable row equals the description's sum
 // of latencies: the level that answers (L1 or L2 hit latency, or the DRAM latency) plus the
-// miss_latency_extra of every TLB level the row misses. On devices of one L2 partition: with
-// near and far partitions an L2 hit has two latencies, and a p50 is one of them.
+// miss_latency_extra of every TLB level the row misses. With near and far L2 partitions an L2
+// row's loads have two latencies: the row lists both modes with their shares (the far one
+// far_latency_extra slower) and its cycles are the near one's.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,6 +16,9 @@ namespace {
 // The probe with what it is planned from (the harness runs exactly the probes it is given).
 const std::vector<std::string> kPatternIds = {"l1.size", "l1.sector",    "l1.line",
                                               "l2.size", "tlb_l1.reach", "dram.latency_patterns"};
+
+// The least share of an L2 row's loads in either partition's mode on a device of two partitions.
+constexpr double kLeastModeShare = 0.25;
 
 double answering_latency(const SimTruth& truth, const std::string& data) {
   if (data == "l1") return truth.cache("L1").at("hit_latency").get<double>();
@@ -49,6 +53,21 @@ TEST_P(LatencyPatternsOnSim, EveryRowIsTheSumOfItsLatencies) {
     }
     ++reached;
     EXPECT_NEAR(row.at("cycles").get<double>(), expected, truth.jitter());
+    const nlohmann::json& l2 = truth.cache("L2");
+    if (row.at("data") == "l2" && l2.value("partitions", 1) > 1) {
+      ASSERT_TRUE(row.contains("modes"));
+      const nlohmann::json& modes = row.at("modes");
+      ASSERT_EQ(modes.size(), 2u);
+      EXPECT_NEAR(modes[0].at("cycles").get<double>(), expected, truth.jitter());
+      EXPECT_NEAR(modes[1].at("cycles").get<double>(),
+                  expected + l2.at("far_latency_extra").get<double>(), truth.jitter());
+      // A line's partition is a hash of its address: about half of the lines are far.
+      for (const auto& mode : modes) EXPECT_GE(mode.at("share").get<double>(), kLeastModeShare);
+      EXPECT_NEAR(modes[0].at("share").get<double>() + modes[1].at("share").get<double>(), 1.0,
+                  1e-9);
+    } else if (row.at("data") == "l2") {
+      EXPECT_FALSE(row.contains("modes"));
+    }
     // The spread: a warm row's loads are all alike; a cold row's first visit of each page
     // misses every TLB level, slower: the fastest loads are still the row's pattern.
     EXPECT_NEAR(row.at("p5_cycles").get<double>(), expected, truth.jitter() + 1);
@@ -61,7 +80,9 @@ TEST_P(LatencyPatternsOnSim, EveryRowIsTheSumOfItsLatencies) {
 INSTANTIATE_TEST_SUITE_P(Sims, LatencyPatternsOnSim,
                          ::testing::Values("tests/probes/sims/tlb-1level-64k-unequal.json",
                                            "tests/probes/sims/tlb-2level-64k-2m-unequal.json",
-                                           "tests/probes/sims/tlb-3level-unequal.json"),
+                                           "tests/probes/sims/tlb-3level-unequal.json",
+                                           "tests/probes/sims/tlb-2level-2m-unequal.json",
+                                           "tests/probes/sims/staircase-2part.json"),
                          [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 }  // namespace

@@ -1,0 +1,25 @@
+#pragma once
+// Host entry points of the Hopper kernels (cluster_kernels.cu, tile_copy_kernels.cu,
+// code_fetch_kernel.cu): each launches, waits and returns its result. Plain C++; the CUDA
+// backend forwards HopperExperiments (backend/hopper_experiments.hpp) to them.
+#include <cstdint>
+
+#include "backend/hopper_experiments.hpp"
+
+namespace memtopo {
+
+// Clusters of up to this many blocks launch without the non-portable opt-in (CUDA guide).
+inline constexpr std::uint32_t kPortableClusterSize = 8;
+
+ClusterLaunchCheck cluster_launch_check(std::uint32_t cluster_size);
+std::uint32_t cluster_max_potential_size();
+ClusterLatencyResult cluster_latency(const ClusterLatencySpec& spec);
+ClusterBandwidthResult cluster_bandwidth(const ClusterBandwidthSpec& spec);
+
+TileCopyLatencyResult tile_copy_latency(const TileCopySpec& spec);
+TileCopyThroughputResult tile_copy_throughput(const TileCopySpec& spec, std::uint32_t sm_count);
+
+CodeFetchLayout code_fetch_layout();
+CodeFetchResult code_fetch(const CodeFetchSpec& spec);
+
+}  // namespace memtopo

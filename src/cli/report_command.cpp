@@ -1,0 +1,105 @@
+#include "cli/report_command.hpp"
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.hpp"
+#include "cli/outputs.hpp"
+#include "model/json.hpp"
+#include "model/printable_text.hpp"
+#include "report/output_error.hpp"
+
+namespace memtopo {
+namespace {
+
+constexpr const char* kDescription =
+    "memtopo report renders a saved run (the JSON a discovery wrote with --json) as a\n"
+    "self-contained HTML file with plots and/or as markdown with SVG plots beside it.\n";
+
+constexpr const char* kExitCodes =
+    "\nExit codes:\n"
+    "  0    the reports were written\n"
+    "  2    usage error: no RUN.json, no --html or --markdown, an empty value\n"
+    "  4    RUN.json is missing, unreadable, or not a memtopo run\n"
+    "  7    cannot write an output (--html, --markdown)\n";
+
+struct ReportOptions {
+  std::string run_file;
+  std::string html_file;
+  std::string markdown_file;
+};
+
+// The run, or an error message (the file is missing, unreadable or not memtopo's JSON).
+std::optional<Topology> read_run(const std::string& path, std::string& problem) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    problem = "cannot read " + printable_text(path) + ": no such file, or not readable";
+    return std::nullopt;
+  }
+  std::stringstream text;
+  text << file.rdbuf();
+  try {
+    return topology_from_json_text(text.str(), printable_text(path));
+  } catch (const TopologyJsonError& error) {
+    problem = std::string(error.what()) + " (memtopo report reads the JSON of memtopo --json)";
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+int run_report_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app(kDescription, "memtopo report");
+  app.footer(kExitCodes);
+  ReportOptions options;
+  app.add_option("RUN.json", options.run_file, "The JSON of a discovery (memtopo --json FILE)")
+      ->required()
+      ->type_name("");
+  auto* html = app.add_option("--html", options.html_file, "Write the HTML report to FILE")
+                   ->type_name("FILE");
+  auto* markdown =
+      app.add_option("--markdown", options.markdown_file,
+                     "Write the markdown report to FILE, its plots in FILE's stem + '-plots/'")
+          ->type_name("FILE");
+  auto usage_error = [&err](const std::string& message) {
+    err << "memtopo report: " << message << "\nRun 'memtopo report --help' for the options.\n";
+    return exit_code::usage;
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) {  // --help
+      app.exit(error, out, err);
+      return exit_code::ok;
+    }
+    return usage_error(error.what());
+  }
+  for (const auto* option : {html, markdown}) {
+    if (option->count() > 0 && option->as<std::string>().empty()) {
+      return usage_error(option->get_name() + " needs a value; it was given an empty one");
+    }
+  }
+  if (options.run_file.empty()) return usage_error("RUN.json needs a value; it was given ''");
+  if (options.html_file.empty() && options.markdown_file.empty()) {
+    return usage_error("say what to write: --html FILE, --markdown FILE or both");
+  }
+  std::string problem;
+  std::optional<Topology> topology = read_run(options.run_file, problem);
+  if (!topology) {
+    err << "memtopo report: " << problem << "\n";
+    return exit_code::bad_input;
+  }
+  try {
+    write_report_files(*topology, prepare_report_outputs(options.html_file, options.markdown_file));
+  } catch (const OutputError& error) {
+    err << "memtopo report: " << error.what() << "\n";
+    return exit_code::cannot_write;
+  }
+  return exit_code::ok;
+}
+
+}  // namespace memtopo

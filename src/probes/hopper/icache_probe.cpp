@@ -1,0 +1,179 @@
+#include "probes/hopper/icache_probe.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/confidence.hpp"
+#include "analysis/staircase.hpp"
+#include "analysis/stats.hpp"
+#include "probes/core/chase_helpers.hpp"
+#include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
+#include "probes/hopper/hopper_probe.hpp"
+
+namespace memtopo {
+namespace {
+
+// The levels, numbered from the core outwards by the order their steps appear.
+constexpr const char* kLevels[] = {"icache_l0", "icache_l1", "icache_l15"};
+constexpr std::uint64_t kSmallestCodeBytes = 2048;
+constexpr double kStepsPerOctave = 4;
+// Instructions timed per code size: enough that the clock reads do not matter.
+constexpr double kTimedInstructions = 65536;
+constexpr std::uint32_t kMinTimedIterations = 8;
+constexpr std::uint32_t kMaxTimedIterations = 256;
+// Points added between the two footprints of every step of the coarse sweep.
+constexpr std::uint64_t kRefinePoints = 8;
+// A step below this staircase confidence is noise, not a cache level (a decision threshold).
+constexpr double kMinStepConfidence = 0.5;
+
+const char* kMethod =
+    "instruction fetch: one warp runs the first n KiB of a 512 KiB straight-line kernel body "
+    "(blocks of 62 independent FFMAs on 8 accumulators plus a compare and branch: 64 SASS "
+    "instructions, 1 KiB) in a loop, 2 warm iterations then >= 8 timed (%clock64 per "
+    "iteration), cycles per instruction per iteration; n at 4 steps per octave from 2 KiB, "
+    "then 8 more points inside every step; the staircase analysis (change points, KS test) "
+    "finds the steps; a level's size is the largest code that still ran at its speed";
+
+std::vector<std::uint64_t> coarse_sizes(const CodeFetchLayout& layout) {
+  std::set<std::uint64_t> sizes;
+  for (double bytes = kSmallestCodeBytes; bytes <= layout.max_code_bytes;
+       bytes *= std::exp2(1.0 / kStepsPerOctave)) {
+    sizes.insert(round_down(static_cast<std::uint64_t>(bytes), layout.block_bytes));
+  }
+  sizes.insert(layout.max_code_bytes);
+  return {sizes.begin(), sizes.end()};
+}
+
+class IcacheProbe final : public HopperProbe {
+ public:
+  std::string id() const override { return "icache_l0.size"; }
+  std::string description() const override {
+    return "instruction caches: sizes and cycles per instruction from code of growing size";
+  }
+  std::vector<std::string> also_writes() const override { return {"icache_l1", "icache_l15"}; }
+
+  void run(ProbeContext& ctx) override {
+    HopperExperiments& hx = require_experiments(ctx, "instruction caches");
+    const CodeFetchLayout layout = hx.code_fetch_layout();
+    std::vector<std::uint64_t> sizes = coarse_sizes(layout);
+    std::vector<std::vector<double>> samples;
+    for (const std::uint64_t bytes : sizes) samples.push_back(measure(ctx, hx, layout, bytes));
+    Staircase coarse = analyze_staircase(sizes, samples);
+
+    // Refine: more sizes inside every step, then the staircase of all of them.
+    std::set<std::uint64_t> added;
+    for (const StaircaseStep& step : coarse.steps) {
+      const std::uint64_t gap = step.after_bytes - step.before_bytes;
+      const std::uint64_t stride = std::max<std::uint64_t>(
+          layout.block_bytes, round_down(gap / (kRefinePoints + 1), layout.block_bytes));
+      for (std::uint64_t b = step.before_bytes + stride; b < step.after_bytes; b += stride)
+        added.insert(b);
+    }
+    for (const std::uint64_t bytes : added) {
+      const auto at = std::lower_bound(sizes.begin(), sizes.end(), bytes);
+      if (at != sizes.end() && *at == bytes) continue;
+      const auto index = at - sizes.begin();
+      samples.insert(samples.begin() + index, measure(ctx, hx, layout, bytes));
+      sizes.insert(sizes.begin() + index, bytes);
+    }
+    const Staircase staircase = added.empty() ? coarse : analyze_staircase(sizes, samples);
+    write_levels(ctx.topology, staircase, samples, layout);
+  }
+
+ private:
+  static std::vector<double> measure(ProbeContext& ctx, HopperExperiments& hx,
+                                     const CodeFetchLayout& layout, std::uint64_t bytes) {
+    ctx.check_interrupted();
+    CodeFetchSpec spec;
+    spec.code_bytes = static_cast<std::uint32_t>(bytes);
+    const double instructions =
+        static_cast<double>(bytes / layout.block_bytes) * layout.instructions_per_block;
+    spec.timed_iterations =
+        std::clamp(static_cast<std::uint32_t>(std::ceil(kTimedInstructions / instructions)),
+                   kMinTimedIterations, kMaxTimedIterations);
+    return hx.run_code_fetch(spec).cycles_per_instruction;
+  }
+
+  static nlohmann::json series_evidence(const Staircase& staircase,
+                                        const std::vector<std::vector<double>>& samples) {
+    nlohmann::json series = nlohmann::json::array();
+    for (std::size_t i = 0; i < staircase.footprints.size(); ++i) {
+      series.push_back({{"code_bytes", staircase.footprints[i]},
+                        {"cycles_per_instruction", median(samples[i])}});
+    }
+    return series;
+  }
+
+  static void write_levels(Topology& topology, const Staircase& staircase,
+                           const std::vector<std::vector<double>>& samples,
+                           const CodeFetchLayout& layout) {
+    const nlohmann::json series = series_evidence(staircase, samples);
+    std::vector<std::size_t> accepted;
+    for (std::size_t k = 0; k < staircase.steps.size(); ++k) {
+      const StaircaseStep& step = staircase.steps[k];
+      if (step.confidence >= kMinStepConfidence && step.jump > 0) accepted.push_back(k);
+    }
+    if (accepted.empty()) {
+      Property p;
+      p.name = "size";
+      p.unit = "bytes";
+      p.source = Source::measured;
+      p.method = kMethod;
+      p.value = layout.max_code_bytes;
+      p.inconclusive = true;
+      p.bound = Bound::lower;
+      p.note = "no step in cycles per instruction up to the largest code the kernel has";
+      p.evidence = {{"series", series}, {"steps_found", staircase.steps.size()}};
+      element_for(topology, kLevels[0]).set(std::move(p));
+      return;
+    }
+    for (std::size_t level = 0; level < accepted.size() && level < std::size(kLevels); ++level) {
+      const StaircaseStep& step = staircase.steps[accepted[level]];
+      Element& element = element_for(topology, kLevels[level]);
+      Property size;
+      size.name = "size";
+      size.unit = "bytes";
+      size.source = Source::measured;
+      size.method = kMethod;
+      size.value = step.before_bytes;
+      size.evidence = {{"first_slower_bytes", step.after_bytes},
+                       {"cycles_per_instruction_before", step.latency_before},
+                       {"cycles_per_instruction_after", step.latency_after},
+                       {"ks_statistic", step.ks.statistic},
+                       {"series", series}};
+      set_confidence(size, Confidence{edge(step.confidence, "the staircase's step")});
+      element.set(std::move(size));
+
+      // What the level answers at (cycles per instruction while the code fits it), and what a
+      // miss in it costs per instruction (the step's height).
+      const StaircaseLevel& plateau = staircase.levels[accepted[level]];
+      std::vector<double> pooled;
+      for (std::size_t i = plateau.first; i <= plateau.last; ++i)
+        pooled.insert(pooled.end(), samples[i].begin(), samples[i].end());
+      element.set(measured_property("cycles_per_instruction", "cycles", kMethod, pooled));
+      Property penalty;
+      penalty.name = "miss_penalty";
+      penalty.unit = "cycles";
+      penalty.source = Source::derived;
+      penalty.method =
+          "cycles per instruction of the level behind minus this level's, at the "
+          "staircase's step (per instruction executed, not per fetch)";
+      penalty.value = step.latency_after - step.latency_before;
+      set_confidence(penalty, Confidence{edge(step.confidence, "the staircase's step")});
+      element.set(std::move(penalty));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_icache_probe() {
+  return std::make_unique<IcacheProbe>();
+}
+
+}  // namespace memtopo

@@ -1,0 +1,147 @@
+#include "probes/hopper/tma_probe.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/confidence.hpp"
+#include "analysis/stats.hpp"
+#include "probes/core/chase_helpers.hpp"
+#include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
+#include "probes/hopper/hopper_probe.hpp"
+
+namespace memtopo {
+namespace {
+
+constexpr std::uint32_t kKiB = 1024;
+constexpr std::uint32_t kElementBytes = 4;  // 2D tiles: n x n elements of 4 B
+constexpr std::uint32_t k1dTileKiB[] = {1, 4, 16, 64};
+constexpr std::uint32_t k2dTileEdges[] = {32, 64, 128};
+// The source stays in L2: at most this share of the L2 the API reports.
+constexpr std::uint64_t kSourceShareOfL2 = 4;
+constexpr std::uint64_t kMaxSourceBytes = 16ull << 20;
+constexpr std::uint32_t kLatencySamples = 17;  // the first (cold) is left out by the backend
+
+const char* kLatencyMethod =
+    "one block copies one tile global -> shared 17 times (the first, cold, left out): "
+    "bulk_1d: cp.async.bulk by one thread, tensor_2d: cp.async.bulk.tensor.2d through a tensor "
+    "map (cuTensorMapEncodeTiled, 4 B elements, no swizzle), both from issue to the mbarrier's "
+    "completion; plain_loads: 512 threads, ld.global.cg v4 -> st.shared v4, then __syncthreads; "
+    "%clock64 cycles per copy; the source is warm in L2";
+const char* kThroughputMethod =
+    "one block per SM copies 64 tiles each of an L2-resident source (a quarter of the API's L2, "
+    "at most 16 MiB): TMA with up to 4 copies in flight per block (one mbarrier each), plain "
+    "loads by 512 threads; bytes / event time of 3 launches after one warm-up, and bytes / "
+    "%clock64 cycles per SM (median over the SMs)";
+
+struct TileShape {
+  TileCopy method;
+  std::uint32_t rows;
+  std::uint32_t row_bytes;
+};
+
+std::vector<TileShape> tile_shapes() {
+  std::vector<TileShape> shapes;
+  for (const std::uint32_t kib : k1dTileKiB) {
+    for (const TileCopy method : {TileCopy::bulk_1d, TileCopy::plain_loads})
+      shapes.push_back({method, 1, kib * kKiB});
+  }
+  for (const std::uint32_t edge : k2dTileEdges) {
+    for (const TileCopy method : {TileCopy::tensor_2d, TileCopy::plain_loads})
+      shapes.push_back({method, edge, edge * kElementBytes});
+  }
+  return shapes;
+}
+
+TileCopySpec spec_of(const TileShape& shape, const DeviceFacts& facts) {
+  TileCopySpec spec;
+  spec.method = shape.method;
+  spec.rows = shape.rows;
+  spec.row_bytes = shape.row_bytes;
+  spec.samples = kLatencySamples;
+  spec.source_bytes =
+      std::min(kMaxSourceBytes,
+               floor_power_of_two(std::max<std::uint64_t>(facts.l2_bytes / kSourceShareOfL2, 1)));
+  return spec;
+}
+
+nlohmann::json shape_json(const TileShape& shape) {
+  return {{"method", tile_copy_name(shape.method)},
+          {"rows", shape.rows},
+          {"row_bytes", shape.row_bytes},
+          {"tile_bytes", std::uint64_t{shape.rows} * shape.row_bytes}};
+}
+
+enum class TmaQuestion { latency, throughput };
+
+class TmaProbe final : public HopperProbe {
+ public:
+  explicit TmaProbe(TmaQuestion question) : question_(question) {}
+  std::string id() const override {
+    return question_ == TmaQuestion::latency ? "tma.copy_latency" : "tma.copy_throughput";
+  }
+  std::string description() const override {
+    return question_ == TmaQuestion::latency
+               ? "TMA: cycles of one tile copy global -> shared, 1D bulk and 2D tensor vs loads"
+               : "TMA: bytes/s of tile copies with every SM copying, vs plain loads";
+  }
+
+  void run(ProbeContext& ctx) override {
+    HopperExperiments& hx = require_experiments(ctx, "TMA");
+    nlohmann::json rows = nlohmann::json::array();
+    std::vector<double> row_confidences;
+    for (const TileShape& shape : tile_shapes()) {
+      ctx.check_interrupted();
+      nlohmann::json row = shape_json(shape);
+      const TileCopySpec spec = spec_of(shape, ctx.backend.facts());
+      try {
+        const std::vector<double> samples = measure(hx, spec, row);
+        const Spread spread = summarize(samples);
+        const ConfidenceFactor described =
+            share_within(samples, spread.p50, kDescribedWithin, "samples within 10 % of the p50");
+        row["p50"] = spread.p50;
+        row["spread"] = spread_evidence(spread);
+        row["confidence"] = described.value;
+        row_confidences.push_back(described.value);
+      } catch (const ExperimentError& e) {
+        row["skipped"] = e.what();
+      }
+      rows.push_back(row);
+    }
+    if (row_confidences.empty()) throw ProbeSkipped("no tile copy ran: " + rows.dump());
+    Property p;
+    p.name = question_ == TmaQuestion::latency ? "copy_latency" : "copy_throughput";
+    p.unit = question_ == TmaQuestion::latency ? "cycles" : "bytes/second";
+    p.source = Source::measured;
+    p.method = question_ == TmaQuestion::latency ? kLatencyMethod : kThroughputMethod;
+    p.value = rows;
+    p.evidence["source_bytes"] = spec_of(tile_shapes().front(), ctx.backend.facts()).source_bytes;
+    set_confidence(p, Confidence{weakest_of(row_confidences, "every tile's samples")});
+    element_for(ctx.topology, "tma").set(std::move(p));
+  }
+
+ private:
+  std::vector<double> measure(HopperExperiments& hx, const TileCopySpec& spec,
+                              nlohmann::json& row) const {
+    if (question_ == TmaQuestion::latency) return hx.run_tile_copy_latency(spec).cycles;
+    const TileCopyThroughputResult r = hx.run_tile_copy_throughput(spec);
+    row["bytes_per_cycle_per_sm"] = median(r.bytes_per_cycle_per_sm);
+    row["blocks"] = r.blocks;
+    return r.bytes_per_second;
+  }
+
+  TmaQuestion question_;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Probe>> tma_probes() {
+  std::vector<std::unique_ptr<Probe>> probes;
+  probes.push_back(std::make_unique<TmaProbe>(TmaQuestion::latency));
+  probes.push_back(std::make_unique<TmaProbe>(TmaQuestion::throughput));
+  return probes;
+}
+
+}  // namespace memtopo

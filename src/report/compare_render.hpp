@@ -1,0 +1,21 @@
+#pragma once
+// What `memtopo compare` prints: a console table of what changed, and the machine form
+// (--json FILE), schema "memtopo-compare/1" (docs/compare.md lists its keys).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report/compare.hpp"
+
+namespace memtopo {
+
+inline constexpr const char* kCompareSchema = "memtopo-compare/1";
+
+// The header (both runs), a table of every property that is not the same (every property with
+// `all`), probe status changes, and a one-line summary.
+std::string render_comparison_text(const Comparison& comparison, bool all);
+
+// Every property's comparison, the rules used and the counts per verdict.
+nlohmann::ordered_json comparison_to_json(const Comparison& comparison);
+
+}  // namespace memtopo

@@ -1,0 +1,308 @@
+#include "report/export_accel_sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "model/printable_text.hpp"
+#include "model/units.hpp"
+#include "report/text_table.hpp"
+
+namespace memtopo {
+namespace {
+
+constexpr double kKiB = 1024;
+// A method is one line in the JSON; in a comment it is cut to this many columns.
+constexpr std::size_t kMethodWidth = 100;
+constexpr int kConfidenceDecimals = 2;
+// A table's value (l1.carveout) is cut to this many columns in a comment.
+constexpr std::size_t kValueWidth = 60;
+
+// One input of an option: element.property and what the run has for it (null when absent).
+struct ExportSource {
+  std::string id;
+  const Property* property = nullptr;
+};
+
+bool conclusive(const Property* property) {
+  return property && !property->inconclusive && !property->value.is_null();
+}
+
+class Fragment {
+ public:
+  explicit Fragment(const Topology& topology) : topology_(topology) {}
+
+  // element.property, if the run measured it conclusively; else nullptr and the reason is kept
+  // for the "not measured" list of the option being built.
+  ExportSource need(const std::string& element, const std::string& property) {
+    ExportSource source{element + "." + property, nullptr};
+    const Element* found = topology_.find(element);
+    const Property* value = found ? found->find(property) : nullptr;
+    if (conclusive(value)) {
+      source.property = value;
+    } else {
+      reasons_.push_back(source.id + (value ? " inconclusive" : " not in the run"));
+    }
+    return source;
+  }
+  std::optional<double> number(const ExportSource& source) const {
+    if (!source.property || !source.property->value.is_number()) return std::nullopt;
+    return source.property->value.get<double>();
+  }
+  bool complete() const { return reasons_.empty(); }
+
+  // Writes the option with one comment line per source and any notes, or, when an input was
+  // missing, lists the option as not measured.
+  void option(const std::string& name, const std::string& value,
+              const std::vector<ExportSource>& sources,
+              const std::vector<std::string>& notes = {}) {
+    if (!complete()) {
+      skip(name);
+      return;
+    }
+    std::optional<double> weakest;
+    for (const ExportSource& source : sources) {
+      text_ << "# source: " << describe(source) << "\n";
+      if (source.property->confidence)
+        weakest = std::min(weakest.value_or(1.0), *source.property->confidence);
+    }
+    for (const std::string& note : notes) text_ << "# note: " << note << "\n";
+    text_ << "# confidence: "
+          << (weakest ? format_number(*weakest, kConfidenceDecimals) + " (the weakest source)"
+                      : std::string("none given (API values or derived)"))
+          << "\n"
+          << name << " " << value << "\n\n";
+  }
+  // Lists the options as not measured, for the reasons need() gathered and `extra`.
+  void skip(const std::vector<std::string>& names, const std::string& extra = "") {
+    std::string why;
+    for (const std::string& reason : reasons_) why += (why.empty() ? "" : ", ") + reason;
+    if (!extra.empty()) why += (why.empty() ? "" : ", ") + extra;
+    for (const std::string& name : names) missing_.push_back(name + " (" + why + ")");
+    reasons_.clear();
+  }
+  void skip(const std::string& name, const std::string& extra = "") {
+    skip(std::vector<std::string>{name}, extra);
+  }
+
+  std::string text() const {
+    std::string out = text_.str();
+    if (!missing_.empty()) {
+      out += "# not measured:\n";
+      for (const std::string& line : missing_) out += "#   " + line + "\n";
+    }
+    return out;
+  }
+
+ private:
+  static std::string describe(const ExportSource& source) {
+    const Property& p = *source.property;
+    std::string text =
+        source.id + " = " +
+        shorten_to_width(printable_text(format_value(p.value, p.unit)), kValueWidth) + ", " +
+        to_string(p.source);
+    if (!p.method.empty()) text += ", " + shorten_to_width(printable_text(p.method), kMethodWidth);
+    text += ", confidence " +
+            (p.confidence ? format_number(*p.confidence, kConfidenceDecimals) : std::string("-"));
+    return text;
+  }
+
+  const Topology& topology_;
+  std::ostringstream text_;
+  std::vector<std::string> reasons_;
+  std::vector<std::string> missing_;
+};
+
+std::string integer_text(double value) {
+  return std::to_string(std::llround(value));
+}
+
+// GPGPU-Sim knows LRU (L) and FIFO (F) only.
+std::optional<char> replacement_letter(const Property* policy) {
+  if (!conclusive(policy) || !policy->value.is_string()) return std::nullopt;
+  const std::string name = policy->value.get<std::string>();
+  if (name == "lru") return 'L';
+  if (name == "fifo") return 'F';
+  return std::nullopt;
+}
+
+// "S" when the line is split into smaller sectors, "N" when the sector is the line; the
+// Hopper config's "S" (with a note) when the sector was not measured.
+char sectoring_letter(const Property* sector, double line, std::vector<std::string>& notes,
+                      const std::string& element) {
+  if (!conclusive(sector) || !sector->value.is_number()) {
+    notes.push_back(element + ".sector not measured: sectored (S) as Accel-Sim's Hopper config");
+    return 'S';
+  }
+  return sector->value.get<double>() < line ? 'S' : 'N';
+}
+
+// The replacement letter, with a note where the policy could not be given its own.
+char policy_letter(const Topology& topology, const std::string& element,
+                   std::vector<std::string>& notes) {
+  const Element* found = topology.find(element);
+  const Property* policy = found ? found->find("policy") : nullptr;
+  if (auto letter = replacement_letter(policy)) return *letter;
+  notes.push_back(element + ".policy " +
+                  (conclusive(policy)
+                       ? "'" + format_value(policy->value, "") + "' has no GPGPU-Sim letter (L, F)"
+                       : std::string("not measured")) +
+                  ": L (LRU) as Accel-Sim's Hopper config");
+  return 'L';
+}
+
+void add_sources_if_measured(const Topology& topology, const std::string& element,
+                             const std::vector<std::string>& properties,
+                             std::vector<ExportSource>& sources) {
+  const Element* found = topology.find(element);
+  for (const std::string& name : properties) {
+    const Property* property = found ? found->find(name) : nullptr;
+    if (conclusive(property)) sources.push_back({element + "." + name, property});
+  }
+}
+
+// -gpgpu_cache:dl1: the measured L1 geometry, Hopper's policies and queues after it.
+void add_dl1(Fragment& f, const Topology& topology) {
+  const ExportSource line = f.need("l1", "line");
+  const ExportSource ways = f.need("l1", "ways");
+  const ExportSource sets = f.need("l1", "sets");
+  if (!f.complete()) return f.skip("-gpgpu_cache:dl1");
+  std::vector<std::string> notes;
+  const Element& l1 = *topology.find("l1");
+  const char sectored = sectoring_letter(l1.find("sector"), *f.number(line), notes, "l1");
+  const char policy = policy_letter(topology, "l1", notes);
+  std::vector<ExportSource> sources{sets, line, ways};
+  add_sources_if_measured(topology, "l1", {"sector", "policy"}, sources);
+  notes.push_back(std::string("after the geometry as Accel-Sim's Hopper config: write, ") +
+                  "allocation, set-index letters, MSHR, miss queue, data port");
+  f.option("-gpgpu_cache:dl1",
+           std::string(1, sectored) + ":" + integer_text(*f.number(sets)) + ":" +
+               integer_text(*f.number(line)) + ":" + integer_text(*f.number(ways)) + "," + policy +
+               ":" + kAccelSimHopperDl1Policies + "," + kAccelSimHopperDl1Rest,
+           sources, notes);
+}
+
+// -gpgpu_cache:dl2 describes one L2 slice (memory sub-partition); memtopo measures the whole L2.
+void add_dl2(Fragment& f, const Topology& topology) {
+  const ExportSource size = f.need("l2", "size");
+  const ExportSource line = f.need("l2", "line");
+  const ExportSource ways = f.need("l2", "ways");
+  if (!f.complete()) return f.skip("-gpgpu_cache:dl2");
+  const double per_slice_set = *f.number(line) * *f.number(ways) * kAccelSimHopperL2Slices;
+  const double sets = std::max(1.0, std::round(*f.number(size) / per_slice_set));
+  std::vector<std::string> notes;
+  const Element& l2 = *topology.find("l2");
+  const char sectored = sectoring_letter(l2.find("sector"), *f.number(line), notes, "l2");
+  const char policy = policy_letter(topology, "l2", notes);
+  notes.push_back("sets per slice = l2.size / (line x ways x " +
+                  std::to_string(kAccelSimHopperL2Slices) +
+                  " slices: Accel-Sim's Hopper -gpgpu_n_mem 40 x 2 sub-partitions, not "
+                  "measured); " +
+                  format_bytes(sets * per_slice_set) + " in all");
+  std::vector<ExportSource> sources{size, line, ways};
+  add_sources_if_measured(topology, "l2", {"sector", "policy"}, sources);
+  f.option("-gpgpu_cache:dl2",
+           std::string(1, sectored) + ":" + integer_text(sets) + ":" +
+               integer_text(*f.number(line)) + ":" + integer_text(*f.number(ways)) + "," + policy +
+               ":" + kAccelSimHopperDl2Policies + "," + kAccelSimHopperDl2Rest,
+           sources, notes);
+}
+
+// Accel-Sim's tuner writes the L1 and shared-memory latencies as measured, and the L2 and DRAM
+// ones as increments over the level above (l2_lat: L2 hit minus L1 hit).
+void add_latencies(Fragment& f) {
+  const ExportSource l1 = f.need("l1", "latency");
+  f.option("-gpgpu_l1_latency", f.complete() ? integer_text(*f.number(l1)) : "", {l1});
+  const ExportSource shared = f.need("shared", "latency");
+  f.option("-gpgpu_smem_latency", f.complete() ? integer_text(*f.number(shared)) : "", {shared});
+  const ExportSource l1_again = f.need("l1", "latency");
+  const ExportSource l2 = f.need("l2", "latency");
+  f.option("-gpgpu_l2_rop_latency",
+           f.complete() ? integer_text(*f.number(l2) - *f.number(l1_again)) : "", {l2, l1_again},
+           {"l2.latency - l1.latency, as Accel-Sim's tuner writes it"});
+  const ExportSource l2_again = f.need("l2", "latency");
+  const ExportSource dram = f.need("dram", "latency");
+  f.option("-dram_latency", f.complete() ? integer_text(*f.number(dram) - *f.number(l2_again)) : "",
+           {dram, l2_again}, {"dram.latency - l2.latency, as Accel-Sim's tuner writes it"});
+}
+
+// The carveout table's rows (reservation R, L1 size L1(R)) as GPGPU-Sim's adaptive L1, which
+// gives a kernel the smallest carveout C >= its shared memory and an L1 of U - C. U is the
+// largest L1(R) + R of the rows (l1.unified_size's rule: a lower bound, exact where a
+// reservation is one of the device's carveout steps), in whole KiB, rounded up; each row's
+// carveout is U - L1(R), rounded up to whole KiB, so the simulator's L1 for a kernel that
+// reserves R is the L1 the device gave (at most 1 KiB less).
+struct CarveoutRow {
+  double l1_bytes = 0;
+  double reserved_bytes = 0;
+};
+
+std::vector<CarveoutRow> carveout_rows(const nlohmann::json& table) {
+  std::vector<CarveoutRow> rows;
+  if (!table.is_array()) return rows;
+  for (const auto& row : table) {
+    if (!row.is_object()) continue;
+    const auto l1 = row.find("l1_bytes");
+    const auto reserved = row.find("reserved_shared_bytes");
+    if (l1 == row.end() || reserved == row.end() || !l1->is_number() || !reserved->is_number())
+      continue;
+    rows.push_back({l1->get<double>(), reserved->get<double>()});
+  }
+  return rows;
+}
+
+void add_carveout(Fragment& f) {
+  const ExportSource carveout = f.need("l1", "carveout");
+  const std::vector<CarveoutRow> rows =
+      f.complete() ? carveout_rows(carveout.property->value) : std::vector<CarveoutRow>{};
+  if (rows.empty()) {
+    return f.skip(std::vector<std::string>{"-gpgpu_unified_l1d_size", "-gpgpu_shmem_option"},
+                  f.complete() ? "l1.carveout has no rows" : "");
+  }
+  double unified_bytes = 0;
+  for (const CarveoutRow& row : rows)
+    unified_bytes = std::max(unified_bytes, row.l1_bytes + row.reserved_bytes);
+  const double unified_kib = std::ceil(unified_bytes / kKiB);
+  std::set<long long> options_kib;
+  for (const CarveoutRow& row : rows) {
+    options_kib.insert(static_cast<long long>(std::ceil(unified_kib - row.l1_bytes / kKiB)));
+  }
+  std::string list;
+  for (long long kib : options_kib) list += (list.empty() ? "" : ",") + std::to_string(kib);
+  f.option("-gpgpu_unified_l1d_size", integer_text(unified_kib), {carveout},
+           {"the largest L1 + reservation of l1.carveout's rows (" + format_bytes(unified_bytes) +
+            "), in KiB rounded up: a lower bound, exact where a reservation is a carveout step"});
+  f.option("-gpgpu_shmem_option", list, {carveout},
+           {"one carveout per row of l1.carveout: the unified size minus the row's L1, in KiB "
+            "rounded up"});
+}
+
+}  // namespace
+
+std::string render_accel_sim_config(const Topology& topology) {
+  std::ostringstream header;
+  header << "# GPGPU-Sim / Accel-Sim config fragment (gpgpusim.config options) written by memtopo "
+         << printable_text(topology.run.git_describe) << "\n"
+         << "# from a run on " << printable_text(topology.device.name) << " at "
+         << printable_text(topology.run.timestamp_utc) << "\n";
+  if (topology.run.simulated) {
+    header << "# SIMULATED DEVICE (" << printable_text(topology.run.sim_file)
+           << "): not a measurement of real hardware\n";
+  }
+  header << "# Latencies are memtopo's overhead-corrected p50 in SM cycles, rounded.\n"
+         << "# Paste the options over the same ones of a tested config (e.g. SM90_H100).\n\n";
+
+  Fragment f(topology);
+  add_dl1(f, topology);
+  add_dl2(f, topology);
+  add_latencies(f);
+  add_carveout(f);
+  const ExportSource banks = f.need("shared", "banks");
+  f.option("-gpgpu_shmem_num_banks", f.complete() ? integer_text(*f.number(banks)) : "", {banks});
+  return header.str() + f.text();
+}
+
+}  // namespace memtopo

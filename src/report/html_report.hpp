@@ -1,0 +1,16 @@
+#pragma once
+// The HTML report: one self-contained file (inline CSS and SVG, no script, no external font or
+// link) that opens on an air-gapped machine. Sections (their ids are stable, tests look for
+// them): summary (banners, device and run facts), findings (every value with its spread,
+// confidence, source, method and evidence; values below the confidence threshold marked "~"
+// and class "low", inconclusive ones "?"), plots (report_plots.hpp), console (the console
+// report, every table of it, verbatim) and warnings.
+#include <string>
+
+#include "model/topology.hpp"
+
+namespace memtopo {
+
+std::string render_html(const Topology& topology);
+
+}  // namespace memtopo

@@ -1,0 +1,35 @@
+#pragma once
+// The report as GitHub markdown: the banners, device and run facts, every finding in a table
+// (value, confidence with its mark, source, spread, method), the plots as SVG files in a folder
+// beside the markdown (FILE's stem + "-plots/"), and the console report verbatim.
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/topology.hpp"
+#include "report/output_file.hpp"
+
+namespace memtopo {
+
+struct MarkdownReport {
+  std::string text;
+  // The plots: file name (inside the plots folder) and SVG text.
+  std::vector<std::pair<std::string, std::string>> plots;
+};
+
+// `plots_folder` is how the markdown links to the plots' folder (relative to the file).
+MarkdownReport render_markdown(const Topology& topology, const std::string& plots_folder);
+
+// Where the plots of a markdown report at `markdown_file` go: report.md -> report-plots/.
+std::filesystem::path markdown_plots_folder(const std::filesystem::path& markdown_file);
+
+// Checked before a run: the markdown file (prepare_output) and its plots folder (a folder, or
+// a path where one can be made). Throws OutputError.
+OutputTarget prepare_markdown_output(const std::string& markdown_file);
+
+// Writes the plots (each file atomically, the folder created if needed), then the markdown
+// file, so that a markdown file never links to plots that are not there. Throws OutputError.
+void write_markdown_report(const Topology& topology, const OutputTarget& target);
+
+}  // namespace memtopo

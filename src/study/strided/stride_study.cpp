@@ -1,0 +1,302 @@
+// The stride study (issue 13, study 1; seed 001, 3.4.1): throughput and latency of warp
+// requests whose lanes are `stride` elements apart, for every memory space, element size and
+// stride from 1 to 64, with every SM busy. Where each curve stops falling names the
+// granularity the space moves data in (sector, line, bank row).
+#include <cmath>
+
+#include "model/units.hpp"
+#include "study/strided/curve.hpp"
+#include "study/strided/strided_common.hpp"
+#include "study/studies.hpp"
+
+namespace memtopo::study {
+namespace {
+
+constexpr std::uint32_t kStrides[] = {1, 2, 4, 8, 16, 32, 64};
+// Constant and local memory also run stride 0, every lane the same element: the constant cache
+// broadcasts one address and serialises distinct ones; local memory interleaves the threads'
+// arrays, so only the same index in every thread is one contiguous access.
+constexpr std::uint32_t kSharedAddressStride = 0;
+// Global paths and textures: an array the L2 holds on any recent GPU, larger than an L1.
+constexpr std::uint64_t kGlobalFootprintBytes = std::uint64_t{8} << 20;
+// Shared memory: each block's window (a 64-stride request of 16 B elements spans 31 KiB).
+// Constant memory: the whole constant bank (kConstantBankBytes, 64 KiB: 2 requests at stride
+// 64 of 16 B elements, 512 at stride 1 of 4 B). Local memory: each thread's array of
+// kLocalArrayElements elements (8, 16 or 32 KiB per thread).
+constexpr std::uint64_t kSharedFootprintBytes = 32 * 1024;
+constexpr std::uint32_t kBlocksPerSm = 4;
+constexpr std::uint32_t kThreadsPerBlock = 256;
+constexpr std::uint32_t kRequestsPerWarp = 256;
+constexpr std::uint32_t kTimedLaunches = 5;
+constexpr std::uint32_t kLatencyRequests = 64;
+
+StridedAccessSpec stride_spec(AccessSpace space, std::uint32_t element, std::uint32_t stride) {
+  StridedAccessSpec spec;
+  spec.space = space;
+  spec.element_bytes = element;
+  spec.stride_elements = stride;
+  spec.footprint_bytes = space == AccessSpace::constant ? kConstantBankBytes
+                         : space == AccessSpace::shared ? kSharedFootprintBytes
+                         : space == AccessSpace::local
+                             ? std::uint64_t{kLocalArrayElements} * element
+                             : kGlobalFootprintBytes;
+  spec.blocks_per_sm = kBlocksPerSm;
+  spec.threads_per_block = kThreadsPerBlock;
+  spec.requests_per_warp = kRequestsPerWarp;
+  spec.timed_launches = kTimedLaunches;
+  spec.latency_requests = kLatencyRequests;
+  return spec;
+}
+
+std::vector<Column> stride_columns() {
+  return {
+      {"element_bytes", "bytes", ColumnRole::parameter, ""},
+      {"stride_elements", "", ColumnRole::parameter, ""},
+      {"lane_distance", "bytes", ColumnRole::parameter, ""},
+      {"units_per_request", "", ColumnRole::predicted,
+       "distinct sectors (lines where unsectored; bank passes for shared) the 32 lanes touch, "
+       "at the topology's granularity; const: distinct addresses (one constant-cache pass "
+       "each); local: sectors in the hardware's layout (4-byte words of a warp's threads side "
+       "by side)"},
+      {"throughput", "bytes/second", ColumnRole::measured,
+       "useful bytes (what the lanes asked for) per second, every SM busy; p50 of the timed "
+       "launches"},
+      {"ratio_to_stride_1", "", ColumnRole::derived, "throughput over stride 1's"},
+      {"latency", "cycles", ColumnRole::measured,
+       "one warp alone, dependent requests after a warm pass; p50, timing overhead removed"},
+  };
+}
+
+// The granularity a space's predictions rest on: the first level's sector (its line where it
+// has no sector), or for shared memory a bank row (banks x bank width).
+Granularity space_granularity(const StudyContext& context, AccessSpace space) {
+  const std::string element = first_level_element(space);
+  if (space == AccessSpace::shared) {
+    const Granularity banks = topology_granularity(context, element, "banks");
+    const Granularity width = topology_granularity(context, element, "bank_width");
+    if (banks.bytes && width.bytes) {
+      return {*banks.bytes * *width.bytes, banks.source + ", " + width.source, banks.confidence};
+    }
+    return {std::nullopt, banks.bytes ? width.source : banks.source, std::nullopt};
+  }
+  Granularity sector = topology_granularity(context, element, "sector");
+  if (sector.bytes) return sector;
+  Granularity line = topology_granularity(context, element, "line");
+  return line.bytes ? line : sector;
+}
+
+bool runs_shared_address(AccessSpace space) {
+  return space == AccessSpace::constant || space == AccessSpace::local;
+}
+
+// What one request moves at `granularity`: sectors (lines, bank rows), constant-cache passes.
+double units_at(const StridedAccessSpec& spec, double granularity) {
+  const auto offsets = lane_offsets(spec, 0);
+  const auto unit = static_cast<std::uint32_t>(granularity);
+  switch (spec.space) {
+    case AccessSpace::constant:
+      return units_touched(offsets, spec.element_bytes, spec.element_bytes);
+    case AccessSpace::local:
+      return units_touched(interleaved_local_words(spec, 0), kLocalWordBytes, unit);
+    default:
+      return units_touched(offsets, spec.element_bytes, unit);
+  }
+}
+
+// Where the curve of one element size stops falling, and why.
+void add_finding(StudyResult& result, const std::string& table, AccessSpace space,
+                 std::uint32_t element, const std::vector<CurvePoint>& curve,
+                 const Granularity& granularity) {
+  const std::optional<std::size_t> knee = plateau_start(curve);
+  if (!knee) return;
+  const auto stride = static_cast<std::uint32_t>(curve[*knee].x);
+  const double measured_granularity = static_cast<double>(stride) * element;
+  std::vector<double> units;
+  for (const CurvePoint& point : curve) {
+    units.push_back(units_at(stride_spec(space, element, static_cast<std::uint32_t>(point.x)),
+                             measured_granularity));
+  }
+  Confidence confidence{model_agreement(curve, units)};
+  Finding finding;
+  finding.table = table;
+  finding.at = {{"element_bytes", element}, {"stride_elements", stride}};
+  finding.what = std::string(to_string(space)) + ", " + std::to_string(element) +
+                 " B elements: throughput falls up to stride " + std::to_string(stride) +
+                 " and stays flat from there";
+  finding.why = "from " + format_bytes(measured_granularity) +
+                " between lanes each lane's element needs a " + format_bytes(measured_granularity) +
+                (space == AccessSpace::shared ? " bank row of its own"
+                                              : " unit of its own (one sector per lane)");
+  if (granularity.bytes) {
+    confidence *= methods_agreeing(*granularity.bytes == measured_granularity ? 1 : 0, 1,
+                                   "the topology's granularity equals the curve's");
+    finding.tied_to = granularity.source;
+  } else {
+    finding.tied_to = granularity.source;
+  }
+  finding.confidence = confidence.value();
+  result.findings.push_back(std::move(finding));
+}
+
+// Constant and local memory: how much faster a request whose lanes share one element (stride 0)
+// is than one whose lanes each read their own (stride 1), and whether the units it moves
+// explain it (constant-cache passes; local sectors, at the topology's sector).
+void add_shared_address_finding(StudyResult& result, const std::string& table, AccessSpace space,
+                                std::uint32_t element, double at_shared, double at_stride_1,
+                                const Granularity& granularity) {
+  const double measured = at_shared / at_stride_1;
+  Finding finding;
+  finding.table = table;
+  finding.at = {{"element_bytes", element}, {"stride_elements", kSharedAddressStride}};
+  finding.what = std::string(to_string(space)) + ", " + std::to_string(element) +
+                 " B elements: a request whose lanes share one element moves " +
+                 format_number(measured, 1) + "x the useful bytes of one whose lanes read " +
+                 "consecutive elements";
+  finding.why = space == AccessSpace::constant
+                    ? "the constant cache broadcasts one address to the warp per pass and "
+                      "serialises distinct addresses: 32 lanes at 32 addresses take 32 passes"
+                    : "local memory interleaves the 4-byte words of a warp's threads: the same "
+                      "index in every thread is one contiguous span, a different index per lane "
+                      "a sector per lane and word";
+  const bool needs_granularity = space == AccessSpace::local;
+  finding.tied_to = needs_granularity ? granularity.source : "";
+  if (!needs_granularity || granularity.bytes) {
+    const double unit = granularity.bytes.value_or(element);
+    const double predicted = units_at(stride_spec(space, element, 1), unit) /
+                             units_at(stride_spec(space, element, kSharedAddressStride), unit);
+    finding.why += " (the units moved predict " + format_number(predicted, 1) + "x)";
+    finding.confidence =
+        Confidence{contrast(measured, predicted, "measured ratio of the predicted one")}.value();
+  }
+  result.findings.push_back(std::move(finding));
+}
+
+struct StrideRun {
+  std::uint32_t stride = 0;
+  StridedAccessSpec spec;
+  StridedMeasurement measured;
+};
+
+// One element size's rows: every stride, with the ratio to stride 1's throughput.
+void add_rows(Table& table, const std::vector<StrideRun>& runs, const Granularity& granularity) {
+  std::optional<double> at_stride_1;
+  for (const StrideRun& run : runs) {
+    if (run.stride == 1 && !run.measured.bytes_per_second.empty()) {
+      at_stride_1 = measured_cell(run.measured.bytes_per_second).value.get<double>();
+    }
+  }
+  for (const StrideRun& run : runs) {
+    const StridedAccessSpec& spec = run.spec;
+    Cell throughput = cell_or_missing(run.measured.bytes_per_second, run.measured.skipped);
+    Cell ratio = missing_cell("no throughput");
+    if (throughput.value.is_number() && at_stride_1) {
+      ratio = number_cell(throughput.value.get<double>() / *at_stride_1);
+    }
+    Cell units = missing_cell("not measured: " + granularity.source);
+    if (spec.space == AccessSpace::constant) {
+      units = number_cell(units_at(spec, spec.element_bytes));
+    } else if (granularity.bytes) {
+      units = number_cell(units_at(spec, *granularity.bytes));
+    }
+    table.rows.push_back({number_cell(spec.element_bytes), number_cell(run.stride),
+                          number_cell(static_cast<double>(run.stride) * spec.element_bytes), units,
+                          throughput, ratio,
+                          cell_or_missing(run.measured.latency_cycles, run.measured.skipped)});
+  }
+}
+
+void add_findings(StudyResult& result, const std::string& table, AccessSpace space,
+                  std::uint32_t element, const std::vector<StrideRun>& runs,
+                  const Granularity& granularity) {
+  std::vector<CurvePoint> curve;  // strides 1 to 64
+  std::optional<double> at_shared;
+  for (const StrideRun& run : runs) {
+    if (run.measured.bytes_per_second.empty()) continue;
+    const double value = measured_cell(run.measured.bytes_per_second).value.get<double>();
+    if (run.stride == kSharedAddressStride) {
+      at_shared = value;
+    } else {
+      curve.push_back({static_cast<double>(run.stride), value});
+    }
+  }
+  if (curve.size() != std::size(kStrides)) return;
+  // Constant and local requests at strides of 1 or more all serialise per lane: their story is
+  // stride 0 against stride 1, not a change point.
+  if (runs_shared_address(space)) {
+    if (at_shared) {
+      add_shared_address_finding(result, table, space, element, *at_shared, curve[0].value,
+                                 granularity);
+    }
+    return;
+  }
+  add_finding(result, table, space, element, curve, granularity);
+}
+
+void run_space(StudyContext& context, StudyResult& result, AccessSpace space,
+               std::vector<std::string>& trace_rows) {
+  const Granularity granularity = space_granularity(context, space);
+  Table table{"stride_" + std::string(to_string(space)),
+              "Stride: " + std::string(to_string(space)) + " (" + first_level_element(space) + ")",
+              stride_columns(),
+              {}};
+  std::vector<std::uint32_t> strides(std::begin(kStrides), std::end(kStrides));
+  if (runs_shared_address(space)) strides.insert(strides.begin(), kSharedAddressStride);
+  std::string skipped;
+  for (std::uint32_t element : kStridedElementBytes) {
+    std::vector<StrideRun> runs;
+    for (std::uint32_t stride : strides) {
+      context.check_interrupt();
+      StrideRun run{stride, stride_spec(space, element, stride), {}};
+      run.measured = measure_strided(context, run.spec);
+      if (!run.measured.skipped.empty()) skipped = run.measured.skipped;
+      append_trace_rows(trace_rows,
+                        std::string(to_string(space)) + "/" + std::to_string(element) + "B/s" +
+                            std::to_string(stride),
+                        run.measured);
+      runs.push_back(std::move(run));
+    }
+    add_rows(table, runs, granularity);
+    add_findings(result, table.id, space, element, runs, granularity);
+  }
+  if (!skipped.empty()) {
+    result.notes.push_back(std::string(to_string(space)) + ": not measured here: " + skipped);
+  }
+  result.tables.push_back(std::move(table));
+}
+
+void run_stride(StudyContext& context, StudyResult& result) {
+  strided_runner(context);  // skips the study where no strided request can run at all
+  result.parameters = {{"strides_elements", kStrides},
+                       {"element_bytes", kStridedElementBytes},
+                       {"blocks_per_sm", kBlocksPerSm},
+                       {"threads_per_block", kThreadsPerBlock},
+                       {"requests_per_warp", kRequestsPerWarp},
+                       {"timed_launches", kTimedLaunches},
+                       {"latency_requests", kLatencyRequests},
+                       {"global_footprint_bytes", kGlobalFootprintBytes},
+                       {"shared_footprint_bytes", kSharedFootprintBytes},
+                       {"constant_footprint_bytes", kConstantBankBytes},
+                       {"local_array_elements", kLocalArrayElements},
+                       {"shared_address_stride_spaces", nlohmann::json::array({"const", "local"})}};
+  std::vector<std::string> trace_rows;
+  for (AccessSpace space : kAllAccessSpaces) {
+    context.phases.run(std::string(to_string(space)), [&] {
+      context.progress("stride: " + std::string(to_string(space)));
+      run_space(context, result, space, trace_rows);
+    });
+  }
+  if (context.traces) context.traces->write("samples", kStridedTraceHeader, trace_rows);
+}
+
+}  // namespace
+
+Study stride_study() {
+  return Study{
+      .id = "stride",
+      .title = "throughput and latency against access stride, for every memory space",
+      .needs = "a CUDA GPU, or a simulated device (throughput needs its throughput model)",
+      .run = run_stride,
+  };
+}
+
+}  // namespace memtopo::study

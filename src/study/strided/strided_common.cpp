@@ -1,0 +1,88 @@
+#include "study/strided/strided_common.hpp"
+
+#include "backend/backend.hpp"
+#include "model/units.hpp"
+#include "probes/core/findings.hpp"
+
+namespace memtopo::study {
+
+StridedAccessRunner& strided_runner(StudyContext& context) {
+  auto* runner = dynamic_cast<StridedAccessRunner*>(&context.backend);
+  if (!runner) {
+    throw StudySkipped("the " + std::string(context.backend.kind()) +
+                       " backend runs no strided warp requests");
+  }
+  return *runner;
+}
+
+Granularity topology_granularity(const StudyContext& context, const std::string& element,
+                                 const std::string& property) {
+  const std::string name = element + "." + property;
+  if (!context.topology) return {std::nullopt, name + " not measured (no --topology)", {}};
+  const Property* found = conclusive_finding(*context.topology, element, property);
+  if (!found) return {std::nullopt, name + " not measured (not in --topology)", {}};
+  const double bytes = found->value.get<double>();
+  return {bytes, name + " = " + format_value(found->value, found->unit) + " (--topology)",
+          found->confidence};
+}
+
+std::string first_level_element(AccessSpace space) {
+  switch (space) {
+    case AccessSpace::cg:
+      return "l2";
+    case AccessSpace::tex:
+      return "tex";
+    case AccessSpace::constant:
+      return "constant_l1";
+    case AccessSpace::shared:
+      return "shared";
+    default:
+      return "l1";
+  }
+}
+
+StridedMeasurement measure_strided(StudyContext& context, const StridedAccessSpec& spec) {
+  StridedAccessRunner& runner = strided_runner(context);
+  StridedMeasurement measurement;
+  try {
+    StridedAccessResult result;
+    try {
+      result = runner.run_strided(spec);
+    } catch (const StreamsUnsupported& unsupported) {
+      // No throughput here; the latency may still be measurable.
+      if (spec.latency_requests == 0) throw;
+      measurement.skipped = std::string("throughput: ") + unsupported.what();
+      StridedAccessSpec latency_only = spec;
+      latency_only.timed_launches = 0;
+      result = runner.run_strided(latency_only);
+    }
+    for (double seconds : result.seconds) {
+      measurement.bytes_per_second.push_back(static_cast<double>(result.requested_bytes) / seconds);
+    }
+    measurement.latency_cycles = result.latency_cycles;
+  } catch (const StreamsUnsupported& unsupported) {
+    measurement.skipped = unsupported.what();
+  } catch (const ExperimentError& error) {
+    measurement.skipped = error.what();
+  }
+  return measurement;
+}
+
+Cell cell_or_missing(const std::vector<double>& samples, const std::string& why) {
+  if (samples.empty()) return missing_cell(why.empty() ? "not measured" : why);
+  return measured_cell(samples);
+}
+
+void append_trace_rows(std::vector<std::string>& rows, const std::string& label,
+                       const StridedMeasurement& measurement) {
+  for (std::size_t i = 0; i < measurement.bytes_per_second.size(); ++i) {
+    rows.push_back(label + ",bytes_per_second," + std::to_string(i) + "," +
+                   format_number(measurement.bytes_per_second[i], 0));
+  }
+  for (std::size_t i = 0; i < measurement.latency_cycles.size(); ++i) {
+    rows.push_back(label + ",latency_cycles," + std::to_string(i) + "," +
+                   format_number(measurement.latency_cycles[i], 1));
+  }
+}
+
+}  // namespace memtopo::study

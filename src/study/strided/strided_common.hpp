@@ -1,0 +1,46 @@
+#pragma once
+// What the stride and coalescing studies share: the device's strided-request capability, the
+// topology values their predictions rest on, and turning a run into table cells and traces.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/strided_access.hpp"
+#include "study/study.hpp"
+
+namespace memtopo::study {
+
+// The device's runner, or StudySkipped naming why there is none.
+StridedAccessRunner& strided_runner(StudyContext& context);
+
+// A granularity a prediction rests on (a sector, a line, a bank row), from --topology.
+struct Granularity {
+  std::optional<double> bytes;       // nullopt: not measured (no --topology, or no such finding)
+  std::string source;                // "l1.sector = 32 B (--topology)" or "l1.sector not measured"
+  std::optional<double> confidence;  // the finding's, when it has one
+};
+Granularity topology_granularity(const StudyContext& context, const std::string& element,
+                                 const std::string& property);
+// The topology element whose sectors serve a space first (ca, nc, local: l1; cg: l2; tex: tex;
+// const: constant_l1); shared memory has banks instead.
+std::string first_level_element(AccessSpace space);
+
+// What one strided spec measured.
+struct StridedMeasurement {
+  std::vector<double> bytes_per_second;  // useful (requested) bytes per timed launch
+  std::vector<double> latency_cycles;    // per dependent request
+  std::string skipped;                   // why this space could not be measured here, or ""
+};
+// Runs `spec`; a space the device cannot measure (StreamsUnsupported, ExperimentError) comes
+// back with `skipped` set rather than failing the study.
+StridedMeasurement measure_strided(StudyContext& context, const StridedAccessSpec& spec);
+
+// A measured cell, or a missing one saying why.
+Cell cell_or_missing(const std::vector<double>& samples, const std::string& why);
+
+// Raw samples as trace rows: "<label>,<kind>,<sample>,<value>".
+void append_trace_rows(std::vector<std::string>& rows, const std::string& label,
+                       const StridedMeasurement& measurement);
+inline constexpr const char* kStridedTraceHeader = "configuration,quantity,sample,value";
+
+}  // namespace memtopo::study

@@ -1,0 +1,167 @@
+// The rules of `memtopo compare` (report/compare.hpp) on hand-built properties: a difference
+// within the spread is not a change, exact-valued properties differ when they differ, and
+// (in)conclusiveness, presence and confidences crossing 0.5 are their own verdicts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/json.hpp"
+#include "report/compare.hpp"
+#include "report/compare_render.hpp"
+#include "sample_topology.hpp"
+
+namespace memtopo {
+namespace {
+
+Property latency(double p50, double stdev, double p5, double p95, double confidence = 0.9) {
+  Property p;
+  p.name = "latency";
+  p.value = p50;
+  p.unit = "cycles";
+  p.confidence = confidence;
+  p.spread = Spread{p50, p50, stdev, p5, p95, p5, p95, 1000};
+  return p;
+}
+
+Property exact(const std::string& name, nlohmann::json value, const std::string& unit = "") {
+  Property p;
+  p.name = name;
+  p.value = std::move(value);
+  p.unit = unit;
+  p.confidence = 0.9;
+  return p;
+}
+
+TEST(Compare, LatencyWithinItsSpreadIsNotAChange) {
+  // 274 vs 276 with p5-p95 ranges of +-22 cycles: the same measurement.
+  const auto c = compare_property("l2", latency(274, 14, 252, 296), latency(276, 14, 254, 298), {});
+  EXPECT_EQ(c.verdict, Verdict::within_spread);
+  EXPECT_FALSE(is_difference(c.verdict));
+  EXPECT_DOUBLE_EQ(*c.delta, 2);
+  EXPECT_EQ(c.rule, "spread");
+}
+
+TEST(Compare, LatencyBeyondItsSpreadIsAChange) {
+  const auto c = compare_property("l2", latency(274, 2, 271, 277), latency(300, 2, 297, 303), {});
+  EXPECT_EQ(c.verdict, Verdict::changed);
+  EXPECT_TRUE(is_difference(c.verdict));
+  EXPECT_NEAR(*c.tolerance, 3 * std::sqrt(8.0), 1e-9);
+}
+
+TEST(Compare, OverlappingRangesKeepAFarMedianWithinSpread) {
+  // Medians apart by more than 3 combined stdevs, but the p5-p95 ranges overlap.
+  const auto c =
+      compare_property("dram", latency(670, 1, 500, 1000), latency(690, 1, 520, 1010), {});
+  EXPECT_EQ(c.verdict, Verdict::within_spread);
+}
+
+TEST(Compare, ZeroSpreadLatencyHasAOnePercentFloor) {
+  EXPECT_EQ(
+      compare_property("l1", latency(23, 0, 23, 23), latency(23.1, 0, 23.1, 23.1), {}).verdict,
+      Verdict::within_spread);
+  EXPECT_EQ(compare_property("l1", latency(23, 0, 23, 23), latency(24, 0, 24, 24), {}).verdict,
+            Verdict::changed);
+}
+
+TEST(Compare, SizeSpreadOfLatenciesDoesNotJudgeTheSize) {
+  // A size keeps its search's latencies as its spread (p50 23 cycles): it says nothing about the
+  // size, so 32 KiB vs 48 KiB is a change however wide that spread is.
+  Property a = exact("size", 32768, "bytes");
+  Property b = exact("size", 49152, "bytes");
+  a.spread = b.spread = Spread{23, 60, 90, 23, 280, 23, 300, 15000};
+  const auto c = compare_property("l1", a, b, {});
+  EXPECT_EQ(c.verdict, Verdict::changed);
+  EXPECT_EQ(c.rule, "exact");
+}
+
+TEST(Compare, SizeWithinTheSearchBracketIsNotAChange) {
+  Property a = exact("size", 252064, "bytes");
+  Property b = exact("size", 251936, "bytes");
+  a.evidence["final_bracket"] = {252032, 252160};
+  b.evidence["final_bracket"] = {251904, 252032};
+  EXPECT_EQ(compare_property("l1", a, b, {}).verdict, Verdict::within_spread);
+  b.value = 245760;
+  EXPECT_EQ(compare_property("l1", a, b, {}).verdict, Verdict::changed);
+}
+
+TEST(Compare, ExactValuedPropertiesDifferWhenTheyDiffer) {
+  EXPECT_EQ(compare_property("l1", exact("ways", 4), exact("ways", 4), {}).verdict, Verdict::same);
+  EXPECT_EQ(compare_property("l1", exact("ways", 4), exact("ways", 8), {}).verdict,
+            Verdict::changed);
+  EXPECT_EQ(compare_property("l1", exact("policy", "lru"), exact("policy", "fifo"), {}).verdict,
+            Verdict::changed);
+  EXPECT_EQ(compare_property("l1", exact("shared_with", nlohmann::json::array({"tex"})),
+                             exact("shared_with", nlohmann::json::array()), {})
+                .verdict,
+            Verdict::changed);
+}
+
+TEST(Compare, ConclusivenessIsItsOwnCategory) {
+  Property conclusive = exact("line", 128, "bytes");
+  Property inconclusive = exact("line", 256, "bytes");
+  inconclusive.inconclusive = true;
+  inconclusive.confidence.reset();
+  EXPECT_EQ(compare_property("l2", conclusive, inconclusive, {}).verdict,
+            Verdict::became_inconclusive);
+  EXPECT_EQ(compare_property("l2", inconclusive, conclusive, {}).verdict,
+            Verdict::became_conclusive);
+  EXPECT_EQ(compare_property("l2", inconclusive, inconclusive, {}).verdict,
+            Verdict::both_inconclusive);
+  EXPECT_FALSE(is_difference(Verdict::both_inconclusive));
+}
+
+TEST(Compare, ConfidenceChangesCountOnlyWhenTheyCross0_5) {
+  auto c = compare_property("l1", latency(23, 0, 23, 23, 0.9), latency(23, 0, 23, 23, 0.6), {});
+  EXPECT_EQ(c.verdict, Verdict::same);
+  EXPECT_DOUBLE_EQ(*c.confidence_b, 0.6);
+  c = compare_property("l1", latency(23, 0, 23, 23, 0.9), latency(23, 0, 23, 23, 0.4), {});
+  EXPECT_EQ(c.verdict, Verdict::confidence_crossed);
+  EXPECT_TRUE(is_difference(c.verdict));
+}
+
+TEST(Compare, TablesThatDifferAreNotJudged) {
+  const auto table = [](int l1) {
+    return nlohmann::json::array({{{"l1_bytes", l1}, {"reserved_shared_bytes", 0}}});
+  };
+  EXPECT_EQ(
+      compare_property("l1", exact("carveout", table(1)), exact("carveout", table(2)), {}).verdict,
+      Verdict::not_judged);
+}
+
+TEST(Compare, ARunComparedWithItselfHasNoDifferences) {
+  const Topology topology = testing::make_sample_topology();
+  const Comparison comparison = compare_topologies(topology, "a.json", topology, "a.json");
+  EXPECT_FALSE(comparison.has_differences());
+  EXPECT_GT(comparison.properties.size(), 5u);
+  EXPECT_EQ(comparison.count(Verdict::changed), 0u);
+  EXPECT_NE(render_comparison_text(comparison, false).find("agree within their spreads"),
+            std::string::npos);
+}
+
+TEST(Compare, PropertiesAndProbesPresentInOneRunOnly) {
+  const Topology a = testing::make_sample_topology();
+  Topology b = a;
+  b.elements.front().properties.pop_back();
+  b.run.probes.push_back({"new.probe", "ok", ""});
+  const Comparison comparison = compare_topologies(a, "a.json", b, "b.json");
+  EXPECT_EQ(comparison.count(Verdict::only_in_a), 1u);
+  ASSERT_EQ(comparison.probe_changes.size(), 1u);
+  EXPECT_EQ(comparison.probe_changes[0].status_a, "");
+  EXPECT_TRUE(comparison.has_differences());
+}
+
+TEST(Compare, JsonHasItsSchemaAndIsNoTopology) {
+  const Topology topology = testing::make_sample_topology();
+  const auto document =
+      comparison_to_json(compare_topologies(topology, "a.json", topology, "b.json"));
+  EXPECT_EQ(document["schema"], kCompareSchema);
+  EXPECT_EQ(document["differ"], false);
+  std::size_t properties = 0;
+  for (const Element& element : topology.elements) properties += element.properties.size();
+  EXPECT_EQ(document["properties"].size(), properties);
+  // A comparison given back to compare is refused as not memtopo's topology.
+  EXPECT_THROW(topology_from_json_text(document.dump(), "compare.json"), TopologyJsonError);
+}
+
+}  // namespace
+}  // namespace memtopo

@@ -1,0 +1,100 @@
+// The HTML report's structure: its sections, marks, escaping, and that it needs nothing from
+// outside the file. (tests/report/render_test.sh renders it with a headless browser.)
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "report/html_report.hpp"
+#include "report_fixture.hpp"
+#include "sample_topology.hpp"
+
+namespace memtopo {
+namespace {
+
+// The table row of one finding, from its opening tag to its end.
+std::string finding_row(const std::string& html, const std::string& subject) {
+  const std::size_t at = html.find("id=\"finding-" + subject + "\"");
+  if (at == std::string::npos) return "";
+  const std::size_t start = html.rfind("<tr", at);
+  return html.substr(start, html.find("</tr>", at) - start);
+}
+
+TEST(HtmlReport, HasEverySectionAndPlot) {
+  const std::string html = render_html(testing::make_report_topology());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* id :
+       {"summary", "findings", "plots", "console", "warnings", "plot-staircase-l2-size",
+        "plot-search-l1-size", "plot-latency", "plot-l1-carveout", "plot-l2-segments",
+        "plot-bandwidth", "plot-shared-banks", "plot-latency-distributions",
+        "plot-sweep-dram-bandwidth"}) {
+    EXPECT_NE(html.find("id=\"" + std::string(id) + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+}
+
+TEST(HtmlReport, ConsoleReportKeepsItsLines) {
+  const std::string html = render_html(testing::make_sample_topology());
+  EXPECT_NE(html.find("<pre class=\"console\">SIMULATED DEVICE (tests/sims/tiny.json): not a "
+                      "measurement of real hardware\n\nmemtopo 0.1.0"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, NeedsNoScriptNetworkOrFont) {
+  const std::string html = render_html(testing::make_report_topology());
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  EXPECT_EQ(html.find("url("), std::string::npos);
+  // The only URL is the SVG namespace, which is a name, not a download.
+  const std::regex url("https?://[^\"]*");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), url); it != std::sregex_iterator();
+       ++it) {
+    EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg");
+  }
+}
+
+TEST(HtmlReport, LowConfidenceAndInconclusiveValuesAreMarked) {
+  const std::string html = render_html(testing::make_sample_topology());
+  const std::string line = finding_row(html, "l1.line");
+  EXPECT_NE(line.find("class=\"low\""), std::string::npos) << line;
+  EXPECT_NE(line.find("<span class=\"mark\">~</span>"), std::string::npos) << line;
+  EXPECT_NE(line.find("low confidence"), std::string::npos) << "the factors say why: " << line;
+  const std::string size = finding_row(html, "l1.size");
+  EXPECT_EQ(size.find("class=\"low\""), std::string::npos) << size;
+  const std::string tex = finding_row(html, "tex.size");
+  EXPECT_NE(tex.find("class=\"bound\""), std::string::npos) << tex;
+  EXPECT_NE(tex.find("&gt; 16 KiB"), std::string::npos) << tex;
+}
+
+TEST(HtmlReport, MethodAndEvidenceAreOnHoverAndInDetails) {
+  const std::string html = render_html(testing::make_sample_topology());
+  const std::string size = finding_row(html, "l1.size");
+  EXPECT_NE(size.find("title=\"doubling, bisection, change point (KS)\""), std::string::npos)
+      << size;
+  EXPECT_NE(size.find("<details>"), std::string::npos);
+  EXPECT_NE(size.find("change_point_bytes"), std::string::npos) << "evidence: " << size;
+}
+
+TEST(HtmlReport, SimulatedRunSaysSoAtTheTop) {
+  const std::string html = render_html(testing::make_sample_topology());
+  const std::size_t banner = html.find("class=\"banner\">SIMULATED DEVICE");
+  EXPECT_NE(banner, std::string::npos);
+  EXPECT_LT(banner, html.find("<h1>"));
+  EXPECT_EQ(render_html(testing::make_hardware_topology()).find("SIMULATED"), std::string::npos);
+}
+
+TEST(HtmlReport, TextFromInputIsEscapedEverywhere) {
+  Topology t = testing::make_report_topology();
+  t.device.name = "<script>alert(1)</script>";
+  t.elements.front().properties.front().method = "\"><img src=x onerror=alert(1)>";
+  t.warnings.push_back("</pre><b>bold</b>");
+  const std::string html = render_html(t);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<b>bold"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memtopo

@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "report/report_plots.hpp"
+#include "report_fixture.hpp"
+#include "sample_topology.hpp"
+
+namespace memtopo {
+namespace {
+
+const Plot* find_plot(const std::vector<Plot>& plots, const std::string& id) {
+  auto it = std::find_if(plots.begin(), plots.end(), [&](const Plot& p) { return p.id == id; });
+  return it == plots.end() ? nullptr : &*it;
+}
+
+TEST(ReportPlots, StaircaseHasItsCurveLevelsAndAMarkerPerChangePoint) {
+  const auto plots = report_plots(testing::make_report_topology());
+  const Plot* plot = find_plot(plots, "staircase-l2-size");
+  ASSERT_NE(plot, nullptr);
+  EXPECT_EQ(plot->x.scale, AxisScale::log2);
+  ASSERT_EQ(plot->series.size(), 2u);
+  EXPECT_EQ(plot->series[0].points.size(), 8u);
+  EXPECT_EQ(plot->series[1].points.size(), 3u) << "one point per level";
+  EXPECT_DOUBLE_EQ(*plot->series[1].points[1].low, 296);
+  EXPECT_DOUBLE_EQ(*plot->series[1].points[1].high, 306);
+  ASSERT_EQ(plot->markers.size(), 3u) << "two change points and the size found";
+  EXPECT_FALSE(plot->markers[0].weak);
+  EXPECT_TRUE(plot->markers[1].weak) << "confidence 0.35 is below the threshold";
+  EXPECT_NE(plot->markers[0].tip.find("KS D 0.82"), std::string::npos) << plot->markers[0].tip;
+  EXPECT_DOUBLE_EQ(plot->markers[2].x, 4194304);
+}
+
+TEST(ReportPlots, EveryChartOfTheFixtureIsThere) {
+  const auto plots = report_plots(testing::make_report_topology());
+  for (const char* id :
+       {"staircase-l2-size", "search-l1-size", "latency", "l1-carveout", "l2-segments", "bandwidth",
+        "shared-banks", "latency-distributions", "sweep-dram-bandwidth"}) {
+    EXPECT_NE(find_plot(plots, id), nullptr) << id;
+  }
+}
+
+TEST(ReportPlots, LowConfidenceCarveoutRowsAreWeak) {
+  const auto plots = report_plots(testing::make_sample_topology());
+  const Plot* plot = find_plot(plots, "l1-carveout");
+  ASSERT_NE(plot, nullptr);
+  ASSERT_EQ(plot->series.at(0).points.size(), 3u);
+  EXPECT_FALSE(plot->series[0].points[0].weak);
+  EXPECT_FALSE(plot->series[0].points[1].weak) << "0.5 is not below the threshold";
+  EXPECT_TRUE(plot->series[0].points[2].weak);
+}
+
+TEST(ReportPlots, SearchSplitsFittingFootprintsFromTheRest) {
+  const auto plots = report_plots(testing::make_report_topology());
+  const Plot* plot = find_plot(plots, "search-l1-size");
+  ASSERT_NE(plot, nullptr);
+  EXPECT_EQ(plot->series.at(0).points.size(), 4u);
+  EXPECT_EQ(plot->series.at(1).points.size(), 2u);
+  EXPECT_DOUBLE_EQ(plot->series[1].points[0].y, 0.25) << "33 * 16 slow of 33 * 32 * 2 loads";
+}
+
+TEST(ReportPlots, DistributionsAreSharesPerCycle) {
+  const auto plots = report_plots(testing::make_report_topology());
+  const Plot* plot = find_plot(plots, "latency-distributions");
+  ASSERT_NE(plot, nullptr);
+  ASSERT_EQ(plot->series.size(), 2u) << "l1 and l2, in row order";
+  EXPECT_EQ(plot->series[0].name, "l1.latency");
+  // An outline: 0 at the first edge, one point per bin at its lower edge, 0 at the last edge.
+  ASSERT_EQ(plot->series[0].points.size(), 7u);
+  EXPECT_DOUBLE_EQ(plot->series[0].points[0].y, 0);
+  EXPECT_DOUBLE_EQ(plot->series[0].points[3].x, 33);
+  EXPECT_DOUBLE_EQ(plot->series[0].points[3].y, 0.8);
+  EXPECT_DOUBLE_EQ(plot->series[0].points[6].x, 36);
+  // 400 of 1000 loads (50 outside the bins count too) in a 10-cycle bin.
+  EXPECT_DOUBLE_EQ(plot->series[1].points[2].y, 0.04);
+}
+
+TEST(ReportPlots, SweepHasItsPointsAndKnees) {
+  const auto plots = report_plots(testing::make_report_topology());
+  const Plot* plot = find_plot(plots, "sweep-dram-bandwidth");
+  ASSERT_NE(plot, nullptr);
+  EXPECT_EQ(plot->series.at(0).points.size(), 4u);
+  ASSERT_EQ(plot->markers.size(), 1u);
+  EXPECT_DOUBLE_EQ(plot->markers[0].x, 8388608);
+}
+
+TEST(ReportPlots, MalformedEvidenceIsLeftOutNotACrash) {
+  Topology t = testing::make_sample_topology();
+  Property size;
+  size.name = "size";
+  size.value = 1;
+  size.evidence["staircase"] = {{"footprints", "many"}, {"series", {{"geometric", 3}}}};
+  size.evidence["footprints_tried"] = {1, "x", {{"footprint_bytes", "big"}}};
+  t.element("l2", "cache", "device").set(size);
+  Property segments;
+  segments.name = "segments";
+  segments.evidence["pairs"] = {{{"sm_a", "zero"}}};
+  t.element("l2", "cache", "device").set(segments);
+  t.element("l1", "cache", "sm").find("latency")->evidence["histogram"] = {{"counts", "x"}};
+  t.element("dram", "memory", "device").find("bandwidth")->evidence["sweep"] = {
+      {"points", {1, {2}, {"a", 3}}}};
+  const auto plots = report_plots(t);
+  EXPECT_EQ(find_plot(plots, "staircase-l2-size"), nullptr);
+  EXPECT_EQ(find_plot(plots, "search-l2-size"), nullptr);
+  EXPECT_EQ(find_plot(plots, "l2-segments"), nullptr);
+  EXPECT_EQ(find_plot(plots, "latency-distributions"), nullptr);
+  EXPECT_EQ(find_plot(plots, "sweep-dram-bandwidth"), nullptr);
+}
+
+}  // namespace
+}  // namespace memtopo

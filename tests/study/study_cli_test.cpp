@@ -1,0 +1,71 @@
+// `memtopo study` as a user calls it (the binary as a subprocess).
+#include <gtest/gtest.h>
+
+#include "../cli/cli_helpers.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+const std::string kHopperLike = source_file("sims/hopper-like.json");
+const std::string kTiny = source_file("tests/sims/tiny.json");
+
+TEST(StudyCli, ListNamesEveryStudy) {
+  const ProcessResult r = memtopo({"study", "--list"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("stride"), std::string::npos);
+  EXPECT_NE(r.out.find("coalescing"), std::string::npos);
+}
+
+TEST(StudyCli, UnknownIdIsAUsageErrorListingTheIds) {
+  const ProcessResult r = memtopo({"study", "strides", "--sim", kTiny});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown study 'strides'"), std::string::npos);
+  EXPECT_NE(r.err.find("stride, coalescing"), std::string::npos);
+  EXPECT_EQ(memtopo({"study"}).exit_code, 2);
+  EXPECT_EQ(memtopo({"study", "stride", "--bogus"}).exit_code, 2);
+  EXPECT_EQ(memtopo({"study", "stride", "--only", "l1"}).exit_code, 2);
+}
+
+TEST(StudyCli, HelpPrintsTheUsage) {
+  const ProcessResult r = memtopo({"study", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("memtopo study <id>"), std::string::npos);
+}
+
+TEST(StudyCli, StrideWritesJsonTracesAndConsole) {
+  const auto dir = fresh_directory("study_stride");
+  const ProcessResult r =
+      memtopo({"study", "stride", "--sim", kHopperLike, "--json", (dir / "s.json").string(),
+               "--traces", (dir / "t").string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SIMULATED DEVICE"), std::string::npos);
+  EXPECT_NE(r.out.find("Findings"), std::string::npos);
+  const auto json = nlohmann::json::parse(read(dir / "s.json"));
+  EXPECT_EQ(json["schema_version"], "memtopo-study/1");
+  EXPECT_EQ(json["study"]["id"], "stride");
+  EXPECT_EQ(json["study"]["status"], "ok");
+  EXPECT_TRUE(json["run"]["simulated"].get<bool>());
+  EXPECT_FALSE(json["run"]["phases"].empty());
+  EXPECT_TRUE(std::filesystem::exists(dir / "t" / "stride_samples.csv"));
+}
+
+TEST(StudyCli, SkippedStudyExitsNineWithTheReason) {
+  const ProcessResult r = memtopo({"study", "coalescing", "--sim", kTiny, "--json", "-"});
+  EXPECT_EQ(r.exit_code, 10);  // exit_code::study_skipped
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["study"]["status"], "skipped");
+  EXPECT_NE(json["study"]["reason"].get<std::string>().find("throughput"), std::string::npos);
+}
+
+TEST(StudyCli, BadInputsHaveTheirExitCodes) {
+  const auto dir = fresh_directory("study_bad");
+  write(dir / "not.json", "{\"hello\": 1}");
+  EXPECT_EQ(memtopo({"study", "stride", "--sim", (dir / "missing.json").string()}).exit_code, 4);
+  const ProcessResult r =
+      memtopo({"study", "stride", "--sim", kTiny, "--topology", (dir / "not.json").string()});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("--topology"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memtopo::testing

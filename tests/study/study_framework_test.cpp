@@ -1,0 +1,111 @@
+// The study framework: registry, run_study's statuses, the reports.
+#include <gtest/gtest.h>
+
+#include "../report/golden_file.hpp"
+#include "backend/sim/sim_backend.hpp"
+#include "study/report.hpp"
+#include "study/study.hpp"
+
+namespace memtopo::study {
+namespace {
+
+std::unique_ptr<Backend> small_sim() {
+  return make_sim_backend_from_file(std::string(MEMTOPO_SOURCE_DIR) + "/tests/sims/tiny.json");
+}
+
+TEST(StudyRegistry, ListsStrideAndCoalescingWithUniqueIds) {
+  ASSERT_NE(find_study("stride"), nullptr);
+  ASSERT_NE(find_study("coalescing"), nullptr);
+  EXPECT_EQ(find_study("no-such-study"), nullptr);
+  for (const Study& study : all_studies()) {
+    EXPECT_EQ(find_study(study.id), &study);
+    EXPECT_FALSE(study.title.empty());
+    EXPECT_FALSE(study.needs.empty());
+  }
+}
+
+StudyResult run_fake(const std::function<void(StudyContext&, StudyResult&)>& body) {
+  auto backend = small_sim();
+  PhaseTimer phases(*backend);
+  StudyContext context{.backend = *backend,
+                       .phases = phases,
+                       .progress = [](const std::string&) {},
+                       .interrupted = [] { return false; }};
+  Study study{"fake", "a fake", "nothing", body};
+  return run_study(study, context);
+}
+
+TEST(RunStudy, SkipKeepsTheReasonAndWhatWasMeasured) {
+  StudyResult result = run_fake([](StudyContext&, StudyResult& r) {
+    r.tables.push_back(Table{"t", "t", {}, {}});
+    throw StudySkipped("no model for this");
+  });
+  EXPECT_EQ(result.status, "skipped");
+  EXPECT_EQ(result.reason, "no model for this");
+  EXPECT_EQ(result.tables.size(), 1u);
+  EXPECT_EQ(result.id, "fake");
+}
+
+TEST(RunStudy, FailureAndInterruptAreStatuses) {
+  EXPECT_EQ(run_fake([](StudyContext&, StudyResult&) { throw std::runtime_error("x"); }).status,
+            "failed");
+  EXPECT_EQ(run_fake([](StudyContext&, StudyResult&) { throw StudyInterrupted(); }).status,
+            "interrupted");
+  EXPECT_EQ(run_fake([](StudyContext&, StudyResult&) {}).status, "ok");
+}
+
+TEST(PhaseTimer, RecordsEveryPhaseEvenWhenItThrows) {
+  auto backend = small_sim();
+  PhaseTimer phases(*backend);
+  phases.run("first", [] {});
+  EXPECT_THROW(phases.run("second", [] { throw std::runtime_error("x"); }), std::runtime_error);
+  ASSERT_EQ(phases.phases().size(), 2u);
+  EXPECT_EQ(phases.phases()[1].name, "second");
+}
+
+StudyReport fixed_report() {
+  StudyReport report;
+  report.header.run.tool_version = "0.0.0";
+  report.header.run.git_describe = "test";
+  report.header.run.duration_seconds = 1.5;
+  report.header.device.name = "test device";
+  report.header.device.backend = "sim";
+  report.header.device.sm_count = 4;
+  report.result.id = "fake";
+  report.result.title = "a fake study";
+  Table table{"t",
+              "A table",
+              {{"stride", "", ColumnRole::parameter, ""},
+               {"throughput", "bytes/second", ColumnRole::measured, "how"},
+               {"sectors", "", ColumnRole::predicted, "from the topology"}},
+              {}};
+  table.rows.push_back(
+      {number_cell(1), measured_cell({1e12, 1.1e12, 0.9e12}), missing_cell("not measured")});
+  report.result.tables.push_back(table);
+  report.result.findings.push_back(
+      Finding{"t", "it falls", "sectors", {{"stride", 8}}, "l1.sector = 32 B", 0.9});
+  return report;
+}
+
+TEST(StudyReports, JsonHasTheSchemaTheRunAndCellsWithSpread) {
+  const auto json = study_to_json(fixed_report());
+  EXPECT_EQ(json["schema_version"], kStudySchemaVersion);
+  EXPECT_TRUE(json.contains("run"));
+  EXPECT_TRUE(json.contains("device"));
+  const auto& row = json["study"]["tables"][0]["rows"][0];
+  EXPECT_EQ(row["stride"], 1);
+  EXPECT_DOUBLE_EQ(row["throughput"]["value"].get<double>(), 1e12);
+  EXPECT_EQ(row["throughput"]["spread"]["samples"], 3);
+  EXPECT_TRUE(row["throughput"].contains("confidence"));
+  EXPECT_TRUE(row["sectors"]["value"].is_null());
+  EXPECT_EQ(row["sectors"]["note"], "not measured");
+  EXPECT_EQ(json["study"]["findings"][0]["tied_to"], "l1.sector = 32 B");
+}
+
+// MEMTOPO_UPDATE_GOLDEN=1 ctest --test-dir build -R StudyReports rewrites it.
+TEST(StudyReports, ConsoleMatchesGolden) {
+  testing::expect_matches_golden(render_study_console(fixed_report()), "study_console.txt");
+}
+
+}  // namespace
+}  // namespace memtopo::study
