@@ -8,6 +8,7 @@
 #include "cli/discovery.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/export_command.hpp"
+#include "cli/multi_device.hpp"
 #include "cli/options.hpp"
 #include "cli/probe_list.hpp"
 #include "cli/report_command.hpp"
@@ -36,6 +37,7 @@ int run_memtopo(int argc, const char* const* argv, std::ostream& out, std::ostre
       return exit_code::ok;
     }
     std::vector<std::string> arguments(argv + (argc > 0 ? 1 : 0), argv + argc);
+    if (multi_device(options)) return run_multi_device(options, arguments, out, err);
     return run_discovery(options, arguments, out, err);
   } catch (const std::exception& error) {
     err << "memtopo: internal error: " << error.what()

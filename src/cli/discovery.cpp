@@ -43,7 +43,7 @@ struct Plan {
   std::vector<Probe*> probes;
   std::optional<OutputTarget> json;         // --json FILE (not for --json -)
   std::optional<OutputTarget> export_file;  // --export FORMAT FILE
-  ReportTargets reports;                   // --html FILE, --markdown FILE
+  ReportTargets reports;                    // --html FILE, --markdown FILE
   std::unique_ptr<CsvTraceWriter> trace_writer;
 };
 
@@ -54,6 +54,12 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     plan.probes = select_probes(registry, options.only);
   } catch (const SelectionError& error) {
     err << "memtopo: --only: " << error.what() << "\n";
+    for (const std::string& id : options.only) {
+      if (id == "p2p" || id.starts_with("p2p.")) {
+        err << "  The p2p probes run between GPUs: add --device all (or a list, --device 0,1).\n";
+        break;
+      }
+    }
     return exit_code::usage;
   }
   try {
@@ -182,28 +188,6 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
   return recorder ? recorder->write_error() : std::string();
 }
 
-// The exit code of a discovery whose reports were written; see exit_codes.hpp for the order.
-int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed) {
-  if (trace_write_failed) return exit_code::cannot_write;
-  if (topology.run.interrupted) {
-    return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
-                              : exit_code::interrupted;
-  }
-  // Another process came during the run (it was alone when it started).
-  if (topology.run.shared_gpu && !options.allow_shared) return exit_code::gpu_in_use;
-  int code = exit_code::ok;
-  bool any_completed = false;
-  bool any_lacked_memory = false;
-  for (const ProbeOutcome& outcome : topology.run.probes) {
-    any_completed |= outcome.status == "ok";
-    any_lacked_memory |= skipped_for_lack_of_memory(outcome);
-    if (outcome.status == "failed") code = exit_code::probe_failed;
-  }
-  // A probe that lacked memory is skipped; only a run where nothing could run is a failure.
-  if (any_lacked_memory && !any_completed) return exit_code::out_of_memory;
-  return code;
-}
-
 // Writes the reports and says on stderr what the exit code will mean.
 int finish(Topology& topology, const Options& options, const Plan& plan,
            const std::string& trace_error, std::ostream& out, std::ostream& err) {
@@ -248,6 +232,48 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
 }
 
 }  // namespace
+
+int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed) {
+  if (trace_write_failed) return exit_code::cannot_write;
+  if (topology.run.interrupted) {
+    return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
+                              : exit_code::interrupted;
+  }
+  // Another process came during the run (it was alone when it started).
+  if (topology.run.shared_gpu && !options.allow_shared) return exit_code::gpu_in_use;
+  int code = exit_code::ok;
+  bool any_completed = false;
+  bool any_lacked_memory = false;
+  for (const ProbeOutcome& outcome : topology.run.probes) {
+    any_completed |= outcome.status == "ok";
+    any_lacked_memory |= skipped_for_lack_of_memory(outcome);
+    if (outcome.status == "failed") code = exit_code::probe_failed;
+  }
+  // A probe that lacked memory is skipped; only a run where nothing could run is a failure.
+  if (any_lacked_memory && !any_completed) return exit_code::out_of_memory;
+  return code;
+}
+
+int discover_device(const Options& options, const std::vector<Probe*>& probes,
+                    const std::vector<std::string>& arguments, DeviceRun& run, std::ostream& err) {
+  const auto run_start = Clock::now();
+  run.topology.run = start_run_info(arguments);
+  int exit = exit_code::ok;
+  run.opened = open_device(options, run.claim, err, exit);
+  if (!run.opened) return exit;
+  describe_device(*run.opened, run.topology, err);
+  Backend& device = *run.opened->backend;
+  exit = check_gpu_sharing(device, run.opened->simulated, run.claim, options, run.topology, err);
+  if (exit != exit_code::ok) return exit;
+  run.topology.run.phases.push_back(
+      PhaseTiming{"setup", seconds_since(run_start), std::nullopt, clock_khz(device)});
+  Plan plan;  // no JSON file and no traces: the multi-device run writes one document at the end
+  plan.probes = probes;
+  Checkpoints checkpoints(plan, run.topology, run_start, err);
+  measure(options, plan, device, run.topology, checkpoints, err);
+  run.topology.run.duration_seconds = seconds_since(run_start);
+  return exit_code::ok;
+}
 
 int run_discovery(const Options& options, const std::vector<std::string>& arguments,
                   std::ostream& out, std::ostream& err) {

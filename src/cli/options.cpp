@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +22,8 @@ constexpr const char* kExamples =
     "  memtopo                          discover GPU 0 (a simulated device if none is visible)\n"
     "  memtopo --device 1 --json h100.json\n"
     "                                   discover GPU 1, also write the JSON report\n"
+    "  memtopo --device all --only p2p  every GPU pair: peer access, link, latency and\n"
+    "                                   bandwidth matrices (no per-GPU probes)\n"
     "  memtopo --only l1,l2.latency     only the L1 probes and the L2 latency (and what they "
     "need)\n"
     "  memtopo --sim sims/hopper-like.json --traces traces/\n"
@@ -47,6 +50,59 @@ CLI::Validator non_negative_integer(std::string what) {
         return "";
       },
       "");
+}
+
+constexpr const char* kDeviceWhat =
+    "a device index (0, 1, ...; nvidia-smi lists them), a comma-separated list of them, or 'all'";
+
+struct DeviceList {
+  bool all = false;
+  std::vector<int> indices;
+};
+
+// "all", "3" or "0,1": non-negative indices, no repeats; nullopt for anything else.
+std::optional<DeviceList> parse_device_list(const std::string& text) {
+  if (text == "all") return DeviceList{true, {}};
+  DeviceList list;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    int index = -1;
+    auto [stop, error] = std::from_chars(text.data() + start, text.data() + end, index);
+    if (error != std::errc() || stop != text.data() + end || index < 0) return std::nullopt;
+    if (std::find(list.indices.begin(), list.indices.end(), index) != list.indices.end()) {
+      return std::nullopt;
+    }
+    list.indices.push_back(index);
+    start = end + 1;
+  }
+  return list;
+}
+
+// --device N, all or a list; the text is applied by apply_device_list after parsing.
+CLI::Option* add_device_option(CLI::App& app, std::string& device_text) {
+  return app
+      .add_option("--device", device_text,
+                  "CUDA device index (default 0); a device named here must be usable:\n"
+                  "no fallback to a simulated device. 'all' or a list (0,1) runs each\n"
+                  "GPU's discovery and the p2p probes over every pair (docs/multi-gpu.md)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return parse_device_list(text) ? "" : "'" + text + "' is not " + kDeviceWhat;
+          },
+          ""))
+      ->type_name("N|all|N,M");
+}
+
+// One index stays a one-device run (options.device); several, or all, make a multi-device one.
+void apply_device_list(const std::string& device_text, Options& options) {
+  const DeviceList list = *parse_device_list(device_text);
+  options.all_devices = list.all;
+  if (list.indices.size() == 1) {
+    options.device = list.indices.front();
+  } else {
+    options.devices = list.indices;
+  }
 }
 
 std::string version_text() {
@@ -99,6 +155,36 @@ void add_gpu_sharing_options(CLI::App& app, Options& options) {
                "marked as measured on a shared GPU (default: stop with exit code 8)");
 }
 
+// The options naming a file or folder to write: an empty value is a usage error.
+struct OutputOptions {
+  CLI::Option* json;
+  CLI::Option* traces;
+  CLI::Option* html;
+  CLI::Option* markdown;
+};
+
+OutputOptions add_output_options(CLI::App& app, Options& options) {
+  OutputOptions outputs;
+  outputs.json =
+      app.add_option("--json", options.json_file,
+                     "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
+          ->type_name("FILE");
+  outputs.traces =
+      app.add_option("--traces", options.traces_dir,
+                     "Write every experiment's raw trace as CSV into DIR (created if needed)")
+          ->type_name("DIR");
+  outputs.html = app.add_option("--html", options.html_file,
+                                "Also write the report as one self-contained HTML file (plots\n"
+                                "inline, no script or network needed to view it)")
+                     ->type_name("FILE");
+  outputs.markdown =
+      app.add_option("--markdown", options.markdown_file,
+                     "Also write the report as markdown to FILE, its plots as SVG files in\n"
+                     "FILE's stem + '-plots/' beside it")
+          ->type_name("FILE");
+  return outputs;
+}
+
 CLI::Option* add_export_option(CLI::App& app, std::vector<std::string>& arguments) {
   return app
       .add_option("--export", arguments,
@@ -135,32 +221,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
 
   Options options;
   std::string only;
-  auto* device =
-      app.add_option("--device", options.device,
-                     "CUDA device index (default 0); a device named here must be usable:\n"
-                     "no fallback to a simulated device")
-          ->check(non_negative_integer("a device index (0, 1, ...; nvidia-smi lists them)"))
-          ->type_name("N");
+  std::string device_text;
+  CLI::Option* device = add_device_option(app, device_text);
   auto* sim = app.add_option("--sim", options.sim_file,
                              "Run on the simulated device described in FILE (see docs/)")
                   ->type_name("FILE");
-  auto* json =
-      app.add_option("--json", options.json_file,
-                     "Also write the results as JSON to FILE ('-': stdout, instead of the table)")
-          ->type_name("FILE");
-  auto* traces =
-      app.add_option("--traces", options.traces_dir,
-                     "Write every experiment's raw trace as CSV into DIR (created if needed)")
-          ->type_name("DIR");
-  auto* html = app.add_option("--html", options.html_file,
-                              "Also write the report as one self-contained HTML file (plots\n"
-                              "inline, no script or network needed to view it)")
-                   ->type_name("FILE");
-  auto* markdown =
-      app.add_option("--markdown", options.markdown_file,
-                     "Also write the report as markdown to FILE, its plots as SVG files in\n"
-                     "FILE's stem + '-plots/' beside it")
-          ->type_name("FILE");
+  const OutputOptions outputs = add_output_options(app, options);
   // Repeated --only options add up; CLI11 joins them with commas.
   auto* only_option =
       app.add_option("--only", only,
@@ -191,17 +257,21 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     }
     return usage_error(error.what());
   }
-  // Checked here rather than with CLI11's excludes(), which clutters --help.
-  if (device->count() > 0 && sim->count() > 0) {
-    return usage_error("--device and --sim exclude each other: --sim runs on a simulated device");
+  if (device->count() > 0) apply_device_list(device_text, options);
+  // Checked here rather than with CLI11's excludes(), which clutters --help. Several devices
+  // with --sim are the description's multi_gpu GPUs.
+  if (device->count() > 0 && sim->count() > 0 && !multi_device(options)) {
+    return usage_error(
+        "--device N and --sim exclude each other: --sim runs on a simulated device (--device all "
+        "or a list runs the description's multi_gpu GPUs)");
   }
   // An empty value is a mistake (an unset shell variable), never "absent": --sim '' must not
   // fall back to another device, --only '' must not run everything.
   for (const auto& [option, value] : {std::pair{sim, &options.sim_file},
-                                      {json, &options.json_file},
-                                      {traces, &options.traces_dir},
-                                      {html, &options.html_file},
-                                      {markdown, &options.markdown_file}}) {
+                                      {outputs.json, &options.json_file},
+                                      {outputs.traces, &options.traces_dir},
+                                      {outputs.html, &options.html_file},
+                                      {outputs.markdown, &options.markdown_file}}) {
     if (option->count() > 0 && value->empty()) {
       return usage_error(option->get_name() + " needs a value; it was given an empty one");
     }

@@ -10,7 +10,12 @@ namespace memtopo {
 
 struct Options {
   int device = 0;
-  bool device_given = false;      // --device named explicitly: no fallback to a simulated device
+  bool device_given = false;  // --device named explicitly: no fallback to a simulated device
+  // --device all, or --device 0,1: a multi-device run (per-GPU discovery on each, then the p2p
+  // family over every pair; docs/multi-gpu.md). `devices` lists the named indices in order
+  // (empty with all_devices: every visible GPU). A single index stays a one-device run.
+  std::vector<int> devices;
+  bool all_devices = false;
   std::string sim_file;           // --sim FILE: run on this simulated device
   std::string json_file;          // --json FILE ("-" = stdout, instead of the console report)
   std::string traces_dir;         // --traces DIR: one CSV per experiment
@@ -28,6 +33,10 @@ struct Options {
   std::string export_format;
   std::string export_file;
 };
+
+inline bool multi_device(const Options& options) {
+  return options.all_devices || options.devices.size() > 1;
+}
 
 struct CommandLine {
   std::optional<Options> options;  // empty: stop now with exit_code (help, version, error)

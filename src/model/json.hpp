@@ -30,4 +30,8 @@ Topology topology_from_json(const nlohmann::ordered_json& document, const std::s
 // Parses JSON text first; corrupt JSON is a TopologyJsonError naming `origin` and the position.
 Topology topology_from_json_text(const std::string& text, const std::string& origin);
 
+// One property in the form topology_to_json writes it ({value, unit, source, method, ...}), for
+// documents that hold properties outside a topology (the p2p pairs, model/p2p.hpp).
+nlohmann::ordered_json property_json(const Property& property);
+
 }  // namespace memtopo

@@ -194,4 +194,8 @@ nlohmann::ordered_json topology_to_json(const Topology& topology) {
   return out;
 }
 
+nlohmann::ordered_json property_json(const Property& property) {
+  return property_to_json(property);
+}
+
 }  // namespace memtopo

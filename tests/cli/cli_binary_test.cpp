@@ -64,6 +64,7 @@ TEST(Cli, ListShowsProbesAndExits) {
   ProcessResult r = memtopo({"--list"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("l1.size"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p2p.latency"), std::string::npos) << r.out;
 }
 
 TEST(Cli, ExplicitDeviceThatDoesNotExistIsNoDevice) {

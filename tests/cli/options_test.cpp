@@ -76,6 +76,29 @@ TEST(Options, VersionNamesToolAndGitDescribe) {
   EXPECT_NE(p.out.find("("), std::string::npos) << p.out;
 }
 
+TEST(Options, DeviceTakesAllOrAListForAMultiDeviceRun) {
+  Parsed all = parse({"--device", "all"});
+  ASSERT_TRUE(all.command_line.options);
+  EXPECT_TRUE(all.command_line.options->all_devices);
+  EXPECT_TRUE(multi_device(*all.command_line.options));
+
+  Parsed list = parse({"--device", "1,0", "--sim", "multi.json"});
+  ASSERT_TRUE(list.command_line.options) << list.err;
+  EXPECT_EQ(list.command_line.options->devices, (std::vector<int>{1, 0}));
+  EXPECT_TRUE(multi_device(*list.command_line.options));
+
+  // One index stays a one-device run.
+  Parsed one = parse({"--device", "1"});
+  ASSERT_TRUE(one.command_line.options);
+  EXPECT_FALSE(multi_device(*one.command_line.options));
+  EXPECT_EQ(one.command_line.options->device, 1);
+
+  for (const char* bad : {"0,0", "0,", ",1", "0,-1", "al", "0;1"}) {
+    Parsed p = parse({"--device", bad});
+    EXPECT_EQ(p.command_line.exit_code, exit_code::usage) << bad;
+  }
+}
+
 TEST(Options, BadUsageIsExitCodeTwoWithAHint) {
   for (std::vector<const char*> args : {std::vector<const char*>{"--frobnicate"},
                                         {"--device", "-1"},

@@ -1,6 +1,7 @@
 #include "fuzz_targets.hpp"
 
 #include <unistd.h>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/sim/sim_backend.hpp"
+#include "backend/sim/sim_peer_backend.hpp"
 #include "model/json.hpp"
 #include "report/compare.hpp"
 #include "report/compare_render.hpp"
@@ -38,6 +40,29 @@ std::vector<ChaseSpec> small_chases(const Backend& backend) {
   return specs;
 }
 
+// The description's multi_gpu part, through the p2p interface: every pair's access, link and a
+// small copy (a pair the description cannot serve says so with PeerExperimentError).
+void exercise_peers(std::string_view input) {
+  constexpr int kMaxGpusExercised = 4;
+  constexpr std::uint64_t kCopyBytes = 4096;
+  const std::unique_ptr<PeerBackend> peers =
+      make_sim_peer_backend_from_text(std::string(input), kOrigin);
+  const int gpus = std::min(peers->device_count(), kMaxGpusExercised);
+  for (int actor = 0; actor < gpus; ++actor) {
+    for (int memory = kHostMemory; memory < gpus; ++memory) {
+      if (memory == actor) continue;
+      (void)peers->can_access(actor, memory);
+      (void)peers->link(actor, memory);
+      try {
+        TransferSpec copy{
+            actor, memory, TransferEngine::copy_engine, TransferDirection::read, kCopyBytes, 0, 1};
+        (void)peers->run_transfer(copy);
+      } catch (const PeerExperimentError&) {
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Outcome load_sim_description(std::string_view input) {
@@ -55,6 +80,7 @@ Outcome load_sim_description(std::string_view input) {
       // is the backend saying so, as it would to a probe.
     }
   }
+  exercise_peers(input);
   return {true, ""};
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "backend/sim/multi_gpu.hpp"
 #include "backend/sim/throughput.hpp"
 
 namespace memtopo::sim {
@@ -160,6 +161,8 @@ struct SimDescription {
   bool batch_shares_device_caches = false;
   // What streams (bandwidth) run at; none: streams cannot run on this device.
   std::optional<ThroughputDescription> throughput;
+  // Several GPUs like this one and their links (the p2p family); none: one GPU, no host link.
+  std::optional<MultiGpuDescription> multi_gpu;
 };
 
 // An upper bound on the bytes of cache and TLB state the simulator holds for `description`: every

@@ -8,6 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/sim/array_loader.hpp"
+#include "backend/sim/multi_gpu_loader.hpp"
 #include "backend/sim/strict_json.hpp"
 #include "backend/sim/throughput_loader.hpp"
 #include "model/printable_text.hpp"
@@ -140,10 +141,11 @@ void require_unique_names(const std::vector<Entry>& list, const JsonPlace& place
 }
 
 SimDescription read_description(const json& document, const JsonPlace& place) {
-  const StrictObject object(document, place,
-                            {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency",
-                             "compute_capability", "timing_overhead", "caches", "tlbs",
-                             "shared_memory", "noise", "batch_shares_device_caches", "throughput"});
+  const StrictObject object(
+      document, place,
+      {"name", "sm_count", "clock_khz", "global_memory_bytes", "dram_latency", "compute_capability",
+       "timing_overhead", "caches", "tlbs", "shared_memory", "noise", "batch_shares_device_caches",
+       "throughput", "multi_gpu"});
   SimDescription description;
   description.name = read_printable_name(object, "name");
   description.sm_count = read_positive_u32(object, "sm_count", limits::kMaxSmCount);
@@ -200,6 +202,9 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
   if (object.has("throughput")) {
     description.throughput = read_throughput(object.required("throughput"),
                                              object.place("throughput"), description.caches);
+  }
+  if (object.has("multi_gpu")) {
+    description.multi_gpu = read_multi_gpu(object.required("multi_gpu"), object.place("multi_gpu"));
   }
   // Every value plausible, yet too much state (132 SMs with a 2 GiB L1 each): a resource
   // error, before anything is allocated.

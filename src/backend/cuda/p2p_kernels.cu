@@ -1,0 +1,99 @@
+// Kernels of the p2p family: a single-thread dependent chase over another GPU's (or the host's)
+// memory, and SM loads/stores streaming over it.
+#include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/p2p_kernels.hpp"
+#include "backend/cuda/special_registers.cuh"
+
+namespace memtopo {
+namespace {
+
+// Two blocks of 1024 threads per SM fill an H100/H200 SM (2048 threads), keeping enough loads
+// in flight to cover a microsecond of link latency.
+constexpr int kStreamThreads = 1024;
+constexpr int kStreamBlocksPerSm = 2;
+// Independent 16-byte loads per thread and iteration: more loads in flight per thread.
+constexpr int kStreamUnroll = 4;
+
+__global__ void remote_chase_kernel(const std::uint32_t* chain, std::uint32_t loads_per_sample,
+                                    std::uint32_t samples, std::uint64_t* cycles, std::uint64_t* ns,
+                                    std::uint32_t* sink) {
+  // The dependent use of the last load before the clock is read: a store of its value to shared
+  // memory cannot issue before the load has returned.
+  __shared__ std::uint32_t last;
+  std::uint32_t index = 0;
+  for (std::uint32_t sample = 0; sample <= samples; ++sample) {
+    const std::uint64_t cycles_start = special_registers::clock64_now();
+    const std::uint64_t ns_start = special_registers::globaltimer_ns();
+    for (std::uint32_t i = 0; i < loads_per_sample; ++i) index = __ldcg(chain + index);
+    last = index;
+    __syncwarp();
+    const std::uint64_t cycles_end = special_registers::clock64_now();
+    const std::uint64_t ns_end = special_registers::globaltimer_ns();
+    if (sample > 0) {  // sample 0 warms the TLBs and the path
+      cycles[sample - 1] = cycles_end - cycles_start;
+      ns[sample - 1] = ns_end - ns_start;
+    }
+  }
+  *sink = last;
+}
+
+__global__ void remote_read_kernel(const uint4* data, std::size_t count, uint4* sink) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (; i + (kStreamUnroll - 1) * stride < count; i += kStreamUnroll * stride) {
+    uint4 v[kStreamUnroll];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) v[u] = __ldcg(data + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      acc.x ^= v[u].x;
+      acc.y ^= v[u].y;
+      acc.z ^= v[u].z;
+      acc.w ^= v[u].w;
+    }
+  }
+  for (; i < count; i += stride) {
+    const uint4 v = __ldcg(data + i);
+    acc.x ^= v.x;
+    acc.y ^= v.y;
+    acc.z ^= v.z;
+    acc.w ^= v.w;
+  }
+  // Never true for the zero-filled buffers, but the compiler cannot know: the loads stay.
+  if ((acc.x & acc.y & acc.z & acc.w) == 0xFFFFFFFFu) *sink = acc;
+}
+
+__global__ void remote_write_kernel(uint4* data, std::size_t count) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const uint4 value = make_uint4(threadIdx.x, blockIdx.x, 0, 0);
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += stride) {
+    __stcg(data + i, value);
+  }
+}
+
+}  // namespace
+
+void launch_remote_chase(const std::uint32_t* chain, std::uint32_t loads_per_sample,
+                         std::uint32_t samples, std::uint64_t* cycles, std::uint64_t* ns,
+                         std::uint32_t* sink, cudaStream_t stream) {
+  remote_chase_kernel<<<1, 1, 0, stream>>>(chain, loads_per_sample, samples, cycles, ns, sink);
+  CUDA_CHECK_LAUNCH("remote_chase_kernel");
+}
+
+void launch_remote_stream(void* data, std::size_t bytes, bool write, int sm_count, void* sink,
+                          cudaStream_t stream) {
+  const std::size_t count = bytes / sizeof(uint4);
+  const int blocks = sm_count * kStreamBlocksPerSm;
+  if (write) {
+    remote_write_kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<uint4*>(data), count);
+    CUDA_CHECK_LAUNCH("remote_write_kernel");
+  } else {
+    remote_read_kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<const uint4*>(data),
+                                                              count, static_cast<uint4*>(sink));
+    CUDA_CHECK_LAUNCH("remote_read_kernel");
+  }
+}
+
+}  // namespace memtopo

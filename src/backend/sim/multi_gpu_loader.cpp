@@ -1,0 +1,145 @@
+#include "backend/sim/multi_gpu_loader.hpp"
+
+#include <string>
+
+namespace memtopo::sim {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kLatencyKey = "latency_ns";
+constexpr std::string_view kSmReadKey = "sm_read_bytes_per_second";
+constexpr std::string_view kSmWriteKey = "sm_write_bytes_per_second";
+constexpr std::string_view kCopyReadKey = "copy_read_bytes_per_second";
+constexpr std::string_view kCopyWriteKey = "copy_write_bytes_per_second";
+
+double read_positive(const StrictObject& object, std::string_view key, double max) {
+  const double number = read_number(object.required(key), object.place(key));
+  if (!(number > 0 && number <= max)) {
+    object.fail(key, "must be a positive number of at most " + json_excerpt(max) + ", got " +
+                         json_excerpt(object.required(key)));
+  }
+  return number;
+}
+
+bool read_bool_or(const StrictObject& object, std::string_view key, bool fallback) {
+  if (!object.has(key)) return fallback;
+  const json& value = object.required(key);
+  if (!value.is_boolean()) object.fail(key, "expected true or false, got " + json_excerpt(value));
+  return value.get<bool>();
+}
+
+// The copy rates always; the latency and SM rates only where the actor's SMs reach the memory.
+LinkRates read_rates(const StrictObject& object, bool sm_access) {
+  LinkRates rates;
+  rates.copy_read_bytes_per_second =
+      read_positive(object, kCopyReadKey, limits::kMaxLinkBytesPerSecond);
+  rates.copy_write_bytes_per_second =
+      read_positive(object, kCopyWriteKey, limits::kMaxLinkBytesPerSecond);
+  if (!sm_access) {
+    for (const std::string_view key : {kLatencyKey, kSmReadKey, kSmWriteKey}) {
+      if (object.has(key)) {
+        object.fail(key, "a link without peer_access has no SM access to describe");
+      }
+    }
+    return rates;
+  }
+  rates.latency_ns = read_positive(object, kLatencyKey, limits::kMaxLinkLatencyNs);
+  rates.sm_read_bytes_per_second =
+      read_positive(object, kSmReadKey, limits::kMaxLinkBytesPerSecond);
+  rates.sm_write_bytes_per_second =
+      read_positive(object, kSmWriteKey, limits::kMaxLinkBytesPerSecond);
+  return rates;
+}
+
+HostLinkDescription read_host(const json& value, const JsonPlace& place) {
+  const StrictObject object(value, place,
+                            {"pcie_generation", "pcie_width", kLatencyKey, kSmReadKey, kSmWriteKey,
+                             kCopyReadKey, kCopyWriteKey});
+  HostLinkDescription host;
+  host.pcie_generation =
+      static_cast<std::uint32_t>(object.uint_or("pcie_generation", 0, limits::kMaxPcieGeneration));
+  host.pcie_width =
+      static_cast<std::uint32_t>(object.uint_or("pcie_width", 0, limits::kMaxPcieWidth));
+  host.rates = read_rates(object, /*sm_access=*/true);
+  return host;
+}
+
+LinkKind read_kind(const StrictObject& object) {
+  const std::string kind = object.string("kind");
+  if (kind == "nvlink") return LinkKind::nvlink;
+  if (kind == "pcie") return LinkKind::pcie;
+  object.fail("kind", "must be \"nvlink\" or \"pcie\", got " + in_quotes(kind));
+}
+
+// "between": [a, b], two different GPUs of the description.
+void read_ends(const StrictObject& object, std::uint32_t gpus, GpuLinkDescription& link) {
+  const JsonPlace place = object.place("between");
+  const json& ends = read_array(object.required("between"), place);
+  if (ends.size() != 2) place.fail("expected [gpu, gpu], got " + json_excerpt(ends));
+  link.first = static_cast<int>(read_uint(ends[0], place.item(0), gpus - 1));
+  link.second = static_cast<int>(read_uint(ends[1], place.item(1), gpus - 1));
+  if (link.first == link.second) place.fail("a link joins two different GPUs");
+}
+
+GpuLinkDescription read_link(const json& value, const JsonPlace& place, std::uint32_t gpus) {
+  const StrictObject object(value, place,
+                            {"between", "kind", "count", "version", "peer_access", kLatencyKey,
+                             kSmReadKey, kSmWriteKey, kCopyReadKey, kCopyWriteKey});
+  GpuLinkDescription link;
+  read_ends(object, gpus, link);
+  link.kind = read_kind(object);
+  if (link.kind == LinkKind::nvlink) {
+    link.nvlink_count = read_positive_u32(object, "count", limits::kMaxNvLinks);
+    link.nvlink_version = static_cast<std::uint32_t>(object.uint_or("version", 0, UINT32_MAX));
+  } else {
+    for (const std::string_view key : {"count", "version"}) {
+      if (object.has(key)) object.fail(key, "only an nvlink link has NVLinks to count");
+    }
+  }
+  link.peer_access = read_bool_or(object, "peer_access", true);
+  link.rates = read_rates(object, link.peer_access);
+  return link;
+}
+
+}  // namespace
+
+const GpuLinkDescription* MultiGpuDescription::link_between(int a, int b) const {
+  for (const GpuLinkDescription& link : links) {
+    if ((link.first == a && link.second == b) || (link.first == b && link.second == a)) {
+      return &link;
+    }
+  }
+  return nullptr;
+}
+
+MultiGpuDescription read_multi_gpu(const json& value, const JsonPlace& place) {
+  const StrictObject object(value, place, {"gpus", "relative_jitter", "host", "links"});
+  MultiGpuDescription multi;
+  multi.gpus = read_positive_u32(object, "gpus", limits::kMaxGpus);
+  if (object.has("relative_jitter")) {
+    multi.relative_jitter =
+        read_number(object.required("relative_jitter"), object.place("relative_jitter"));
+    if (!(multi.relative_jitter >= 0 && multi.relative_jitter <= limits::kMaxRelativeJitter)) {
+      object.fail("relative_jitter",
+                  "must lie in [0, 0.5], got " + json_excerpt(object.required("relative_jitter")));
+    }
+  }
+  if (object.has("host")) multi.host = read_host(object.required("host"), object.place("host"));
+  if (object.has("links")) {
+    const JsonPlace links_place = object.place("links");
+    const json& links = read_bounded_array(object.required("links"), links_place,
+                                           limits::kMaxGpus * limits::kMaxGpus);
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      GpuLinkDescription link = read_link(links[i], links_place.item(i), multi.gpus);
+      if (multi.link_between(link.first, link.second)) {
+        links_place.item(i).fail("GPUs " + std::to_string(link.first) + " and " +
+                                 std::to_string(link.second) + " are already linked");
+      }
+      multi.links.push_back(link);
+    }
+  }
+  return multi;
+}
+
+}  // namespace memtopo::sim

@@ -1,0 +1,212 @@
+#include "cli/multi_device.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "backend/cuda/cuda_peer_backend.hpp"
+#include "backend/sim/sim_peer_backend.hpp"
+#include "cli/discovery.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/outputs.hpp"
+#include "cli/run_info.hpp"
+#include "model/printable_text.hpp"
+#include "probes/core/runner.hpp"
+#include "probes/p2p/p2p_family.hpp"
+#include "report/multi_device_report.hpp"
+#include "report/output_error.hpp"
+
+namespace memtopo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The devices of the run: the named indices, or every one the backend has.
+std::vector<int> resolve_devices(const Options& options, int available) {
+  if (options.all_devices) {
+    std::vector<int> all;
+    for (int i = 0; i < available; ++i) all.push_back(i);
+    return all;
+  }
+  for (const int index : options.devices) {
+    if (index >= available) {
+      throw NoDeviceError("device " + std::to_string(index) + " was named, but " +
+                          std::to_string(available) + " " +
+                          (options.sim_file.empty() ? "CUDA devices are visible"
+                                                    : "GPUs are described (multi_gpu.gpus)"));
+    }
+  }
+  return options.devices;
+}
+
+// The devices of the run. A simulated run's p2p backend is made here (it holds no device); a
+// GPU's only after every GPU's lock is taken (make_cuda_peer_backend creates contexts).
+std::vector<int> find_devices(const Options& options, std::unique_ptr<PeerBackend>& sim_peers) {
+  if (!options.sim_file.empty()) {
+    auto described = make_sim_peer_backend_from_file(options.sim_file);
+    std::vector<int> devices = resolve_devices(options, described->device_count());
+    sim_peers = select_peer_devices(std::move(described), devices);
+    return devices;
+  }
+  return resolve_devices(options, cuda_device_count());
+}
+
+// Options for the discovery of one of the devices.
+Options one_device(const Options& options, int index) {
+  Options single = options;
+  single.device = index;
+  single.device_given = true;
+  single.devices.clear();
+  single.all_devices = false;
+  return single;
+}
+
+int write_multi_reports(const MultiDeviceReport& report, const Options& options,
+                        const std::optional<OutputTarget>& json, std::ostream& out,
+                        std::ostream& err) {
+  try {
+    if (json) write_output(*json, render_multi_device_json(report), /*flush_to_disk=*/true);
+  } catch (const OutputError& error) {
+    err << "memtopo: " << error.what() << "\n";
+    return exit_code::cannot_write;
+  }
+  out << (options.json_file == "-" ? render_multi_device_json(report)
+                                   : render_multi_device_console(report));
+  out.flush();
+  if (!out) {
+    err << "memtopo: cannot write the report to standard output\n";
+    return exit_code::cannot_write;
+  }
+  return exit_code::ok;
+}
+
+// The worst outcome over the devices and the p2p family (exit_codes.hpp's order).
+int combined_exit_code(const MultiDeviceReport& report, const Options& options) {
+  if (report.run.interrupted) {
+    return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
+                              : exit_code::interrupted;
+  }
+  int code = exit_code::ok;
+  for (const Topology& topology : report.devices) {
+    const int device_code = outcome_exit_code(topology, options, false);
+    if (device_code != exit_code::ok && code == exit_code::ok) code = device_code;
+  }
+  if (report.p2p && code == exit_code::ok) {
+    for (const ProbeOutcome& outcome : report.p2p->probes) {
+      if (outcome.status == "failed") code = exit_code::probe_failed;
+    }
+  }
+  return code;
+}
+
+// An output that only a single device's run writes (the multi-device document has no place for
+// it yet); nullptr when none was asked for.
+const char* single_device_option(const Options& options) {
+  if (!options.traces_dir.empty()) return "--traces";
+  if (!options.html_file.empty()) return "--html";
+  if (!options.markdown_file.empty()) return "--markdown";
+  if (!options.export_format.empty()) return "--export";
+  return nullptr;
+}
+
+P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
+                    const std::vector<std::unique_ptr<DeviceRun>>& runs, const Options& options,
+                    std::ostream& err) {
+  std::vector<P2pDevice> devices;
+  std::vector<std::uint64_t> l2_bytes;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const DeviceFacts& facts = runs[i]->topology.device;
+    devices.push_back(P2pDevice{static_cast<int>(i), facts.device_index, facts.name, facts.uuid});
+    l2_bytes.push_back(facts.l2_bytes);
+  }
+  P2pContext context;
+  context.progress = [&err, quiet = options.quiet](const std::string& line) {
+    if (!quiet) err << "memtopo: " << line << "\n";
+  };
+  context.interrupted = interrupt_requested;
+  context.seed = options.seed;
+  return run_p2p(peers, selection, devices, l2_bytes, context);
+}
+
+}  // namespace
+
+int run_multi_device(const Options& options, const std::vector<std::string>& arguments,
+                     std::ostream& out, std::ostream& err) {
+  const auto run_start = Clock::now();
+  if (const char* option = single_device_option(options)) {
+    err << "memtopo: " << option << " is not supported with several devices yet; run one "
+        << "--device N at a time for it.\n";
+    return exit_code::usage;
+  }
+  const std::vector<std::unique_ptr<Probe>> registry = all_probes();
+  SplitSelection split;
+  std::vector<Probe*> probes;
+  try {
+    split = split_selection(options.only);
+    if (split.run_device_probes) probes = select_probes(registry, split.device_ids);
+  } catch (const SelectionError& error) {
+    err << "memtopo: --only: " << error.what() << "\n";
+    return exit_code::usage;
+  }
+  std::optional<OutputTarget> json;
+  try {
+    json = prepare_json_output(options.json_file);
+  } catch (const OutputError& error) {
+    err << "memtopo: " << error.what() << "\n";
+    return exit_code::cannot_write;
+  }
+  if (!options.sim_file.empty() && !std::filesystem::exists(options.sim_file)) {
+    err << "memtopo: simulated device description " << printable_text(options.sim_file)
+        << " does not exist; check the path given to --sim.\n";
+    return exit_code::bad_input;
+  }
+  install_interrupt_handler();
+
+  std::vector<int> devices;
+  std::unique_ptr<PeerBackend> peers;
+  try {
+    devices = find_devices(options, peers);
+  } catch (const NoDeviceError& error) {
+    err << "memtopo: no usable CUDA device: " << error.what() << "\n";
+    return exit_code::no_device;
+  } catch (const DescriptionError& error) {
+    err << "memtopo: cannot use the simulated device description: " << error.what()
+        << "\n  Fix the file or name another with --sim; docs/ describes the format.\n";
+    return exit_code::bad_input;
+  }
+
+  MultiDeviceReport report;
+  report.run = start_run_info(arguments);
+  std::vector<std::unique_ptr<DeviceRun>> runs;
+  for (const int index : devices) {
+    if (!options.quiet) err << "memtopo: GPU " << index << "\n";
+    auto run = std::make_unique<DeviceRun>();
+    const int code = discover_device(one_device(options, index), probes, arguments, *run, err);
+    if (code != exit_code::ok) return code;
+    run->topology.device.device_index = index;
+    report.run.simulated = run->topology.run.simulated;
+    report.run.sim_file = run->topology.run.sim_file;
+    report.run.interrupted |= run->topology.run.interrupted;
+    runs.push_back(std::move(run));
+    if (report.run.interrupted) break;
+  }
+  if (split.p2p.any() && !report.run.interrupted && runs.size() == devices.size()) {
+    try {
+      if (!peers) peers = make_cuda_peer_backend(devices);
+    } catch (const NoDeviceError& error) {
+      err << "memtopo: the GPUs cannot be opened together: " << error.what() << "\n";
+      return exit_code::no_device;
+    }
+    report.p2p = run_pairs(*peers, split.p2p, runs, options, err);
+    for (const ProbeOutcome& outcome : report.p2p->probes) {
+      report.run.interrupted |= outcome.status == "not_run";
+    }
+  }
+  for (const auto& run : runs) report.devices.push_back(run->topology);
+  report.run.duration_seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
+  if (const int code = write_multi_reports(report, options, json, out, err); code != 0) return code;
+  return combined_exit_code(report, options);
+}
+
+}  // namespace memtopo

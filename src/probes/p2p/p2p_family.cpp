@@ -1,0 +1,191 @@
+#include "probes/p2p/p2p_family.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include "probes/p2p/p2p_values.hpp"
+
+namespace memtopo {
+namespace {
+
+static_assert(kHostColumn == kHostMemory, "the model's host column is the backend's host memory");
+
+using Clock = std::chrono::steady_clock;
+
+// The latency chain spans this many times the larger L2 (and at least kMinChaseFootprint), so
+// that nearly every load misses both GPUs' L2 and answers from the remote memory.
+constexpr std::uint64_t kChaseFootprintPerL2 = 2;
+constexpr std::uint64_t kMinChaseFootprint = std::uint64_t{64} << 20;
+// Elements on distinct 128-byte lines and sectors; 512 B also spreads them over DRAM channels.
+constexpr std::uint32_t kChaseStrideBytes = 512;
+// 32 samples of 256 dependent loads: ~8 ms per pair at ~1 us per remote load.
+constexpr std::uint32_t kChaseLoadsPerSample = 256;
+constexpr std::uint32_t kChaseSamples = 32;
+// Large enough that launch and event overheads are < 1 % at NVLink rates (~0.7 ms at 400 GB/s).
+constexpr std::uint64_t kPeerTransferBytes = std::uint64_t{256} << 20;
+// The host link is ~10x slower: half the bytes still take several milliseconds.
+constexpr std::uint64_t kHostTransferBytes = std::uint64_t{128} << 20;
+constexpr std::uint32_t kTransferWarmups = 2;
+constexpr std::uint32_t kTransferRepetitions = 10;
+
+const char* memory_text(int memory) {
+  return memory == kHostMemory ? "the host" : "GPU";
+}
+
+std::string pair_text(const P2pDevice& actor, int memory, const std::vector<P2pDevice>& devices) {
+  std::string text = "GPU " + std::to_string(actor.cuda_index) + " -> ";
+  if (memory == kHostMemory) return text + memory_text(memory);
+  return text + memory_text(memory) + " " + std::to_string(devices[memory].cuda_index);
+}
+
+// What one probe does for one pair; throws PeerExperimentError for a pair it cannot measure.
+using PairStep = std::function<void(P2pPair& pair)>;
+
+class FamilyRun {
+ public:
+  FamilyRun(PeerBackend& backend, const std::vector<P2pDevice>& devices,
+            const std::vector<std::uint64_t>& l2_bytes, const P2pContext& context)
+      : backend_(backend), devices_(devices), l2_bytes_(l2_bytes), context_(context) {
+    for (const P2pDevice& actor : devices_) {
+      for (const P2pDevice& memory : devices_) {
+        if (memory.position != actor.position) add_pair(actor.position, memory.position);
+      }
+      add_pair(actor.position, kHostMemory);
+    }
+  }
+
+  // Runs `step` on every pair as probe `id`: one phase and one outcome in the report.
+  void probe(const char* id, const PairStep& step) {
+    if (stopped_ || context_.interrupted()) {
+      stopped_ = true;
+      report_.probes.push_back({id, "not_run", "interrupted"});
+      return;
+    }
+    context_.progress(std::string("running ") + id);
+    const auto start = Clock::now();
+    std::size_t failures = 0;
+    std::string failure;
+    for (P2pPair& pair : report_.pairs) {
+      if (context_.interrupted()) {
+        stopped_ = true;
+        break;
+      }
+      try {
+        step(pair);
+      } catch (const std::exception& error) {
+        ++failures;
+        failure = pair_text(devices_[pair.actor], pair.memory, devices_) + ": " + error.what();
+        report_.warnings.push_back(std::string(id) + ": " + failure);
+      }
+    }
+    report_.phases.emplace_back(id, std::chrono::duration<double>(Clock::now() - start).count());
+    if (stopped_) {
+      report_.probes.push_back({id, "not_run", "interrupted"});
+    } else if (failures > 0 && failures == report_.pairs.size()) {
+      report_.probes.push_back({id, "failed", failure});
+    } else {
+      report_.probes.push_back({id, "ok", ""});
+    }
+  }
+
+  PeerBackend& backend() { return backend_; }
+  bool accessible(const P2pPair& pair) const {
+    const Property* access = pair.find(p2p_property::kPeerAccess);
+    return access && access->value.is_boolean() && access->value.get<bool>();
+  }
+  std::uint64_t chase_footprint(const P2pPair& pair) const {
+    std::uint64_t l2 = l2_bytes_.at(static_cast<std::size_t>(pair.actor));
+    if (pair.memory != kHostMemory) {
+      l2 = std::max(l2, l2_bytes_.at(static_cast<std::size_t>(pair.memory)));
+    }
+    return std::max(kMinChaseFootprint, kChaseFootprintPerL2 * l2);
+  }
+  std::uint64_t next_seed() { return context_.seed + seeds_used_++; }
+  P2pReport take() { return std::move(report_); }
+
+ private:
+  void add_pair(int actor, int memory) { report_.pairs.push_back(P2pPair{actor, memory, {}}); }
+
+  PeerBackend& backend_;
+  const std::vector<P2pDevice>& devices_;
+  const std::vector<std::uint64_t>& l2_bytes_;
+  const P2pContext& context_;
+  P2pReport report_;
+  bool stopped_ = false;
+  std::uint64_t seeds_used_ = 0;
+};
+
+const char* kNoAccess = "no peer access: the acting GPU's SMs cannot address this memory";
+
+void measure_latency(FamilyRun& run, P2pPair& pair) {
+  const RemoteChaseSpec spec{pair.actor,        pair.memory,          run.chase_footprint(pair),
+                             kChaseStrideBytes, kChaseLoadsPerSample, kChaseSamples,
+                             run.next_seed()};
+  if (!run.accessible(pair)) {
+    pair.set(unmeasured_property(p2p_property::kLatency, "cycles", "dependent pointer chase",
+                                 kNoAccess));
+    return;
+  }
+  pair.set(latency_property(spec, run.backend().run_remote_chase(spec)));
+}
+
+void measure_transfers(FamilyRun& run, P2pPair& pair, TransferEngine engine) {
+  const bool sm = engine == TransferEngine::sm;
+  for (const TransferDirection direction : {TransferDirection::read, TransferDirection::write}) {
+    const bool read = direction == TransferDirection::read;
+    const char* name = sm ? (read ? p2p_property::kSmRead : p2p_property::kSmWrite)
+                          : (read ? p2p_property::kCopyRead : p2p_property::kCopyWrite);
+    const TransferSpec spec{pair.actor,
+                            pair.memory,
+                            engine,
+                            direction,
+                            pair.memory == kHostMemory ? kHostTransferBytes : kPeerTransferBytes,
+                            kTransferWarmups,
+                            kTransferRepetitions};
+    if (sm && !run.accessible(pair)) {
+      pair.set(unmeasured_property(name, "bytes/second", "SM loads and stores", kNoAccess));
+      continue;
+    }
+    pair.set(bandwidth_property(name, spec, run.backend().run_transfer(spec)));
+  }
+}
+
+}  // namespace
+
+P2pReport run_p2p(PeerBackend& backend, const P2pSelection& selection,
+                  const std::vector<P2pDevice>& devices, const std::vector<std::uint64_t>& l2_bytes,
+                  const P2pContext& context) {
+  const auto start = Clock::now();
+  FamilyRun run(backend, devices, l2_bytes, context);
+  const std::string_view kind = backend.kind();
+  if (selection.peer_access) {
+    run.probe("p2p.peer_access", [&](P2pPair& pair) {
+      const bool host = pair.memory == kHostMemory;
+      pair.set(peer_access_property(backend.can_access(pair.actor, pair.memory), host, kind));
+    });
+  }
+  if (selection.link) {
+    run.probe("p2p.link", [&](P2pPair& pair) {
+      const bool host = pair.memory == kHostMemory;
+      pair.set(link_property(backend.link(pair.actor, pair.memory), host, kind));
+    });
+  }
+  if (selection.latency) {
+    run.probe("p2p.latency", [&](P2pPair& pair) { measure_latency(run, pair); });
+  }
+  if (selection.sm_bandwidth) {
+    run.probe("p2p.sm_bandwidth",
+              [&](P2pPair& pair) { measure_transfers(run, pair, TransferEngine::sm); });
+  }
+  if (selection.copy_bandwidth) {
+    run.probe("p2p.copy_bandwidth",
+              [&](P2pPair& pair) { measure_transfers(run, pair, TransferEngine::copy_engine); });
+  }
+  P2pReport report = run.take();
+  report.devices = devices;
+  report.duration_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return report;
+}
+
+}  // namespace memtopo

@@ -1,0 +1,24 @@
+#pragma once
+// The properties of a pair (model/p2p.hpp) from what the backend returned: a value, its unit,
+// method, spread, evidence and a confidence computed by analysis/confidence.hpp's rules.
+#include <string>
+
+#include "backend/p2p.hpp"
+#include "model/topology.hpp"
+
+namespace memtopo {
+
+Property peer_access_property(bool accessible, bool host, std::string_view backend_kind);
+Property link_property(const PeerLink& link, bool host, std::string_view backend_kind);
+Property latency_property(const RemoteChaseSpec& spec, const RemoteChaseResult& result);
+// `name` is one of p2p_property's bandwidth names.
+Property bandwidth_property(const std::string& name, const TransferSpec& spec,
+                            const TransferResult& result);
+// A property that could not be measured for this pair, with the reason.
+Property unmeasured_property(const std::string& name, const std::string& unit,
+                             const std::string& method, const std::string& reason);
+
+// The text a link shows: "NVLink x18 (v4)", "PCIe gen5 x16", "none", "unknown".
+std::string link_text(const PeerLink& link);
+
+}  // namespace memtopo

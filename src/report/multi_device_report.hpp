@@ -1,0 +1,27 @@
+#pragma once
+// The reports of a multi-device run (--device all, --device 0,1): every GPU's topology as a
+// one-device run writes it, then the p2p family's matrices. JSON: one document of its own schema
+// ("schema": "memtopo-multi-device"), docs/multi-gpu.md; a one-device run's JSON is unchanged.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/p2p.hpp"
+#include "model/topology.hpp"
+
+namespace memtopo {
+
+inline constexpr const char* kMultiDeviceSchema = "memtopo-multi-device";
+inline constexpr int kMultiDeviceSchemaVersion = 1;
+
+struct MultiDeviceReport {
+  RunInfo run;                    // the whole run: arguments, duration, simulated
+  std::vector<Topology> devices;  // in --device order
+  std::optional<P2pReport> p2p;   // none when no p2p probe was selected
+};
+
+std::string render_multi_device_json(const MultiDeviceReport& report);
+// Each GPU's console report under a "GPU n" heading, then the multi-GPU section.
+std::string render_multi_device_console(const MultiDeviceReport& report);
+
+}  // namespace memtopo

@@ -1,0 +1,105 @@
+// --device all and --device 0,1 as a user calls them, on simulated GPUs (multi_gpu key).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_helpers.hpp"
+
+namespace memtopo::testing {
+namespace {
+
+const std::string kThreeGpus = source_file("tests/sims/multi-gpu/three-gpus.json");
+
+TEST(CliMultiDevice, DeviceAllWritesOneDocumentWithEveryGpuAndTheMatrices) {
+  const auto dir = fresh_directory("multi_all");
+  ProcessResult r = memtopo({"--sim", kThreeGpus, "--device", "all", "--only", "p2p", "--quiet",
+                             "--json", (dir / "multi.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto document = nlohmann::json::parse(read(dir / "multi.json"));
+  EXPECT_EQ(document["schema"], "memtopo-multi-device");
+  EXPECT_EQ(document["schema_version"], 1);
+  ASSERT_EQ(document["devices"].size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    // Each device is a one-device document as --device N writes it.
+    EXPECT_EQ(document["devices"][i]["schema_version"], 1);
+    EXPECT_EQ(document["devices"][i]["device"]["device_index"], i);
+  }
+  EXPECT_EQ(document["p2p"]["pairs"].size(), 9u);
+  EXPECT_EQ(document["p2p"]["matrices"]["peer_access"]["values"][0][2], false);
+  // The console shows the matrices.
+  EXPECT_NE(r.out.find("Latency of a dependent load"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NV18"), std::string::npos);
+}
+
+TEST(CliMultiDevice, AListRunsThoseGpusOnlyAndThePerGpuProbesToo) {
+  ProcessResult r = memtopo({"--sim", kThreeGpus, "--device", "2,1", "--only",
+                             "p2p.link,l2.latency", "--quiet", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto document = nlohmann::json::parse(r.out);
+  ASSERT_EQ(document["devices"].size(), 2u);
+  EXPECT_EQ(document["devices"][0]["device"]["device_index"], 2);
+  EXPECT_EQ(document["p2p"]["devices"][0]["cuda_index"], 2);
+  EXPECT_EQ(document["p2p"]["matrices"]["link"]["values"][0][1], "PCIe");
+  bool ran_latency = false;
+  for (const auto& probe : document["devices"][0]["run"]["probes"]) {
+    ran_latency |= probe["id"] == "l2.latency" && probe["status"] == "ok";
+  }
+  EXPECT_TRUE(ran_latency) << document["devices"][0]["run"]["probes"].dump();
+}
+
+TEST(CliMultiDevice, OneDeviceKeepsTheOneDeviceDocument) {
+  ProcessResult r =
+      memtopo({"--sim", kThreeGpus, "--only", "l2.latency", "--quiet", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto document = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(document.contains("schema"));
+  EXPECT_FALSE(document.contains("p2p"));
+  EXPECT_TRUE(document.contains("elements"));
+}
+
+TEST(CliMultiDevice, MistakesHaveTheirExitCodes) {
+  // A GPU the description does not have: no device.
+  ProcessResult r = memtopo({"--sim", kThreeGpus, "--device", "0,3", "--only", "p2p", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("3 GPUs are described"), std::string::npos) << r.err;
+  // A repeated index, an unknown p2p id, --traces: usage.
+  EXPECT_EQ(memtopo({"--sim", kThreeGpus, "--device", "0,0", "--quiet"}).exit_code, 2);
+  r = memtopo({"--sim", kThreeGpus, "--device", "all", "--only", "p2p.bogus", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("p2p.bogus"), std::string::npos) << r.err;
+  const auto dir = fresh_directory("multi_traces");
+  EXPECT_EQ(
+      memtopo({"--sim", kThreeGpus, "--device", "all", "--traces", (dir / "t").string(), "--quiet"})
+          .exit_code,
+      2);
+  for (const char* option : {"--html", "--markdown"}) {
+    r = memtopo({"--sim", kThreeGpus, "--device", "all", option, (dir / "r").string(), "--quiet"});
+    EXPECT_EQ(r.exit_code, 2) << option << r.err;
+    EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
+  }
+  r = memtopo({"--sim", kThreeGpus, "--device", "all", "--export", "accel-sim",
+               (dir / "x.config").string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  // p2p ids on one device: usage, with the hint.
+  r = memtopo({"--sim", kThreeGpus, "--only", "p2p", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--device all"), std::string::npos) << r.err;
+  // A bad multi_gpu key: bad input, naming the key.
+  write(dir / "bad.json",
+        read(kThreeGpus).replace(read(kThreeGpus).find("\"gpus\""), 6, "\"gpuz\""));
+  r = memtopo({"--sim", (dir / "bad.json").string(), "--device", "all", "--quiet"});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("gpuz"), std::string::npos) << r.err;
+}
+
+TEST(CliMultiDevice, ADescriptionWithoutMultiGpuIsOneGpuWithoutAHostLink) {
+  ProcessResult r = memtopo({"--sim", smallest_test_sim(), "--device", "all", "--only",
+                             "p2p.copy_bandwidth", "--quiet", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 5) << r.err;  // every pair failed: nothing to copy to
+  const auto document = nlohmann::json::parse(r.out);
+  EXPECT_EQ(document["devices"].size(), 1u);
+  EXPECT_EQ(document["p2p"]["probes"][0]["status"], "failed");
+}
+
+}  // namespace
+}  // namespace memtopo::testing
