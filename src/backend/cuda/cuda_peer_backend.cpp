@@ -12,6 +12,7 @@
 #include "backend/backend.hpp"
 #include "backend/chain.hpp"
 #include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/cuda_event.hpp"
 #include "backend/cuda/device_buffer.hpp"
 #include "backend/cuda/nvml_links.hpp"
 #include "backend/cuda/p2p_kernels.hpp"
@@ -20,7 +21,6 @@ namespace memtopo {
 namespace {
 
 constexpr int kPciBusIdBytes = 64;
-constexpr double kSecondsPerMillisecond = 1e-3;
 constexpr double kNsPerMillisecond = 1e6;
 
 // Makes `device` current for its lifetime and restores the previous one: the per-GPU backends
@@ -89,35 +89,6 @@ class Stream {
 
  private:
   cudaStream_t stream_ = nullptr;
-};
-
-class EventPair {
- public:
-  EventPair() {
-    CUDA_CALL(cudaEventCreate(&start_));
-    CUDA_CALL(cudaEventCreate(&stop_));
-  }
-  ~EventPair() {
-    (void)cudaEventDestroy(start_);
-    (void)cudaEventDestroy(stop_);
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-  // Seconds that `work` (queued on `stream`) took.
-  template <typename Work>
-  double time(cudaStream_t stream, Work&& work) {
-    CUDA_CALL(cudaEventRecord(start_, stream));
-    work();
-    CUDA_CALL(cudaEventRecord(stop_, stream));
-    CUDA_CALL(cudaEventSynchronize(stop_));
-    float ms = 0;
-    CUDA_CALL(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms * kSecondsPerMillisecond;
-  }
-
- private:
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
 };
 
 PciAddress pci_address(int device) {
@@ -269,7 +240,7 @@ TransferResult CudaPeerBackend::run_transfer(const TransferSpec& spec) {
 
   ScopedDevice on(cuda_index(spec.actor));
   Stream stream;
-  EventPair events;
+  EventTimer events;
   const bool write = spec.direction == TransferDirection::write;
   const int sm_count = sm_count_[static_cast<std::size_t>(spec.actor)];
   const auto launch = [&] {
@@ -288,7 +259,7 @@ TransferResult CudaPeerBackend::run_copies(const TransferSpec& spec, void* actor
                                            void* memory_data) {
   ScopedDevice on(cuda_index(spec.actor));
   Stream stream;
-  EventPair events;
+  EventTimer events;
   const bool read = spec.direction == TransferDirection::read;
   void* destination = read ? actor_data : memory_data;
   const void* source = read ? memory_data : actor_data;

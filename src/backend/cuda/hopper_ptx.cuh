@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/cuda_event.hpp"
 
 namespace memtopo::hopper_ptx {
 
@@ -95,33 +96,6 @@ __device__ __forceinline__ void tensor_copy_2d(std::uint32_t destination, const 
 }  // namespace memtopo::hopper_ptx
 
 namespace memtopo {
-
-// Two CUDA events around work on the default stream; seconds() waits for the second.
-class EventTimer {
- public:
-  EventTimer() {
-    CUDA_CALL(cudaEventCreate(&start_));
-    CUDA_CALL(cudaEventCreate(&stop_));
-  }
-  ~EventTimer() {
-    (void)cudaEventDestroy(start_);
-    (void)cudaEventDestroy(stop_);
-  }
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
-  void start() { CUDA_CALL(cudaEventRecord(start_)); }
-  void stop() { CUDA_CALL(cudaEventRecord(stop_)); }
-  double seconds() {
-    CUDA_CALL(cudaEventSynchronize(stop_));
-    float ms = 0;
-    CUDA_CALL(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms / 1000.0;
-  }
-
- private:
-  cudaEvent_t start_{};
-  cudaEvent_t stop_{};
-};
 
 // Bytes per cycle of every SM (the sum of its blocks' bytes over their own cycles), median
 // over the SMs: blocks sharing an SM share its bandwidth, so their rates add up.

@@ -10,6 +10,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/cuda_event.hpp"
 #include "backend/cuda/stream_args.hpp"
 #include "backend/cuda/texture_object.hpp"
 
@@ -34,21 +35,7 @@ constexpr unsigned char kFillByte = 0x5A;
 // The value that would make a kernel store its fold: never the fold of kFillByte words.
 constexpr std::uint32_t kSinkKey = 0x9E3779B9u;
 constexpr double kKhzPerCyclePerNs = 1e6;  // cycles per ns x 1e6 = kHz
-constexpr double kSecondsPerMillisecond = 1e-3;
 constexpr double kKhzPerMhz = 1e3;
-
-// One CUDA event, destroyed with its owner.
-class Event {
- public:
-  Event() { CUDA_CALL(cudaEventCreate(&event_)); }
-  ~Event() { (void)cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_{};
-};
 
 [[noreturn]] void fail(const StreamSpec& spec, const std::string& what) {
   throw ExperimentError("stream spec (" + std::string(to_string(spec.op)) + " on " +
@@ -198,13 +185,13 @@ StreamResult StreamRunner::run(const StreamSpec& spec, std::uint64_t device_byte
     CUDA_CALL(cudaLaunchKernel(launch.kernel, dim3(launch.grid), dim3(launch.block), parameters,
                                launch.shared_bytes, nullptr));
   };
-  const auto starts = std::make_unique<Event[]>(spec.timed_launches);
-  const auto stops = std::make_unique<Event[]>(spec.timed_launches);
+  const auto starts = std::make_unique<CudaEvent[]>(spec.timed_launches);
+  const auto stops = std::make_unique<CudaEvent[]>(spec.timed_launches);
   for (std::uint32_t i = 0; i < spec.warmup_launches; ++i) start_kernel(i);
   for (std::uint32_t t = 0; t < spec.timed_launches; ++t) {
-    CUDA_CALL(cudaEventRecord(starts[t].get(), nullptr));
+    starts[t].record();
     start_kernel(spec.warmup_launches + t);
-    CUDA_CALL(cudaEventRecord(stops[t].get(), nullptr));
+    stops[t].record();
   }
   // Read while the launches are still running: the memory clock under load.
   const std::optional<std::uint32_t> memory_mhz = nvml_.memory_clock_mhz();
@@ -213,9 +200,7 @@ StreamResult StreamRunner::run(const StreamSpec& spec, std::uint64_t device_byte
 
   StreamResult result;
   for (std::uint32_t t = 0; t < spec.timed_launches; ++t) {
-    float milliseconds = 0;
-    CUDA_CALL(cudaEventElapsedTime(&milliseconds, starts[t].get(), stops[t].get()));
-    result.seconds.push_back(milliseconds * kSecondsPerMillisecond);
+    result.seconds.push_back(elapsed_seconds(starts[t], stops[t]));
   }
   result.bytes_moved = launch.geometry.bytes_moved;
   result.footprint_bytes = launch.geometry.footprint_bytes;

@@ -8,6 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_call.hpp"
+#include "backend/cuda/cuda_event.hpp"
 #include "backend/cuda/device_buffer.hpp"
 #include "backend/cuda/strided_args.hpp"
 #include "backend/cuda/texture_object.hpp"
@@ -15,21 +16,8 @@
 namespace memtopo {
 namespace {
 
-constexpr double kSecondsPerMillisecond = 1e-3;
 // Never matched by the folded loads of a zero-filled array: the sink stays unwritten.
 constexpr std::uint32_t kSinkKey = 0x5EEDF00Du;
-
-class Event {
- public:
-  Event() { CUDA_CALL(cudaEventCreate(&event_)); }
-  ~Event() { (void)cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_{};
-};
 
 [[noreturn]] void fail(const StridedAccessSpec& spec, const std::string& what) {
   throw ExperimentError("strided requests on " + std::string(to_string(spec.space)) + ": " + what);
@@ -121,17 +109,15 @@ void measure_throughput(const StridedAccessSpec& spec, const StridedRunnerConfig
   for (std::uint32_t w = 0; w < spec.warmup_launches; ++w) {
     launch(kernel, blocks, spec.threads_per_block, p, /*fill_local=*/true);
   }
-  std::vector<Event> starts(spec.timed_launches), stops(spec.timed_launches);
+  std::vector<CudaEvent> starts(spec.timed_launches), stops(spec.timed_launches);
   for (std::uint32_t t = 0; t < spec.timed_launches; ++t) {
-    CUDA_CALL(cudaEventRecord(starts[t].get(), nullptr));
+    starts[t].record();
     launch(kernel, blocks, spec.threads_per_block, p, /*fill_local=*/false);
-    CUDA_CALL(cudaEventRecord(stops[t].get(), nullptr));
+    stops[t].record();
   }
   CUDA_CALL(cudaDeviceSynchronize());
   for (std::uint32_t t = 0; t < spec.timed_launches; ++t) {
-    float milliseconds = 0;
-    CUDA_CALL(cudaEventElapsedTime(&milliseconds, starts[t].get(), stops[t].get()));
-    result.seconds.push_back(milliseconds * kSecondsPerMillisecond);
+    result.seconds.push_back(elapsed_seconds(starts[t], stops[t]));
   }
   // Every request rounds up to whole in-flight groups, as the kernel issues them.
   const std::uint64_t per_warp = (spec.requests_per_warp + kStridedRequestsInFlight - 1) /
