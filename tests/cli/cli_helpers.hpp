@@ -44,6 +44,14 @@ inline std::string smallest_test_sim() {
   return best;
 }
 
+// The quickest discovery a CLI test can ask for: one probe on the smallest simulated device,
+// without progress lines; `more` arguments follow.
+inline std::vector<std::string> quick_run(std::vector<std::string> more = {}) {
+  std::vector<std::string> args = {"--sim", smallest_test_sim(), "--only", "l1.size", "--quiet"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
 inline std::filesystem::path fresh_directory(const std::string& name) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / ("memtopo_cli_test_" + name);
   std::filesystem::remove_all(dir);

@@ -19,13 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace testing;
 
-// One quick probe on the smallest simulated device.
-std::vector<std::string> quick_run(std::vector<std::string> more) {
-  std::vector<std::string> args = {"--sim", smallest_test_sim(), "--only", "l1.size", "--quiet"};
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
 bool is_character_device(const char* path) {
   struct stat status {};
   return lstat(path, &status) == 0 && S_ISCHR(status.st_mode);

@@ -13,12 +13,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace testing;
 
-std::vector<std::string> quick_run(std::vector<std::string> more) {
-  std::vector<std::string> args = {"--sim", smallest_test_sim(), "--only", "l1.size", "--quiet"};
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
 TEST(CliReport, DiscoveryWritesHtmlAndMarkdownWithItsPlots) {
   const fs::path dir = fresh_directory("report_discovery");
   ProcessResult r = memtopo(

@@ -11,14 +11,7 @@ namespace {
 
 Property measured(const std::string& name, nlohmann::json value, const std::string& unit,
                   std::optional<double> confidence) {
-  Property p;
-  p.name = name;
-  p.value = std::move(value);
-  p.unit = unit;
-  p.source = Source::measured;
-  p.method = "a test method";
-  p.confidence = confidence;
-  return p;
+  return testing::measured_property(name, std::move(value), unit, confidence);
 }
 
 Property with_factors(Property p, const Confidence& confidence) {

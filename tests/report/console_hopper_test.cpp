@@ -11,14 +11,7 @@ namespace memtopo {
 namespace {
 
 Property measured(const std::string& name, nlohmann::json value, const std::string& unit) {
-  Property p;
-  p.name = name;
-  p.value = std::move(value);
-  p.unit = unit;
-  p.source = Source::measured;
-  p.method = "a test method";
-  p.confidence = 0.97;
-  return p;
+  return testing::measured_property(name, std::move(value), unit, 0.97);
 }
 
 Topology with_hopper() {

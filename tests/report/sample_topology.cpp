@@ -20,14 +20,7 @@ Spread spread(double p50, double stdev, std::size_t samples) {
 
 Property measured(const std::string& name, nlohmann::json value, const std::string& unit,
                   const std::string& method, double confidence) {
-  Property p;
-  p.name = name;
-  p.value = std::move(value);
-  p.unit = unit;
-  p.source = Source::measured;
-  p.method = method;
-  p.confidence = confidence;
-  return p;
+  return measured_property(name, std::move(value), unit, confidence, method);
 }
 
 // A confidence as probes write it (core/findings' set_confidence): the value, and its factors
@@ -208,6 +201,18 @@ Topology make_hardware_topology() {
   t.run.interrupted = true;
   t.run.probes.push_back({"tlb_l1.entries", "not_run", "interrupted before it started"});
   return t;
+}
+
+Property measured_property(const std::string& name, nlohmann::json value, const std::string& unit,
+                           std::optional<double> confidence, const std::string& method) {
+  Property p;
+  p.name = name;
+  p.value = std::move(value);
+  p.unit = unit;
+  p.source = Source::measured;
+  p.method = method;
+  p.confidence = confidence;
+  return p;
 }
 
 }  // namespace memtopo::testing
