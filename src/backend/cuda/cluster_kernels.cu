@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/cluster_launch.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/device_buffer.hpp"
 #include "backend/cuda/hopper_kernels.hpp"
@@ -125,22 +126,10 @@ template <typename Args>
 cudaError_t launch_clustered(void (*kernel)(Args), std::uint32_t cluster_size,
                              std::uint32_t clusters, std::uint32_t threads, std::size_t shared,
                              const Args& args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(cluster_size * clusters);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = shared;
-  cudaLaunchAttribute cluster_dim{};
-  cluster_dim.id = cudaLaunchAttributeClusterDimension;
-  cluster_dim.val.clusterDim.x = cluster_size;
-  cluster_dim.val.clusterDim.y = 1;
-  cluster_dim.val.clusterDim.z = 1;
-  config.attrs = &cluster_dim;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args);
+  const ClusterLaunch launch(cluster_size * clusters, threads, shared, cluster_size);
+  return cudaLaunchKernelEx(&launch.config(), kernel, args);
 }
 
-// Clusters of `cluster_size` blocks of `kernel` that fit on the device at once (0: none), with
-// the non-portable opt-in set where the size needs it. Errors come back as the reason.
 // Sets what a launch of `kernel` in clusters of `cluster_size` with `shared` bytes needs: the
 // non-portable opt-in above the portable size, the dynamic shared memory limit.
 template <typename Args>
@@ -152,23 +141,15 @@ void allow_clusters(void (*kernel)(Args), std::uint32_t cluster_size, std::size_
                                  static_cast<int>(shared)));
 }
 
+// Clusters of `cluster_size` blocks of `kernel` that fit on the device at once (0: none), with
+// the non-portable opt-in set where the size needs it. Errors come back as the reason.
 template <typename Args>
 std::uint32_t max_active_clusters(void (*kernel)(Args), std::uint32_t cluster_size,
                                   std::uint32_t threads, std::size_t shared, std::string& reason) {
   allow_clusters(kernel, cluster_size, shared);
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(cluster_size);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = shared;
-  cudaLaunchAttribute cluster_dim{};
-  cluster_dim.id = cudaLaunchAttributeClusterDimension;
-  cluster_dim.val.clusterDim.x = cluster_size;
-  cluster_dim.val.clusterDim.y = 1;
-  cluster_dim.val.clusterDim.z = 1;
-  config.attrs = &cluster_dim;
-  config.numAttrs = 1;
+  const ClusterLaunch launch(cluster_size, threads, shared, cluster_size);
   int clusters = 0;
-  const cudaError_t status = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+  const cudaError_t status = cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config());
   if (status != cudaSuccess) {
     (void)cudaGetLastError();  // not sticky: clear it for the next call
     reason = std::string("cudaOccupancyMaxActiveClusters: ") + cudaGetErrorName(status) + " (" +

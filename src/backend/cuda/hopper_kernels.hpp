@@ -4,12 +4,10 @@
 // backend forwards HopperExperiments (backend/hopper_experiments.hpp) to them.
 #include <cstdint>
 
+#include "backend/cuda/cluster_launch.hpp"
 #include "backend/hopper_experiments.hpp"
 
 namespace memtopo {
-
-// Clusters of up to this many blocks launch without the non-portable opt-in (CUDA guide).
-inline constexpr std::uint32_t kPortableClusterSize = 8;
 
 ClusterLaunchCheck cluster_launch_check(std::uint32_t cluster_size);
 std::uint32_t cluster_max_potential_size();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/cuda/cluster_launch.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/device_buffer.hpp"
 #include "backend/cuda/special_registers.cuh"
@@ -77,29 +78,15 @@ BarrierKernel kernel_for(BarrierKind kind) {
   return nullptr;
 }
 
-// Cluster sizes past 8 (the portable maximum) need the kernel's opt-in.
-constexpr std::uint32_t kPortableClusterSize = 8;
-
-cudaLaunchConfig_t cluster_config(std::uint32_t blocks, std::uint32_t threads_per_block,
-                                  cudaLaunchAttribute& attribute, std::uint32_t cluster_size) {
-  const BarrierKernel kernel = kernel_for(BarrierKind::cluster);
-  // A device without non-portable sizes refuses the opt-in: then the occupancy query says 0
-  // clusters and a launch fails with its own error, so the refusal itself is not an error.
+// Sizes past the portable maximum need the cluster kernel's opt-in. A device without
+// non-portable sizes refuses it: then the occupancy query says 0 clusters and a launch fails with
+// its own error, so the refusal itself is not an error.
+void allow_cluster_size(std::uint32_t cluster_size) {
   if (cluster_size > kPortableClusterSize &&
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
-          cudaSuccess) {
+      cudaFuncSetAttribute(kernel_for(BarrierKind::cluster),
+                           cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
     (void)cudaGetLastError();
   }
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster_size;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads_per_block);
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return config;
 }
 
 }  // namespace
@@ -116,10 +103,9 @@ std::vector<StudyTiming> launch_barrier_loop(BarrierKind kind, std::uint32_t thr
     CUDA_CALL(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks),
                                           dim3(threads_per_block), arguments, 0, nullptr));
   } else if (kind == BarrierKind::cluster) {
-    cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config =
-        cluster_config(blocks, threads_per_block, attribute, cluster_size);
-    CUDA_CALL(cudaLaunchKernelEx(&config, kernel, trips, records));
+    allow_cluster_size(cluster_size);
+    const ClusterLaunch launch(blocks, threads_per_block, 0, cluster_size);
+    CUDA_CALL(cudaLaunchKernelEx(&launch.config(), kernel, trips, records));
   } else {
     kernel<<<blocks, threads_per_block>>>(trips, records);
     CUDA_CHECK_LAUNCH("barrier_loop_kernel");
@@ -138,13 +124,12 @@ std::uint32_t barrier_blocks_per_sm(BarrierKind kind, std::uint32_t threads_per_
 }
 
 std::uint32_t barrier_active_clusters(std::uint32_t cluster_size, std::uint32_t threads_per_block) {
-  cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config =
-      cluster_config(cluster_size, threads_per_block, attribute, cluster_size);
+  allow_cluster_size(cluster_size);
+  const ClusterLaunch launch(cluster_size, threads_per_block, 0, cluster_size);
   int clusters = 0;
   // A size the device cannot launch is an error here, not a count of 0: say 0.
-  if (cudaOccupancyMaxActiveClusters(&clusters, kernel_for(BarrierKind::cluster), &config) !=
-      cudaSuccess) {
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel_for(BarrierKind::cluster),
+                                     &launch.config()) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
