@@ -2,6 +2,9 @@
 // reads the 4-byte word at base + l x offset (offset 0 to 64 words), and of requests that start
 // misaligned; beside each, the sectors and lines one request touches as the topology predicts
 // them, and the measured ratio to the best case (offset 1, aligned).
+#include <algorithm>
+#include <cmath>
+
 #include "model/units.hpp"
 #include "study/strided/curve.hpp"
 #include "study/strided/strided_common.hpp"
@@ -97,42 +100,104 @@ std::vector<Cell> measure_row(StudyContext& context, const StridedAccessSpec& sp
           predicted};
 }
 
-void add_offset_finding(StudyResult& result, const Table& table, const Predictions& predictions) {
-  // The curve from offset 1 on (offset 0 is a broadcast: one word for all lanes).
+double blocks_at(std::uint32_t offset_words, double granularity) {
+  const auto offsets = lane_offsets(coalescing_spec(offset_words, 0), 0);
+  return units_touched(offsets, kWordBytes, static_cast<std::uint32_t>(granularity));
+}
+
+bool is_power_of_two(std::uint32_t value) { return value != 0 && (value & (value - 1)) == 0; }
+
+// The granularity the doubling offsets (1, 2, 4 ... 64) follow (study/strided/curve.hpp), then
+// how far the same model explains every other offset.
+void add_offset_findings(StudyResult& result, const Table& table,
+                         const std::vector<Granularity>& measured) {
   const std::size_t throughput = table.column("throughput");
-  std::vector<CurvePoint> curve;
+  std::vector<CurvePoint> doubling;
+  std::vector<CurvePoint> others;
   for (const std::vector<Cell>& row : table.rows) {
-    const double offset = row[0].value.get<double>();
+    const auto offset = static_cast<std::uint32_t>(row[0].value.get<double>());
+    // Offset 0 is a broadcast: one word for all lanes, not a point of the curve.
     if (offset < kBestOffsetWords || !row[throughput].value.is_number()) continue;
-    if ((static_cast<std::uint32_t>(offset) & (static_cast<std::uint32_t>(offset) - 1)) != 0) {
-      continue;  // the doubling offsets: 1, 2, 4 ... 64
+    const CurvePoint point{static_cast<double>(offset), row[throughput].value.get<double>()};
+    (is_power_of_two(offset) ? doubling : others).push_back(point);
+  }
+  if (doubling.size() < 3) return;
+  std::vector<double> sizes;
+  for (const Granularity& granularity : measured) sizes.push_back(*granularity.bytes);
+  std::vector<GranularityCandidate> candidates;
+  for (double bytes : candidate_granularities(sizes)) {
+    GranularityCandidate candidate{bytes, {}, false};
+    for (const CurvePoint& point : doubling) {
+      candidate.blocks.push_back(blocks_at(static_cast<std::uint32_t>(point.x), bytes));
     }
-    curve.push_back({offset, row[throughput].value.get<double>()});
+    candidate.from_topology = std::find(sizes.begin(), sizes.end(), bytes) != sizes.end();
+    candidates.push_back(std::move(candidate));
   }
-  const std::optional<std::size_t> knee = plateau_start(curve);
-  if (!knee) return;
-  const double granularity = curve[*knee].x * kWordBytes;
-  std::vector<double> units;
-  for (const CurvePoint& point : curve) {
-    const auto offsets = lane_offsets(coalescing_spec(static_cast<std::uint32_t>(point.x), 0), 0);
-    units.push_back(units_touched(offsets, kWordBytes, static_cast<std::uint32_t>(granularity)));
-  }
-  Confidence confidence{model_agreement(curve, units)};
+  const GranularityChoice choice = *choose_granularity(doubling, candidates);
+  const GranularityFit& fit = choice.best;
+  const double block = fit.granularity_bytes;
+  const double best = doubling.front().value;
+  const Granularity* match = matching_granularity(choice, measured);
   Finding finding;
   finding.table = table.id;
-  finding.at = {{"offset_words", curve[*knee].x}};
-  finding.what = "bandwidth falls with the offset up to " + format_number(curve[*knee].x, 0) +
-                 " words and stays at " + format_number(curve[*knee].value / curve[0].value, 3) +
-                 " of the best from there";
-  finding.why = "from " + format_bytes(granularity) +
-                " between lanes every lane needs a sector of its own: 32 per request";
-  finding.tied_to = predictions.sector.source;
-  if (predictions.sector.bytes) {
-    confidence *= methods_agreeing(*predictions.sector.bytes == granularity ? 1 : 0, 1,
-                                   "l1.sector equals the curve's granularity");
-  }
-  finding.confidence = confidence.value();
+  finding.at = {{"offset_words", std::max(1.0, block / kWordBytes)}};
+  finding.what = "doubling offsets (1 to " + format_number(doubling.back().x, 0) +
+                 " words): bandwidth follows the " + format_bytes(block) +
+                 " blocks a request touches, " + std::to_string(fit.explained_count) + " of " +
+                 std::to_string(doubling.size()) + " within 25 % of min(" + format_rate(fit.cap) +
+                 ", rate / blocks), and stays at " +
+                 format_number(doubling.back().value / best, 3) + " of the best from " +
+                 format_bytes(block) + " between lanes";
+  finding.why = "each request costs one pass per " + format_bytes(block) + " block" +
+                (match              ? " (the l1." + match->kind + ")"
+                 : measured.empty() ? ""
+                                    : ", none of the granularities the topology measured") +
+                "; from " + format_bytes(block) + " between lanes every lane has a block of its own";
+  finding.tied_to = granularity_ties(choice, measured);
+  finding.confidence = granularity_confidence(choice, doubling.size(), measured, "offsets").value();
   result.findings.push_back(std::move(finding));
+  if (others.empty()) return;
+
+  // The same model on the offsets between the doubling ones.
+  std::size_t explained = 0;
+  double worst = 1;
+  const CurvePoint* worst_point = nullptr;
+  nlohmann::json slower = nlohmann::json::array();
+  for (const CurvePoint& point : others) {
+    const double predicted = predict(fit, blocks_at(static_cast<std::uint32_t>(point.x), block));
+    const double ratio = point.value / predicted;
+    if (std::fabs(point.value - predicted) <= kModelBand * predicted) {
+      ++explained;
+    } else if (ratio < 1) {
+      slower.push_back(point.x);
+    }
+    if (ratio < worst) {
+      worst = ratio;
+      worst_point = &point;
+    }
+  }
+  Finding between;
+  between.table = table.id;
+  between.at = {{"offset_words", slower}};
+  between.what = "the other offsets: " + std::to_string(explained) + " of " +
+                 std::to_string(others.size()) + " within 25 % of the " + format_bytes(block) +
+                 " model fitted to the doubling offsets";
+  if (worst_point && explained < others.size()) {
+    between.what += "; " + std::to_string(slower.size()) + " are slower than it, by up to " +
+                    format_number(1 / worst, 1) + "x (offset " +
+                    format_number(worst_point->x, 0) + ": " +
+                    format_number(worst_point->value / best, 3) + " of the best)";
+    between.why = "these requests cost more than the " + format_bytes(block) +
+                  " blocks they touch predict: unexplained";
+  } else {
+    between.why = "the blocks a request touches explain them too";
+  }
+  between.tied_to = finding.tied_to;
+  between.confidence =
+      Confidence{agreement(explained, others.size(),
+                           "offsets between the doubling ones within 25 % of the model")}
+          .value();
+  result.findings.push_back(std::move(between));
 }
 
 void run_coalescing(StudyContext& context, StudyResult& result) {
@@ -150,11 +215,13 @@ void run_coalescing(StudyContext& context, StudyResult& result) {
   Table aligned{"coalescing_offset",
                 "Coalescing: lane l reads word base + l x offset (aligned)",
                 coalescing_columns("offset_words", ""),
-                {}};
+                {},
+                TablePlot{"offset_words", false, "", {"throughput", "ratio_to_best"}}};
   Table misaligned{"coalescing_misaligned",
                    "Coalescing: consecutive words (offset 1) starting past a 128 B boundary",
                    coalescing_columns("start_offset", "bytes"),
-                   {}};
+                   {},
+                   TablePlot{"start_offset", false, "", {"throughput"}}};
   context.phases.run("misaligned", [&] {
     for (std::uint32_t start : kMisalignments) {
       misaligned.rows.push_back(measure_row(context, coalescing_spec(kBestOffsetWords, start),
@@ -168,7 +235,7 @@ void run_coalescing(StudyContext& context, StudyResult& result) {
                                          predictions, best, trace_rows, skipped));
     }
   });
-  add_offset_finding(result, aligned, predictions);
+  add_offset_findings(result, aligned, measured_granularities(context, AccessSpace::ca));
   result.tables.push_back(std::move(aligned));
   result.tables.push_back(std::move(misaligned));
   if (context.traces) context.traces->write("samples", kStridedTraceHeader, trace_rows);

@@ -1,7 +1,8 @@
 // The stride study (issue 13, study 1; seed 001, 3.4.1): throughput and latency of warp
 // requests whose lanes are `stride` elements apart, for every memory space, element size and
 // stride from 1 to 64, with every SM busy. Where each curve stops falling names the
-// granularity the space moves data in (sector, line, bank row).
+// granularity the space moves data in (sector, line, bank row): study/strided/curve.hpp fits it.
+#include <algorithm>
 #include <cmath>
 
 #include "model/units.hpp"
@@ -75,9 +76,10 @@ Granularity space_granularity(const StudyContext& context, AccessSpace space) {
     const Granularity banks = topology_granularity(context, element, "banks");
     const Granularity width = topology_granularity(context, element, "bank_width");
     if (banks.bytes && width.bytes) {
-      return {*banks.bytes * *width.bytes, banks.source + ", " + width.source, banks.confidence};
+      return {*banks.bytes * *width.bytes, banks.source + ", " + width.source, banks.confidence,
+              "bank row"};
     }
-    return {std::nullopt, banks.bytes ? width.source : banks.source, std::nullopt};
+    return {std::nullopt, banks.bytes ? width.source : banks.source, std::nullopt, "bank row"};
   }
   Granularity sector = topology_granularity(context, element, "sector");
   if (sector.bytes) return sector;
@@ -103,38 +105,87 @@ double units_at(const StridedAccessSpec& spec, double granularity) {
   }
 }
 
-// Where the curve of one element size stops falling, and why.
+// "8, 16, 32 and 64": the x values of `indices`.
+std::string list_of_x(const std::vector<CurvePoint>& curve, const std::vector<std::size_t>& indices) {
+  std::string text;
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const std::string separator = k == 0 ? "" : k + 1 == indices.size() ? " and " : ", ";
+    text += separator + format_number(curve[indices[k]].x, 0);
+  }
+  return text;
+}
+
+// Which granularity the curve of one element size follows, where it falls, and which strides
+// the model leaves unexplained.
 void add_finding(StudyResult& result, const std::string& table, AccessSpace space,
                  std::uint32_t element, const std::vector<CurvePoint>& curve,
-                 const Granularity& granularity) {
-  const std::optional<std::size_t> knee = plateau_start(curve);
-  if (!knee) return;
-  const auto stride = static_cast<std::uint32_t>(curve[*knee].x);
-  const double measured_granularity = static_cast<double>(stride) * element;
-  std::vector<double> units;
-  for (const CurvePoint& point : curve) {
-    units.push_back(units_at(stride_spec(space, element, static_cast<std::uint32_t>(point.x)),
-                             measured_granularity));
-  }
-  Confidence confidence{model_agreement(curve, units)};
+                 const std::vector<Granularity>& measured) {
+  const std::string subject =
+      std::string(to_string(space)) + ", " + std::to_string(element) + " B elements: ";
+  const std::vector<std::size_t> fell = falls(curve);
   Finding finding;
   finding.table = table;
-  finding.at = {{"element_bytes", element}, {"stride_elements", stride}};
-  finding.what = std::string(to_string(space)) + ", " + std::to_string(element) +
-                 " B elements: throughput falls up to stride " + std::to_string(stride) +
-                 " and stays flat from there";
-  finding.why = "from " + format_bytes(measured_granularity) +
-                " between lanes each lane's element needs a " + format_bytes(measured_granularity) +
-                (space == AccessSpace::shared ? " bank row of its own"
-                                              : " unit of its own (one sector per lane)");
-  if (granularity.bytes) {
-    confidence *= methods_agreeing(*granularity.bytes == measured_granularity ? 1 : 0, 1,
-                                   "the topology's granularity equals the curve's");
-    finding.tied_to = granularity.source;
-  } else {
-    finding.tied_to = granularity.source;
+  if (fell.empty()) {
+    std::size_t level = 0;
+    for (const CurvePoint& point : curve) {
+      level += point.value >= (1 - kFallBand) * curve[0].value ? 1 : 0;
+    }
+    finding.at = {{"element_bytes", element}};
+    finding.what = subject + "throughput does not fall with the stride";
+    finding.why = "no granularity limits these requests up to stride " +
+                  format_number(curve.back().x, 0);
+    finding.confidence =
+        Confidence{agreement(level, curve.size(), "strides within 15 % of stride 1")}.value();
+    result.findings.push_back(std::move(finding));
+    return;
   }
-  finding.confidence = confidence.value();
+  std::vector<double> sizes;
+  for (const Granularity& granularity : measured) sizes.push_back(*granularity.bytes);
+  std::vector<GranularityCandidate> candidates;
+  for (double bytes : candidate_granularities(sizes)) {
+    GranularityCandidate candidate{bytes, {}, false};
+    for (const CurvePoint& point : curve) {
+      candidate.blocks.push_back(
+          units_at(stride_spec(space, element, static_cast<std::uint32_t>(point.x)), bytes));
+    }
+    candidate.from_topology = std::find(sizes.begin(), sizes.end(), bytes) != sizes.end();
+    candidates.push_back(std::move(candidate));
+  }
+  const GranularityChoice choice = *choose_granularity(curve, candidates);
+  const GranularityFit& fit = choice.best;
+  const double block = fit.granularity_bytes;
+  const std::string block_name = space == AccessSpace::shared ? "bank row" : "block";
+  const Granularity* match = matching_granularity(choice, measured);
+  // Where every lane has a block of its own: from there on the curve stays flat.
+  const double saturating_stride = std::max(1.0, block / element);
+  finding.at = {{"element_bytes", element}, {"stride_elements", saturating_stride}};
+  const std::string model = std::isfinite(fit.cap) ? "min(" + format_rate(fit.cap) + ", rate / " +
+                                                         block_name + "s)"
+                                                   : "rate / " + block_name + "s";
+  finding.what = subject + "throughput falls at stride" + (fell.size() > 1 ? "s " : " ") +
+                 list_of_x(curve, fell) +
+                 " and follows the " + format_bytes(block) + " " + block_name +
+                 "s a request touches: " + model + " explains " +
+                 std::to_string(fit.explained_count) + " of " + std::to_string(curve.size()) +
+                 " strides";
+  finding.why = "each request costs one pass per " + format_bytes(block) + " " + block_name +
+                " it touches" +
+                (match              ? " (the " + match->kind + ")"
+                 : measured.empty() ? ""
+                                    : ", none of the granularities the topology measured") +
+                "; from " + format_bytes(block) + " between lanes (stride " +
+                format_number(saturating_stride, 0) + ") every lane has one of its own";
+  std::vector<std::size_t> unexplained;
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    if (!fit.explained[i]) unexplained.push_back(i);
+  }
+  for (std::size_t i : unexplained) {
+    finding.why += "; not explained: stride " + format_number(curve[i].x, 0) + " (" +
+                   format_number(curve[i].value / curve[0].value, 3) + " of stride 1, the model " +
+                   format_number(fit.predicted[i] / curve[0].value, 3) + ")";
+  }
+  finding.tied_to = granularity_ties(choice, measured);
+  finding.confidence = granularity_confidence(choice, curve.size(), measured, "strides").value();
   result.findings.push_back(std::move(finding));
 }
 
@@ -207,7 +258,7 @@ void add_rows(Table& table, const std::vector<StrideRun>& runs, const Granularit
 
 void add_findings(StudyResult& result, const std::string& table, AccessSpace space,
                   std::uint32_t element, const std::vector<StrideRun>& runs,
-                  const Granularity& granularity) {
+                  const Granularity& granularity, const std::vector<Granularity>& measured) {
   std::vector<CurvePoint> curve;  // strides 1 to 64
   std::optional<double> at_shared;
   for (const StrideRun& run : runs) {
@@ -229,16 +280,18 @@ void add_findings(StudyResult& result, const std::string& table, AccessSpace spa
     }
     return;
   }
-  add_finding(result, table, space, element, curve, granularity);
+  add_finding(result, table, space, element, curve, measured);
 }
 
 void run_space(StudyContext& context, StudyResult& result, AccessSpace space,
                std::vector<std::string>& trace_rows) {
   const Granularity granularity = space_granularity(context, space);
+  const std::vector<Granularity> measured = measured_granularities(context, space);
   Table table{"stride_" + std::string(to_string(space)),
               "Stride: " + std::string(to_string(space)) + " (" + first_level_element(space) + ")",
               stride_columns(),
-              {}};
+              {},
+              TablePlot{"stride_elements", true, "element_bytes", {"throughput", "latency"}}};
   std::vector<std::uint32_t> strides(std::begin(kStrides), std::end(kStrides));
   if (runs_shared_address(space)) strides.insert(strides.begin(), kSharedAddressStride);
   std::string skipped;
@@ -256,7 +309,7 @@ void run_space(StudyContext& context, StudyResult& result, AccessSpace space,
       runs.push_back(std::move(run));
     }
     add_rows(table, runs, granularity);
-    add_findings(result, table.id, space, element, runs, granularity);
+    add_findings(result, table.id, space, element, runs, granularity, measured);
   }
   if (!skipped.empty()) {
     result.notes.push_back(std::string(to_string(space)) + ": not measured here: " + skipped);

@@ -18,12 +18,74 @@ StridedAccessRunner& strided_runner(StudyContext& context) {
 Granularity topology_granularity(const StudyContext& context, const std::string& element,
                                  const std::string& property) {
   const std::string name = element + "." + property;
-  if (!context.topology) return {std::nullopt, name + " not measured (no --topology)", {}};
+  if (!context.topology) return {std::nullopt, name + " not measured (no --topology)", {}, property};
   const Property* found = conclusive_finding(*context.topology, element, property);
-  if (!found) return {std::nullopt, name + " not measured (not in --topology)", {}};
+  if (!found) return {std::nullopt, name + " not measured (not in --topology)", {}, property};
   const double bytes = found->value.get<double>();
   return {bytes, name + " = " + format_value(found->value, found->unit) + " (--topology)",
-          found->confidence};
+          found->confidence, property};
+}
+
+std::vector<Granularity> measured_granularities(const StudyContext& context, AccessSpace space) {
+  const std::string element = first_level_element(space);
+  std::vector<Granularity> measured;
+  if (space == AccessSpace::shared) {
+    const Granularity banks = topology_granularity(context, element, "banks");
+    const Granularity width = topology_granularity(context, element, "bank_width");
+    if (banks.bytes && width.bytes) {
+      measured.push_back({*banks.bytes * *width.bytes, banks.source + " x " + width.source,
+                          banks.confidence, "bank row"});
+    }
+    return measured;
+  }
+  for (const char* kind : {"sector", "line"}) {
+    Granularity granularity = topology_granularity(context, element, kind);
+    if (granularity.bytes) measured.push_back(std::move(granularity));
+  }
+  return measured;
+}
+
+const Granularity* matching_granularity(const GranularityChoice& choice,
+                                        const std::vector<Granularity>& measured) {
+  for (const Granularity& granularity : measured) {
+    if (granularity.bytes == choice.best.granularity_bytes) return &granularity;
+  }
+  return nullptr;
+}
+
+Confidence granularity_confidence(const GranularityChoice& choice, std::size_t points,
+                                  const std::vector<Granularity>& measured,
+                                  const std::string& points_name) {
+  const GranularityFit& fit = choice.best;
+  Confidence confidence{agreement(fit.explained_count, points,
+                                  points_name + " within 25 % of min(cap, rate / " +
+                                      format_bytes(fit.granularity_bytes) + " blocks touched)")};
+  if (!choice.tied_granularities.empty()) {
+    std::string tied;
+    for (double bytes : choice.tied_granularities) {
+      tied += (tied.empty() ? "" : ", ") + format_bytes(bytes);
+    }
+    confidence *= methods_agreeing(1, 1 + choice.tied_granularities.size(),
+                                   "granularities explaining as many " + points_name + ": " +
+                                       format_bytes(fit.granularity_bytes) + ", " + tied);
+  }
+  if (!measured.empty() && !matching_granularity(choice, measured)) {
+    confidence *= methods_agreeing(1, 2, "the topology's granularities (" +
+                                             granularity_ties(choice, measured) +
+                                             ") differ from " +
+                                             format_bytes(fit.granularity_bytes));
+  }
+  return confidence;
+}
+
+std::string granularity_ties(const GranularityChoice& choice,
+                             const std::vector<Granularity>& measured) {
+  if (const Granularity* match = matching_granularity(choice, measured)) return match->source;
+  std::string sources;
+  for (const Granularity& granularity : measured) {
+    sources += (sources.empty() ? "" : ", ") + granularity.source;
+  }
+  return sources.empty() ? "nothing measured to tie it to (no --topology, or not in it)" : sources;
 }
 
 std::string first_level_element(AccessSpace space) {

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/confidence.hpp"
 #include "backend/strided_access.hpp"
+#include "study/strided/curve.hpp"
 #include "study/study.hpp"
 
 namespace memtopo::study {
@@ -18,9 +20,27 @@ struct Granularity {
   std::optional<double> bytes;       // nullopt: not measured (no --topology, or no such finding)
   std::string source;                // "l1.sector = 32 B (--topology)" or "l1.sector not measured"
   std::optional<double> confidence;  // the finding's, when it has one
+  std::string kind;                  // "sector", "line", "bank row"
 };
 Granularity topology_granularity(const StudyContext& context, const std::string& element,
                                  const std::string& property);
+// The granularities the topology measured for a space's first level: its sector and line, or
+// for shared memory its bank row (banks x bank width); only those it has.
+std::vector<Granularity> measured_granularities(const StudyContext& context, AccessSpace space);
+
+// How sure a granularity fit is: agreement over the points it explains, lowered where other
+// granularities explain as many points, and where the topology measured granularities for
+// this level and the fitted one is none of them. `points` names what a point is ("strides").
+Confidence granularity_confidence(const GranularityChoice& choice, std::size_t points,
+                                  const std::vector<Granularity>& measured,
+                                  const std::string& points_name);
+// The measured granularity equal to the fit's, or nullptr.
+const Granularity* matching_granularity(const GranularityChoice& choice,
+                                        const std::vector<Granularity>& measured);
+// "l1.line = 128 B (--topology)", or what the topology says instead when none matches.
+std::string granularity_ties(const GranularityChoice& choice,
+                             const std::vector<Granularity>& measured);
+
 // The topology element whose sectors serve a space first (ca, nc, local: l1; cg: l2; tex: tex;
 // const: constant_l1); shared memory has banks instead.
 std::string first_level_element(AccessSpace space);
