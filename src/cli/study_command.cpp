@@ -29,7 +29,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kStudyHelp =
-    "Usage: memtopo study <id> [--device N | --sim FILE] [--json FILE] [--traces DIR]\n"
+    "Usage: memtopo study <id> [--device N | --sim FILE] [--json FILE] [--html FILE]\n"
+    "                          [--traces DIR]\n"
     "                          [--topology FILE] [--seed N] [--quiet] [--wait SECONDS]\n"
     "                          [--allow-shared]\n"
     "       memtopo study --list\n"
@@ -42,6 +43,8 @@ constexpr const char* kStudyHelp =
     "  --device N         CUDA device index (default 0)\n"
     "  --sim FILE         Run on the simulated device described in FILE\n"
     "  --json FILE        Also write the result as JSON (schema memtopo-study/1; '-': stdout)\n"
+    "  --html FILE        Also write one self-contained HTML page: findings, a chart per\n"
+    "                     table, the console report\n"
     "  --traces DIR       Write the raw samples as CSV into DIR\n"
     "  --topology FILE    A discovery JSON of this device: the findings tie to its line,\n"
     "                     sector and bank values (without it they say \"not measured\")\n"
@@ -139,6 +142,7 @@ class StudyTraceFiles : public study::TraceFiles {
 struct Plan {
   const study::Study* study = nullptr;
   std::optional<OutputTarget> json;
+  std::optional<OutputTarget> html;
   std::optional<StudyTraceFiles> traces;
   std::optional<Topology> topology;
 };
@@ -147,6 +151,7 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
               std::ostream& err) {
   try {
     plan.json = prepare_json_output(options.json_file);
+    if (!options.html_file.empty()) plan.html = prepare_output(options.html_file);
     if (!options.traces_dir.empty()) {
       std::filesystem::create_directories(options.traces_dir);
       check_directory_writable(options.traces_dir, "--traces directory");
@@ -202,6 +207,14 @@ bool write_study_reports(const study::StudyReport& report, const Options& option
   if (plan.json) {
     try {
       write_output(*plan.json, json, /*flush_to_disk=*/true);
+    } catch (const OutputError& error) {
+      err << "memtopo study: " << error.what() << "\n";
+      written = false;
+    }
+  }
+  if (plan.html) {
+    try {
+      write_output(*plan.html, study::render_study_html(report), /*flush_to_disk=*/true);
     } catch (const OutputError& error) {
       err << "memtopo study: " << error.what() << "\n";
       written = false;
@@ -300,6 +313,10 @@ int run_study_command(int argc, const char* const* argv, std::ostream& out, std:
     return exit_code::ok;
   }
   if (!options.only.empty()) return usage_error(err, "--only selects probes of a discovery");
+  if (!options.markdown_file.empty() || !options.export_format.empty()) {
+    return usage_error(err, std::string(options.markdown_file.empty() ? "--export" : "--markdown") +
+                                " is for a discovery; a study writes --json and --html");
+  }
   if (arguments->id.empty()) {
     return usage_error(err,
                        "name a study first: memtopo study <id>; the studies are: " + study_ids());

@@ -5,6 +5,7 @@
 #include "analysis/confidence.hpp"
 #include "report/console.hpp"
 #include "report/footnotes.hpp"
+#include "report/html_style.hpp"
 #include "report/report_plots.hpp"
 #include "report/report_rows.hpp"
 #include "report/svg_plot.hpp"
@@ -16,26 +17,6 @@ namespace {
 // much of each and points to the JSON for the rest.
 constexpr std::size_t kEvidenceChars = 12000;
 
-constexpr const char* kStyle = R"(
-body { font-family: sans-serif; margin: 1.5em auto; max-width: 1240px; color: #222; }
-h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; }
-.banner { background: #fff3cd; border: 1px solid #e0b000; padding: 0.5em 0.8em; font-weight: bold; }
-dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
-dl.facts dt { font-weight: bold; }
-table { border-collapse: collapse; font-size: 0.9em; }
-th, td { border: 1px solid #ddd; padding: 0.25em 0.5em; vertical-align: top; text-align: left; }
-th { background: #f4f4f4; }
-td.value { min-width: 6em; max-width: 16em; overflow-wrap: anywhere; }
-td.confidence { white-space: nowrap; }
-td.spread { min-width: 16em; max-width: 20em; font-size: 0.85em; }
-tr.low td.value, tr.low td.confidence { color: #b00000; font-weight: bold; }
-tr.inconclusive td.value, tr.bound td.value { color: #8a5a00; font-style: italic; }
-tr.api td.value { color: #555; }
-.mark { display: inline-block; min-width: 1em; font-weight: bold; }
-details pre { max-height: 24em; overflow: auto; background: #f8f8f8; font-size: 0.85em; }
-figure { margin: 1.5em 0; } figcaption { font-size: 0.9em; color: #444; max-width: 720px; }
-pre.console { font-size: 0.8em; overflow-x: auto; background: #f8f8f8; padding: 0.5em; }
-)";
 
 std::string evidence_text(const nlohmann::json* evidence) {
   if (!evidence || evidence->empty()) return "";
@@ -46,8 +27,8 @@ std::string evidence_text(const nlohmann::json* evidence) {
   return text;
 }
 
-void render_summary(std::ostringstream& html, const Topology& topology) {
-  html << "<section id=\"summary\">\n";
+void render_summary(std::ostringstream& html, const Topology& topology, const std::string& id) {
+  html << "<section id=\"" << id << "summary\">\n";
   for (const std::string& banner : report_banners(topology)) {
     html << "<p class=\"banner\">" << escape_markup(banner) << "</p>\n";
   }
@@ -56,14 +37,14 @@ void render_summary(std::ostringstream& html, const Topology& topology) {
   for (const auto& [label, text] : header_facts(topology)) {
     html << "<dt>" << escape_markup(label) << "</dt><dd>" << escape_markup(text) << "</dd>\n";
   }
-  html << "</dl>\n<nav><a href=\"#findings\">Findings</a> · <a href=\"#plots\">Plots</a> · "
-          "<a href=\"#console\">Console report</a> · <a href=\"#warnings\">Warnings</a></nav>\n"
-          "</section>\n";
+  html << "</dl>\n<nav><a href=\"#" << id << "findings\">Findings</a> · <a href=\"#" << id
+       << "plots\">Plots</a> · <a href=\"#" << id << "console\">Console report</a> · <a href=\"#"
+       << id << "warnings\">Warnings</a></nav>\n</section>\n";
 }
 
-void render_finding(std::ostringstream& html, const FindingRow& row) {
+void render_finding(std::ostringstream& html, const FindingRow& row, const std::string& id) {
   const std::string mark = mark_name(row.mark);
-  html << "<tr" << (mark.empty() ? "" : " class=\"" + mark + "\"") << " id=\"finding-"
+  html << "<tr" << (mark.empty() ? "" : " class=\"" + mark + "\"") << " id=\"" << id << "finding-"
        << escape_markup(row.subject) << "\">";
   html << "<td>" << escape_markup(row.subject) << "</td>";
   html << "<td class=\"value\"><span class=\"mark\">" << mark_symbol(row.mark) << "</span>"
@@ -81,8 +62,8 @@ void render_finding(std::ostringstream& html, const FindingRow& row) {
   html << "</details></td></tr>\n";
 }
 
-void render_findings(std::ostringstream& html, const Topology& topology) {
-  html << "<section id=\"findings\">\n<h2>Findings</h2>\n";
+void render_findings(std::ostringstream& html, const Topology& topology, const std::string& id) {
+  html << "<section id=\"" << id << "findings\">\n<h2>Findings</h2>\n";
   html << "<p>Marks: <span class=\"mark\">~</span> confidence below "
        << format_confidence(kLowConfidence)
        << " (red); <span class=\"mark\">?</span> inconclusive, or only a bound (&gt; x, &lt; x); "
@@ -95,16 +76,17 @@ void render_findings(std::ostringstream& html, const Topology& topology) {
   }
   html << "<table>\n<thead><tr><th>Finding</th><th>Value</th><th>Confidence</th><th>Source</th>"
           "<th>Spread</th><th>Method and evidence</th></tr></thead>\n<tbody>\n";
-  for (const FindingRow& row : rows) render_finding(html, row);
+  for (const FindingRow& row : rows) render_finding(html, row, id);
   html << "</tbody>\n</table>\n</section>\n";
 }
 
-void render_plots(std::ostringstream& html, const Topology& topology) {
-  html << "<section id=\"plots\">\n<h2>Plots</h2>\n";
+void render_plots(std::ostringstream& html, const Topology& topology, const std::string& id) {
+  html << "<section id=\"" << id << "plots\">\n<h2>Plots</h2>\n";
   const std::vector<Plot> plots = report_plots(topology);
   if (plots.empty()) html << "<p>No curves in this run's evidence.</p>\n";
   for (const Plot& plot : plots) {
-    html << "<figure id=\"plot-" << escape_markup(plot.id) << "\">\n" << render_svg(plot);
+    html << "<figure id=\"" << id << "plot-" << escape_markup(plot.id) << "\">\n"
+         << render_svg(plot);
     if (!plot.caption.empty()) {
       html << "<figcaption>" << escape_markup(plot.caption) << "</figcaption>\n";
     }
@@ -113,8 +95,8 @@ void render_plots(std::ostringstream& html, const Topology& topology) {
   html << "</section>\n";
 }
 
-void render_warnings(std::ostringstream& html, const Topology& topology) {
-  html << "<section id=\"warnings\">\n<h2>Warnings</h2>\n";
+void render_warnings(std::ostringstream& html, const Topology& topology, const std::string& id) {
+  html << "<section id=\"" << id << "warnings\">\n<h2>Warnings</h2>\n";
   if (topology.warnings.empty())
     html << "<p>None.</p>\n";
   else
@@ -128,20 +110,31 @@ void render_warnings(std::ostringstream& html, const Topology& topology) {
 
 }  // namespace
 
-std::string render_html(const Topology& topology) {
+std::string render_html_sections(const Topology& topology, const std::string& id_prefix) {
   std::ostringstream html;
-  html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-       << "<title>memtopo report: " << escape_markup(topology.device.name) << "</title>\n"
-       << "<style>" << kStyle << "</style>\n</head>\n<body>\n";
-  render_summary(html, topology);
-  render_findings(html, topology);
-  render_plots(html, topology);
-  html << "<section id=\"console\">\n<h2>Console report</h2>\n<pre class=\"console\">"
-       << escape_markup(render_console(topology)) << "</pre>\n</section>\n";
-  render_warnings(html, topology);
-  html << "<footer><p>Written by memtopo " << escape_markup(topology.run.tool_version) << " ("
-       << escape_markup(topology.run.git_describe) << ").</p></footer>\n</body>\n</html>\n";
+  render_summary(html, topology, id_prefix);
+  render_findings(html, topology, id_prefix);
+  render_plots(html, topology, id_prefix);
+  html << "<section id=\"" << id_prefix << "console\">\n<h2>Console report</h2>\n"
+       << "<pre class=\"console\">" << escape_markup(render_console(topology))
+       << "</pre>\n</section>\n";
+  render_warnings(html, topology, id_prefix);
   return html.str();
+}
+
+std::string html_page_start(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+         escape_markup(title) + "</title>\n<style>" + kHtmlStyle + "</style>\n</head>\n<body>\n";
+}
+
+std::string html_page_end(const RunInfo& run) {
+  return "<footer><p>Written by memtopo " + escape_markup(run.tool_version) + " (" +
+         escape_markup(run.git_describe) + ").</p></footer>\n</body>\n</html>\n";
+}
+
+std::string render_html(const Topology& topology) {
+  return html_page_start("memtopo report: " + topology.device.name) +
+         render_html_sections(topology, "") + html_page_end(topology.run);
 }
 
 }  // namespace memtopo

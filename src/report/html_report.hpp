@@ -13,4 +13,11 @@ namespace memtopo {
 
 std::string render_html(const Topology& topology);
 
+// The pieces render_html is made of, for pages that hold more than one device (--device all):
+// one device's sections with every id prefixed by `id_prefix` ("gpu0-"; "" on a one-device
+// page), and the page's start (doctype, title, the style sheet) and end (the footer).
+std::string render_html_sections(const Topology& topology, const std::string& id_prefix);
+std::string html_page_start(const std::string& title);
+std::string html_page_end(const RunInfo& run);
+
 }  // namespace memtopo

@@ -3,7 +3,10 @@
 // facts as a discovery writes them) and the console text. Views of a StudyReport only.
 #include <string>
 
+#include <vector>
+
 #include "model/topology.hpp"
+#include "report/svg_plot.hpp"
 #include "study/result.hpp"
 
 namespace memtopo::study {
@@ -25,5 +28,14 @@ std::string render_study_json(const StudyReport& report);
 // (measured values as p50 ± stdev, low confidences marked ~), the findings, the notes, the
 // phase timings and warnings.
 std::string render_study_console(const StudyReport& report);
+
+// One chart per y column of every table with a plot (Table::plot): a curve per series value,
+// p5-p95 whiskers, hollow points below the confidence threshold, the table's findings as
+// vertical markers. x values <= 0 stay off a log2 axis (the caption says how many).
+std::vector<Plot> study_plots(const StudyResult& result);
+
+// One self-contained HTML page: the run's facts, the findings (low confidence marked "~"),
+// the charts and the console report verbatim. Section ids: summary, findings, plots, console.
+std::string render_study_html(const StudyReport& report);
 
 }  // namespace memtopo::study

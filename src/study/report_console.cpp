@@ -83,13 +83,17 @@ void render_header(std::ostringstream& out, const StudyReport& report) {
 
 void render_findings(std::ostringstream& out, const StudyResult& result) {
   if (result.findings.empty()) return;
-  out << "\nFindings\n";
+  out << "\nFindings (~: confidence below " << format_number(kLowConfidence, 1) << ")\n";
   for (const Finding& finding : result.findings) {
     std::string text = finding.what;
     if (!finding.why.empty()) text += ": " + finding.why;
     if (!finding.tied_to.empty()) text += " [" + finding.tied_to + "]";
-    if (finding.confidence) text += " (confidence " + format_number(*finding.confidence, 2) + ")";
-    out << wrap_paragraph(text, "  - ", kConsoleWidth);
+    const bool low = finding.confidence && *finding.confidence < kLowConfidence;
+    if (finding.confidence) {
+      text += std::string(low ? " (low confidence " : " (confidence ") +
+              format_number(*finding.confidence, 2) + ")";
+    }
+    out << wrap_paragraph(text, low ? "  ~ " : "  - ", kConsoleWidth);
   }
 }
 

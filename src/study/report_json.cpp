@@ -49,7 +49,14 @@ ojson table_to_json(const Table& table) {
     }
     rows.push_back(std::move(entry));
   }
-  return ojson{{"id", table.id}, {"title", table.title}, {"columns", columns}, {"rows", rows}};
+  ojson out{{"id", table.id}, {"title", table.title}, {"columns", columns}, {"rows", rows}};
+  if (table.plot) {
+    out["plot"] = ojson{{"x", table.plot->x},
+                        {"log2_x", table.plot->log2_x},
+                        {"series", table.plot->series},
+                        {"y", table.plot->y}};
+  }
+  return out;
 }
 
 ojson finding_to_json(const Finding& finding) {

@@ -40,11 +40,21 @@ Cell number_cell(double value);
 Cell text_cell(std::string text);
 Cell missing_cell(std::string why);  // null with the reason: "not measured", "not modelled"
 
+// How a table is drawn in the HTML report: `x` against each of `y`, one curve per value of
+// `series` (the table's rows grouped by it; "" for a single curve).
+struct TablePlot {
+  std::string x;                // a parameter column
+  bool log2_x = false;          // doubling sweeps (strides, threads per block)
+  std::string series;           // a parameter column, or ""
+  std::vector<std::string> y;   // measured or derived columns, one chart each
+};
+
 struct Table {
   std::string id;     // stable within the study: "throughput_ca_4"
   std::string title;  // one line for the console
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;  // each row has one cell per column
+  std::optional<TablePlot> plot;        // none: the table is not drawn
 
   // Index of the column named `name`; throws std::out_of_range when there is none.
   std::size_t column(const std::string& name) const;

@@ -49,6 +49,34 @@ TEST(StudyCli, StrideWritesJsonTracesAndConsole) {
   EXPECT_TRUE(std::filesystem::exists(dir / "t" / "stride_samples.csv"));
 }
 
+TEST(StudyCli, HtmlHasTheFindingsAChartPerTableAndTheConsole) {
+  const auto dir = fresh_directory("study_html");
+  const ProcessResult r = memtopo({"study", "coalescing", "--sim", kHopperLike, "--html",
+                                   (dir / "c.html").string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read(dir / "c.html");
+  for (const char* id : {"id=\"summary\"", "id=\"findings\"", "id=\"plots\"",
+                         "id=\"console\"", "id=\"plot-coalescing-offset-throughput\"",
+                         "id=\"plot-coalescing-misaligned-throughput\""}) {
+    EXPECT_NE(html.find(id), std::string::npos) << id;
+  }
+  EXPECT_NE(html.find("SIMULATED DEVICE"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST(StudyCli, MarkdownAndExportAreForADiscovery) {
+  const auto dir = fresh_directory("study_outputs");
+  const ProcessResult markdown = memtopo(
+      {"study", "stride", "--sim", kHopperLike, "--markdown", (dir / "s.md").string()});
+  EXPECT_EQ(markdown.exit_code, 2);
+  EXPECT_NE(markdown.err.find("--markdown is for a discovery"), std::string::npos);
+  EXPECT_EQ(memtopo({"study", "stride", "--sim", kHopperLike, "--export", "accel-sim",
+                     (dir / "x").string()})
+                .exit_code,
+            2);
+  EXPECT_FALSE(std::filesystem::exists(dir / "s.md"));
+}
+
 TEST(StudyCli, SkippedStudyExitsNineWithTheReason) {
   const ProcessResult r = memtopo({"study", "coalescing", "--sim", kTiny, "--json", "-"});
   EXPECT_EQ(r.exit_code, 10);  // exit_code::study_skipped

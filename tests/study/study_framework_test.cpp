@@ -37,7 +37,7 @@ StudyResult run_fake(const std::function<void(StudyContext&, StudyResult&)>& bod
 
 TEST(RunStudy, SkipKeepsTheReasonAndWhatWasMeasured) {
   StudyResult result = run_fake([](StudyContext&, StudyResult& r) {
-    r.tables.push_back(Table{"t", "t", {}, {}});
+    r.tables.push_back(Table{"t", "t", {}, {}, std::nullopt});
     throw StudySkipped("no model for this");
   });
   EXPECT_EQ(result.status, "skipped");
@@ -78,7 +78,8 @@ StudyReport fixed_report() {
               {{"stride", "", ColumnRole::parameter, ""},
                {"throughput", "bytes/second", ColumnRole::measured, "how"},
                {"sectors", "", ColumnRole::predicted, "from the topology"}},
-              {}};
+              {},
+              std::nullopt};
   table.rows.push_back(
       {number_cell(1), measured_cell({1e12, 1.1e12, 0.9e12}), missing_cell("not measured")});
   report.result.tables.push_back(table);
@@ -100,6 +101,33 @@ TEST(StudyReports, JsonHasTheSchemaTheRunAndCellsWithSpread) {
   EXPECT_TRUE(row["sectors"]["value"].is_null());
   EXPECT_EQ(row["sectors"]["note"], "not measured");
   EXPECT_EQ(json["study"]["findings"][0]["tied_to"], "l1.sector = 32 B");
+}
+
+TEST(StudyReports, PlotsDrawATableByItsHintWithTheFindingsAsMarkers) {
+  StudyReport report = fixed_report();
+  Table& table = report.result.tables[0];
+  table.rows.push_back(
+      {number_cell(8), measured_cell({2e11, 2e11, 2e11}), missing_cell("not measured")});
+  table.rows.push_back(
+      {number_cell(0), measured_cell({3e12, 3e12, 3e12}), missing_cell("not measured")});
+  table.plot = TablePlot{"stride", true, "", {"throughput", "missing_column"}};
+  const std::vector<Plot> plots = study_plots(report.result);
+  ASSERT_EQ(plots.size(), 1u);  // the unknown column is not drawn
+  const Plot& plot = plots[0];
+  EXPECT_EQ(plot.id, "t-throughput");
+  ASSERT_EQ(plot.series.size(), 1u);
+  EXPECT_EQ(plot.series[0].points.size(), 2u);  // stride 0 stays off the log axis
+  EXPECT_NE(plot.caption.find("1 row(s) at stride 0"), std::string::npos);
+  ASSERT_EQ(plot.markers.size(), 1u);
+  EXPECT_DOUBLE_EQ(plot.markers[0].x, 8);
+  EXPECT_FALSE(plot.markers[0].weak);
+  ASSERT_TRUE(plot.series[0].points[0].low.has_value());
+
+  report.result.findings[0].confidence = 0.2;
+  const std::string html = render_study_html(report);
+  EXPECT_NE(html.find("<tr class=\"low\">"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(render_study_console(report).find("(low confidence 0.2)"), std::string::npos);
 }
 
 // MEMTOPO_UPDATE_GOLDEN=1 ctest --test-dir build -R StudyReports rewrites it.

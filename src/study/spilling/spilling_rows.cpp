@@ -60,7 +60,11 @@ SpillTable::SpillTable(StudyResult& result, SpillConfig config, std::uint32_t sm
   result_.tables.push_back(Table{"spilling_" + config_.id,
                                  "Spilling: one kernel under register limits, " + config_.title,
                                  spill_columns(),
-                                 {}});
+                                 {},
+                                 TablePlot{"ptxas_spill_store_bytes",
+                                           false,
+                                           "",
+                                           {"cycles_per_iteration", "local_traffic"}}});
 }
 
 Table& SpillTable::table() {

@@ -76,13 +76,16 @@ SyncTables::SyncTables(StudyResult& result) : result_(result) {
                                  "__syncthreads: cost per barrier by threads per block and "
                                  "blocks per SM",
                                  syncthreads_columns(),
-                                 {}});
+                                 {},
+                                 TablePlot{"threads_per_block", true, "blocks_per_sm",
+                                           {"cycles_per_barrier"}}});
   other_index_ = result_.tables.size();
   result_.tables.push_back(Table{"other_barriers",
                                  "__syncwarp, grid-wide sync (cooperative launch), cluster "
                                  "barrier",
                                  other_columns(),
-                                 {}});
+                                 {},
+                                 std::nullopt});
 }
 
 Table& SyncTables::syncthreads_table() {
