@@ -63,10 +63,12 @@ Options one_device(const Options& options, int index) {
 }
 
 int write_multi_reports(const MultiDeviceReport& report, const Options& options,
-                        const std::optional<OutputTarget>& json, std::ostream& out,
+                        const std::optional<OutputTarget>& json,
+                        const std::optional<OutputTarget>& html, std::ostream& out,
                         std::ostream& err) {
   try {
     if (json) write_output(*json, render_multi_device_json(report), /*flush_to_disk=*/true);
+    if (html) write_output(*html, render_multi_device_html(report), /*flush_to_disk=*/true);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
@@ -104,7 +106,6 @@ int combined_exit_code(const MultiDeviceReport& report, const Options& options) 
 // it yet); nullptr when none was asked for.
 const char* single_device_option(const Options& options) {
   if (!options.traces_dir.empty()) return "--traces";
-  if (!options.html_file.empty()) return "--html";
   if (!options.markdown_file.empty()) return "--markdown";
   if (!options.export_format.empty()) return "--export";
   return nullptr;
@@ -150,8 +151,10 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
     return exit_code::usage;
   }
   std::optional<OutputTarget> json;
+  std::optional<OutputTarget> html;
   try {
     json = prepare_json_output(options.json_file);
+    if (!options.html_file.empty()) html = prepare_output(options.html_file);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
@@ -205,7 +208,7 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   }
   for (const auto& run : runs) report.devices.push_back(run->topology);
   report.run.duration_seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-  if (const int code = write_multi_reports(report, options, json, out, err); code != 0) return code;
+  if (const int code = write_multi_reports(report, options, json, html, out, err); code != 0) return code;
   return combined_exit_code(report, options);
 }
 

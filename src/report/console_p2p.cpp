@@ -16,14 +16,9 @@ constexpr std::size_t kMaxWidth = 120;
 constexpr int kIndent = 2;
 constexpr const char* kDiagonal = "-";
 
-struct MatrixView {
-  const char* property;
-  const char* title;
-};
-
 // Values only in the cells, the unit in the title (as nvbandwidth prints its matrices): eight
 // GPUs and the host then fit 120 columns.
-constexpr MatrixView kMatrices[] = {
+const std::vector<P2pMatrixView> kMatrices = {
     {p2p_property::kPeerAccess, "Peer access (SMs can load and store the memory)"},
     {p2p_property::kLink,
      "Link (NVn: n NVLinks, \"sw\" through NVSwitches; PCIe<generation> x<width>)"},
@@ -54,17 +49,21 @@ std::string link_cell(const Property& property) {
   return kind;
 }
 
-std::string gpu_label(const P2pDevice& device) {
+std::string subject(const P2pReport& report, const P2pPair& pair, const std::string& property) {
+  const std::string memory =
+      pair.memory == kHostColumn ? "host" : p2p_gpu_label(report.devices.at(pair.memory));
+  return p2p_gpu_label(report.devices.at(pair.actor)) + " -> " + memory + " " + property;
+}
+
+}  // namespace
+
+std::string p2p_gpu_label(const P2pDevice& device) {
   return "GPU " + std::to_string(device.cuda_index);
 }
 
-std::string subject(const P2pReport& report, const P2pPair& pair, const std::string& property) {
-  const std::string memory =
-      pair.memory == kHostColumn ? "host" : gpu_label(report.devices.at(pair.memory));
-  return gpu_label(report.devices.at(pair.actor)) + " -> " + memory + " " + property;
-}
+const std::vector<P2pMatrixView>& p2p_matrix_views() { return kMatrices; }
 
-std::string value_text(const Property& property) {
+std::string p2p_value_text(const Property& property) {
   if (property.name == p2p_property::kPeerAccess) {
     return property.value.is_boolean() && property.value.get<bool>() ? "yes" : "no";
   }
@@ -74,6 +73,8 @@ std::string value_text(const Property& property) {
   }
   return format_number(property.value.get<double>() / kBytesPerGigabyte, 1);
 }
+
+namespace {
 
 // Footnotes shared by every cell with the same reason (no peer access, a staged copy), so that
 // an 8-GPU matrix does not list one note per cell.
@@ -104,7 +105,7 @@ std::string cell(const P2pReport& report, const P2pPair* pair, const char* name,
     return "n/a " +
            shared.mark("pairs marked so", property->note.empty() ? "inconclusive" : property->note);
   }
-  std::string text = value_text(*property);
+  std::string text = p2p_value_text(*property);
   const std::string mark =
       low_confidence_mark(about, property->confidence, property->evidence, notes);
   if (!mark.empty()) text += " " + mark;
@@ -122,14 +123,14 @@ bool any_property(const P2pReport& report, const char* name) {
   return false;
 }
 
-std::string matrix(const P2pReport& report, const MatrixView& view, SharedNotes& notes) {
+std::string matrix(const P2pReport& report, const P2pMatrixView& view, SharedNotes& notes) {
   std::vector<TextTable::Column> columns{{"acts on", Align::left}};
   for (const P2pDevice& device : report.devices)
-    columns.push_back({gpu_label(device), Align::right});
+    columns.push_back({p2p_gpu_label(device), Align::right});
   columns.push_back({"host", Align::right});
   TextTable table(columns);
   for (const P2pDevice& actor : report.devices) {
-    std::vector<std::string> row{gpu_label(actor)};
+    std::vector<std::string> row{p2p_gpu_label(actor)};
     for (const P2pDevice& memory : report.devices) {
       row.push_back(
           memory.position == actor.position
@@ -165,7 +166,7 @@ std::string render_p2p_console(const P2pReport& report) {
                     "memory it reads or writes (another GPU's, or the host's pinned memory).\n\n";
   Footnotes notes;
   SharedNotes shared(notes);
-  for (const MatrixView& view : kMatrices) {
+  for (const P2pMatrixView& view : kMatrices) {
     if (any_property(report, view.property)) out += matrix(report, view, shared) + "\n";
   }
   if (!notes.empty()) out += "  Notes\n" + notes.render(kMaxWidth) + "\n";

@@ -23,5 +23,9 @@ struct MultiDeviceReport {
 std::string render_multi_device_json(const MultiDeviceReport& report);
 // Each GPU's console report under a "GPU n" heading, then the multi-GPU section.
 std::string render_multi_device_console(const MultiDeviceReport& report);
+// One self-contained HTML page: the GPUs, the p2p matrices as tables (low confidence marked ~,
+// n/a with the reason, methods on hover; section id "p2p", tables "p2p-<property>"), then every
+// GPU's sections as a one-device report has them, ids prefixed "gpu<position>-".
+std::string render_multi_device_html(const MultiDeviceReport& report);
 
 }  // namespace memtopo
