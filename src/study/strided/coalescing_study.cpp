@@ -155,6 +155,7 @@ void add_offset_findings(StudyResult& result, const Table& table,
                 "; from " + format_bytes(block) + " between lanes every lane has a block of its own";
   finding.tied_to = granularity_ties(choice, measured);
   finding.confidence = granularity_confidence(choice, doubling.size(), measured, "offsets").value();
+  const double fit_confidence = *finding.confidence;
   result.findings.push_back(std::move(finding));
   if (others.empty()) return;
 
@@ -192,11 +193,10 @@ void add_offset_findings(StudyResult& result, const Table& table,
   } else {
     between.why = "the blocks a request touches explain them too";
   }
-  between.tied_to = finding.tied_to;
+  between.tied_to = granularity_ties(choice, measured);
+  // Counting against the model is as sure as the model: the doubling offsets' fit.
   between.confidence =
-      Confidence{agreement(explained, others.size(),
-                           "offsets between the doubling ones within 25 % of the model")}
-          .value();
+      Confidence{inherited(fit_confidence, "the doubling offsets' granularity fit")}.value();
   result.findings.push_back(std::move(between));
 }
 
