@@ -12,15 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                  \
-  do {                                                                               \
-    cudaError_t status_ = (call);                                                    \
-    if (status_ != cudaSuccess) {                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,              \
-                   cudaGetErrorName(status_));                                       \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "check.cuh"
 
 constexpr int kLines = 64;
 constexpr std::uint64_t kSpacing = 4160;
