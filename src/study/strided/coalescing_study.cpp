@@ -122,17 +122,10 @@ void add_offset_findings(StudyResult& result, const Table& table,
     (is_power_of_two(offset) ? doubling : others).push_back(point);
   }
   if (doubling.size() < 3) return;
-  std::vector<double> sizes;
-  for (const Granularity& granularity : measured) sizes.push_back(*granularity.bytes);
-  std::vector<GranularityCandidate> candidates;
-  for (double bytes : candidate_granularities(sizes)) {
-    GranularityCandidate candidate{bytes, {}, false};
-    for (const CurvePoint& point : doubling) {
-      candidate.blocks.push_back(blocks_at(static_cast<std::uint32_t>(point.x), bytes));
-    }
-    candidate.from_topology = std::find(sizes.begin(), sizes.end(), bytes) != sizes.end();
-    candidates.push_back(std::move(candidate));
-  }
+  const std::vector<GranularityCandidate> candidates =
+      granularity_candidates(doubling, measured, [](double offset, double bytes) {
+        return blocks_at(static_cast<std::uint32_t>(offset), bytes);
+      });
   const GranularityChoice choice = *choose_granularity(doubling, candidates);
   const GranularityFit& fit = choice.best;
   const double block = fit.granularity_bytes;

@@ -139,18 +139,10 @@ void add_finding(StudyResult& result, const std::string& table, AccessSpace spac
     result.findings.push_back(std::move(finding));
     return;
   }
-  std::vector<double> sizes;
-  for (const Granularity& granularity : measured) sizes.push_back(*granularity.bytes);
-  std::vector<GranularityCandidate> candidates;
-  for (double bytes : candidate_granularities(sizes)) {
-    GranularityCandidate candidate{bytes, {}, false};
-    for (const CurvePoint& point : curve) {
-      candidate.blocks.push_back(
-          units_at(stride_spec(space, element, static_cast<std::uint32_t>(point.x)), bytes));
-    }
-    candidate.from_topology = std::find(sizes.begin(), sizes.end(), bytes) != sizes.end();
-    candidates.push_back(std::move(candidate));
-  }
+  const std::vector<GranularityCandidate> candidates =
+      granularity_candidates(curve, measured, [&](double stride, double bytes) {
+        return units_at(stride_spec(space, element, static_cast<std::uint32_t>(stride)), bytes);
+      });
   const GranularityChoice choice = *choose_granularity(curve, candidates);
   const GranularityFit& fit = choice.best;
   const double block = fit.granularity_bytes;

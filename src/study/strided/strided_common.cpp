@@ -1,5 +1,7 @@
 #include "study/strided/strided_common.hpp"
 
+#include <algorithm>
+
 #include "backend/backend.hpp"
 #include "model/units.hpp"
 #include "probes/core/findings.hpp"
@@ -43,6 +45,21 @@ std::vector<Granularity> measured_granularities(const StudyContext& context, Acc
     if (granularity.bytes) measured.push_back(std::move(granularity));
   }
   return measured;
+}
+
+std::vector<GranularityCandidate> granularity_candidates(
+    const std::vector<CurvePoint>& curve, const std::vector<Granularity>& measured,
+    const std::function<double(double x, double bytes)>& blocks_at) {
+  std::vector<double> sizes;
+  for (const Granularity& granularity : measured) sizes.push_back(*granularity.bytes);
+  std::vector<GranularityCandidate> candidates;
+  for (double bytes : candidate_granularities(sizes)) {
+    GranularityCandidate candidate{bytes, {}, false};
+    for (const CurvePoint& point : curve) candidate.blocks.push_back(blocks_at(point.x, bytes));
+    candidate.from_topology = std::find(sizes.begin(), sizes.end(), bytes) != sizes.end();
+    candidates.push_back(std::move(candidate));
+  }
+  return candidates;
 }
 
 const Granularity* matching_granularity(const GranularityChoice& choice,

@@ -1,6 +1,7 @@
 #pragma once
 // What the stride and coalescing studies share: the device's strided-request capability, the
 // topology values their predictions rest on, and turning a run into table cells and traces.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,12 @@ Granularity topology_granularity(const StudyContext& context, const std::string&
 // The granularities the topology measured for a space's first level: its sector and line, or
 // for shared memory its bank row (banks x bank width); only those it has.
 std::vector<Granularity> measured_granularities(const StudyContext& context, AccessSpace space);
+
+// Every granularity to try on `curve` (candidate_granularities of the measured ones) with the
+// blocks each point touches at it: blocks_at(point's x, granularity bytes).
+std::vector<GranularityCandidate> granularity_candidates(
+    const std::vector<CurvePoint>& curve, const std::vector<Granularity>& measured,
+    const std::function<double(double x, double bytes)>& blocks_at);
 
 // How sure a granularity fit is: agreement over the points it explains, lowered where other
 // granularities explain as many points, and where the topology measured granularities for
