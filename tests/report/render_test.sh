@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Renders the HTML report of a run on a simulated device with headless Chromium and checks that
 # the file has its sections and that the picture is a page with charts, not a blank one.
-# usage: render_test.sh MEMTOPO SIM_FILE WORK_DIR
+# usage: render_test.sh MEMTOPO SIM_FILE WORK_DIR [STUDY]
+# With STUDY (a study id), the page is `memtopo study STUDY --html`'s instead of a discovery's.
 # Exit 77 (ctest: skipped) with the reason where chromium or python3 is not installed;
 # scripts/setup installs both.
 set -euo pipefail
-memtopo=$1 sim=$2 work=$3
+memtopo=$1 sim=$2 work=$3 study=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 
 browser=$(command -v chromium || command -v chromium-browser || true)
@@ -20,10 +21,20 @@ fi
 
 rm -rf "$work"
 mkdir -p "$work"
-"$memtopo" --sim "$sim" --quiet --html "$work/report.html" >/dev/null
+if [ -n "$study" ]; then
+  "$memtopo" study "$study" --sim "$sim" --quiet --html "$work/report.html" >/dev/null
+  ids="summary findings plots console"
+  case "$study" in
+    coalescing) ids="$ids plot-coalescing-offset-throughput plot-coalescing-misaligned-throughput" ;;
+    stride) ids="$ids plot-stride-ca-throughput plot-stride-shared-throughput" ;;
+  esac
+else
+  "$memtopo" --sim "$sim" --quiet --html "$work/report.html" >/dev/null
+  ids="summary findings plots console warnings plot-staircase-l2-size plot-search-l1-size
+    plot-latency plot-l1-carveout plot-staircase-tlb-l1-reach plot-shared-banks"
+fi
 
-for id in summary findings plots console warnings plot-staircase-l2-size plot-search-l1-size \
-  plot-latency plot-l1-carveout plot-staircase-tlb-l1-reach plot-shared-banks; do
+for id in $ids; do
   if ! grep -q "id=\"$id\"" "$work/report.html"; then
     echo "FAIL: the report has no element with id \"$id\""
     exit 1
