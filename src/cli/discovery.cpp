@@ -73,11 +73,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
   }
-  if (!options.sim_file.empty() && !std::filesystem::exists(options.sim_file)) {
-    err << "memtopo: simulated device description " << printable_text(options.sim_file)
-        << " does not exist; check the path given to --sim.\n";
-    return exit_code::bad_input;
-  }
+  if (!sim_file_exists(options, "memtopo", err)) return exit_code::bad_input;
   return exit_code::ok;
 }
 

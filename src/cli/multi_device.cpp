@@ -9,6 +9,7 @@
 #include "cli/discovery.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/open_backend.hpp"
 #include "cli/outputs.hpp"
 #include "cli/run_info.hpp"
 #include "model/printable_text.hpp"
@@ -159,11 +160,7 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
   }
-  if (!options.sim_file.empty() && !std::filesystem::exists(options.sim_file)) {
-    err << "memtopo: simulated device description " << printable_text(options.sim_file)
-        << " does not exist; check the path given to --sim.\n";
-    return exit_code::bad_input;
-  }
+  if (!sim_file_exists(options, "memtopo", err)) return exit_code::bad_input;
   install_interrupt_handler();
 
   std::vector<int> devices;

@@ -1,11 +1,13 @@
 #include "cli/open_backend.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/sim/sim_backend.hpp"
 #include "cli/bundled_sim.hpp"
 #include "cli/exit_codes.hpp"
+#include "model/printable_text.hpp"
 
 namespace memtopo {
 namespace {
@@ -84,6 +86,13 @@ void note_fallback(const OpenedBackend& opened, std::ostream& err) {
       << "\n  Running on the SIMULATED device " << opened.sim_file
       << ": the results are not measurements of real hardware.\n"
       << "  Name --device N to require a real GPU.\n";
+}
+
+bool sim_file_exists(const Options& options, const std::string& program, std::ostream& err) {
+  if (options.sim_file.empty() || std::filesystem::exists(options.sim_file)) return true;
+  err << program << ": simulated device description " << printable_text(options.sim_file)
+      << " does not exist; check the path given to --sim.\n";
+  return false;
 }
 
 }  // namespace memtopo

@@ -31,6 +31,10 @@ OpenedBackend open_backend(const Options& options, const BeforeContext& before_c
 std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim, std::ostream& err,
                                          int& exit);
 
+// False after saying on `err` (prefixed "<program>: ") that --sim names a file that does not
+// exist; true when --sim is not given or its file exists. Checked before anything is measured.
+bool sim_file_exists(const Options& options, const std::string& program, std::ostream& err);
+
 // Says on `err` that memtopo fell back to the bundled simulated device, and why; nothing when
 // it did not.
 void note_fallback(const OpenedBackend& opened, std::ostream& err);

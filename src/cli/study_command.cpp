@@ -164,11 +164,7 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
     err << "memtopo study: cannot create the --traces directory: " << error.what() << "\n";
     return exit_code::cannot_write;
   }
-  if (!options.sim_file.empty() && !std::filesystem::exists(options.sim_file)) {
-    err << "memtopo study: simulated device description " << printable_text(options.sim_file)
-        << " does not exist; check the path given to --sim.\n";
-    return exit_code::bad_input;
-  }
+  if (!sim_file_exists(options, "memtopo study", err)) return exit_code::bad_input;
   if (arguments.topology_file) {
     std::ifstream file(*arguments.topology_file, std::ios::binary);
     std::stringstream text;
