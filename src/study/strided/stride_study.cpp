@@ -1,7 +1,7 @@
 // The stride study (issue 13, study 1; seed 001, 3.4.1): throughput and latency of warp
 // requests whose lanes are `stride` elements apart, for every memory space, element size and
-// stride from 1 to 64, with every SM busy. Where each curve stops falling names the
-// granularity the space moves data in (sector, line, bank row): study/strided/curve.hpp fits it.
+// stride from 1 to 64, with every SM busy. Which granularity each curve follows (sector, line,
+// bank row), and where it falls, is fitted by study/strided/curve.hpp.
 #include <algorithm>
 #include <cmath>
 
@@ -70,21 +70,15 @@ std::vector<Column> stride_columns() {
 
 // The granularity a space's predictions rest on: the first level's sector (its line where it
 // has no sector), or for shared memory a bank row (banks x bank width).
+// Not measured: the missing finding's source says which.
 Granularity space_granularity(const StudyContext& context, AccessSpace space) {
+  const std::vector<Granularity> measured = measured_granularities(context, space);
+  if (!measured.empty()) return measured.front();  // the sector before the line
   const std::string element = first_level_element(space);
-  if (space == AccessSpace::shared) {
-    const Granularity banks = topology_granularity(context, element, "banks");
-    const Granularity width = topology_granularity(context, element, "bank_width");
-    if (banks.bytes && width.bytes) {
-      return {*banks.bytes * *width.bytes, banks.source + ", " + width.source, banks.confidence,
-              "bank row"};
-    }
-    return {std::nullopt, banks.bytes ? width.source : banks.source, std::nullopt, "bank row"};
-  }
-  Granularity sector = topology_granularity(context, element, "sector");
-  if (sector.bytes) return sector;
-  Granularity line = topology_granularity(context, element, "line");
-  return line.bytes ? line : sector;
+  if (space != AccessSpace::shared) return topology_granularity(context, element, "sector");
+  const Granularity banks = topology_granularity(context, element, "banks");
+  const Granularity width = topology_granularity(context, element, "bank_width");
+  return {std::nullopt, banks.bytes ? width.source : banks.source, std::nullopt, "bank row"};
 }
 
 bool runs_shared_address(AccessSpace space) {
@@ -167,11 +161,8 @@ void add_finding(StudyResult& result, const std::string& table, AccessSpace spac
                                     : ", none of the granularities the topology measured") +
                 "; from " + format_bytes(block) + " between lanes (stride " +
                 format_number(saturating_stride, 0) + ") every lane has one of its own";
-  std::vector<std::size_t> unexplained;
   for (std::size_t i = 0; i < curve.size(); ++i) {
-    if (!fit.explained[i]) unexplained.push_back(i);
-  }
-  for (std::size_t i : unexplained) {
+    if (fit.explained[i]) continue;
     finding.why += "; not explained: stride " + format_number(curve[i].x, 0) + " (" +
                    format_number(curve[i].value / curve[0].value, 3) + " of stride 1, the model " +
                    format_number(fit.predicted[i] / curve[0].value, 3) + ")";
