@@ -63,6 +63,13 @@ std::string p2p_gpu_label(const P2pDevice& device) {
 
 const std::vector<P2pMatrixView>& p2p_matrix_views() { return kMatrices; }
 
+bool p2p_has_property(const P2pReport& report, const char* name) {
+  for (const P2pPair& pair : report.pairs) {
+    if (pair.find(name)) return true;
+  }
+  return false;
+}
+
 std::string p2p_value_text(const Property& property) {
   if (property.name == p2p_property::kPeerAccess) {
     return property.value.is_boolean() && property.value.get<bool>() ? "yes" : "no";
@@ -116,13 +123,6 @@ std::string cell(const P2pReport& report, const P2pPair* pair, const char* name,
   return text;
 }
 
-bool any_property(const P2pReport& report, const char* name) {
-  for (const P2pPair& pair : report.pairs) {
-    if (pair.find(name)) return true;
-  }
-  return false;
-}
-
 std::string matrix(const P2pReport& report, const P2pMatrixView& view, SharedNotes& notes) {
   std::vector<TextTable::Column> columns{{"acts on", Align::left}};
   for (const P2pDevice& device : report.devices)
@@ -167,7 +167,7 @@ std::string render_p2p_console(const P2pReport& report) {
   Footnotes notes;
   SharedNotes shared(notes);
   for (const P2pMatrixView& view : kMatrices) {
-    if (any_property(report, view.property)) out += matrix(report, view, shared) + "\n";
+    if (p2p_has_property(report, view.property)) out += matrix(report, view, shared) + "\n";
   }
   if (!notes.empty()) out += "  Notes\n" + notes.render(kMaxWidth) + "\n";
   out += outcomes(report);

@@ -20,5 +20,7 @@ const std::vector<P2pMatrixView>& p2p_matrix_views();
 // A cell's number or word as the matrices show it: "yes", "NV18", "PCIe5 x16", ns, GB/s.
 std::string p2p_value_text(const Property& property);
 std::string p2p_gpu_label(const P2pDevice& device);  // "GPU 3"
+// Whether any pair has property `name` (a matrix is shown only then).
+bool p2p_has_property(const P2pReport& report, const char* name);
 
 }  // namespace memtopo

@@ -16,13 +16,6 @@ std::string device_anchor(std::size_t position) {
   return "gpu" + std::to_string(position) + "-";
 }
 
-bool any_property(const P2pReport& report, const char* name) {
-  for (const P2pPair& pair : report.pairs) {
-    if (pair.find(name)) return true;
-  }
-  return false;
-}
-
 // One cell: the value, "~" and class "low" below the confidence threshold, "n/a" with the
 // reason where nothing was measured; the method and note on hover.
 void render_cell(std::ostringstream& html, const P2pPair* pair, const char* name) {
@@ -80,7 +73,7 @@ void render_p2p(std::ostringstream& html, const P2pReport& report) {
        << format_number(kLowConfidence, 1)
        << " are marked ~ and red; confidences in brackets; hover a cell for its method.</p>\n";
   for (const P2pMatrixView& view : p2p_matrix_views()) {
-    if (any_property(report, view.property)) render_matrix(html, report, view);
+    if (p2p_has_property(report, view.property)) render_matrix(html, report, view);
   }
   html << "<h3>p2p probes</h3>\n<table>\n<thead><tr><th>Probe</th><th>Status</th>"
           "<th>Reason</th></tr></thead>\n<tbody>\n";
