@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/experiment.hpp"
+#include "backend/l2_first_touch.hpp"
 #include "backend/warp_access.hpp"
 #include "model/device_conditions.hpp"
 #include "backend/stream.hpp"
@@ -94,6 +95,15 @@ class Backend {
   virtual std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> /*batch*/) {
     throw ExperimentError("the " + std::string(kind()) +
                           " backend runs no warp-wide shared-memory access");
+  }
+
+  // One launch of the L2 first-touch experiment (l2_first_touch.hpp): one block per SM, the
+  // warmer's first, then every other SM's first and second touch of its own lines. Throws
+  // ExperimentError for a spec it cannot run (a warmer SM that does not exist); backends without
+  // the experiment keep this default, which throws ExperimentError.
+  virtual L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& /*spec*/) {
+    throw ExperimentError("the " + std::string(kind()) +
+                          " backend runs no cross-SM L2 first-touch experiment");
   }
 
   // Measures the SM clock now, in kHz (0 when the backend cannot tell).

@@ -9,6 +9,7 @@
 #include "model/units.hpp"
 #include "report/console_bandwidth.hpp"
 #include "report/console_banks.hpp"
+#include "report/console_partitions.hpp"
 #include "report/console_hopper.hpp"
 #include "report/console_patterns.hpp"
 #include "report/footnotes.hpp"
@@ -48,7 +49,8 @@ constexpr std::size_t kConsoleWidth = 120;
 // everything else an element has goes to "Other findings" so nothing measured is hidden.
 constexpr const char* kTableProperties[] = {
     "size",         "line",      "sector",   "latency", "miss_penalty",     "shared_with",
-    "count_per_sm", "bandwidth", "carveout", "reach",   "conflict_latency", "latency_patterns"};
+    "count_per_sm", "bandwidth", "carveout", "reach",   "conflict_latency", "latency_patterns",
+    "partition_map"};
 
 bool has_own_column(const std::string& property) {
   return is_bandwidth_property(property) ||
@@ -338,6 +340,7 @@ std::string render_console(const Topology& topology) {
   render_elements(out, topology, notes);
   out << render_bandwidth_section(topology, notes, kConsoleWidth);
   render_carveout(out, topology, notes);
+  render_partition_map(out, topology, notes, kConsoleWidth);
   render_shared_banks(out, topology, notes, kConsoleWidth);
   out << render_latency_patterns_section(topology, notes, kConsoleWidth);
   render_hopper_section(out, topology, notes, kConsoleWidth);

@@ -6,6 +6,7 @@
 #include "report/console.hpp"
 #include "report/footnotes.hpp"
 #include "report/html_style.hpp"
+#include "report/partition_map_svg.hpp"
 #include "report/report_plots.hpp"
 #include "report/report_rows.hpp"
 #include "report/svg_plot.hpp"
@@ -83,7 +84,15 @@ void render_findings(std::ostringstream& html, const Topology& topology, const s
 void render_plots(std::ostringstream& html, const Topology& topology, const std::string& id) {
   html << "<section id=\"" << id << "plots\">\n<h2>Plots</h2>\n";
   const std::vector<Plot> plots = report_plots(topology);
-  if (plots.empty()) html << "<p>No curves in this run's evidence.</p>\n";
+  const Element* l2 = topology.find("l2");
+  const Property* map = l2 ? l2->find("partition_map") : nullptr;
+  const std::string map_svg = map ? render_partition_map_svg(*map) : "";
+  if (plots.empty() && map_svg.empty()) html << "<p>No curves in this run's evidence.</p>\n";
+  if (!map_svg.empty()) {
+    html << "<figure id=\"" << id << "plot-l2-partition-map\">\n" << map_svg
+         << "<figcaption>l2.partition_map: the L2 partition near each SM (cross-SM first "
+            "touches)</figcaption>\n</figure>\n";
+  }
   for (const Plot& plot : plots) {
     html << "<figure id=\"" << id << "plot-" << escape_markup(plot.id) << "\">\n"
          << render_svg(plot);

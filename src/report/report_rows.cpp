@@ -28,6 +28,9 @@ bool is_list_of_records(const nlohmann::json& value) {
 }
 
 std::string value_text(const Property& p, ValueMark mark) {
+  if (p.name == "partition_map" && p.value.is_array()) {
+    return std::to_string(p.value.size()) + " partitions (see the plots and the console report)";
+  }
   if (is_list_of_records(p.value)) {
     return std::to_string(p.value.size()) + " rows (see the plots and the console report)";
   }

@@ -224,6 +224,15 @@ TEST(DescriptionLoader, BadCacheGeometryIsNamedWithTheReason) {
                      "t.json: caches[0].partitions: only a cache of scope \"device\"");
   expect_error_after([](json& d) { d["caches"][1]["partitions"] = 0; },
                      "t.json: caches[1].partitions: must be at least 1");
+  expect_error_after([](json& d) { d["caches"][0]["sm_partitions"] = {0, 1}; },
+                     "t.json: caches[0].sm_partitions: only a cache of scope \"device\"");
+  expect_error_after([](json& d) { d["caches"][1]["partition_policy"] = "nearest"; },
+                     "t.json: caches[1].partition_policy: must be \"home\" or \"copy_on_read\", "
+                     "got \"nearest\"");
+  expect_error_after([](json& d) { d["caches"][1]["sm_partitions"] = {0, 2}; },
+                     "t.json: caches[1].sm_partitions[1]:");
+  expect_error_after([](json& d) { d["caches"][1]["sm_partitions"] = {0, 1, 1}; },
+                     "t.json: caches[1].sm_partitions: lists 3 SMs, but sm_count is");
   expect_error_after([](json& d) { d["caches"][1]["name"] = "L1"; },
                      "t.json: caches[1].name: the name \"L1\" is already taken");
 }

@@ -20,6 +20,7 @@
 #include "backend/cuda/device_query.hpp"
 #include "backend/cuda/gpu_sharing.hpp"
 #include "backend/cuda/hopper_kernels.hpp"
+#include "backend/cuda/l2_first_touch_runner.hpp"
 #include "backend/cuda/nvml_session.hpp"
 #include "backend/cuda/stream_runner.hpp"
 #include "backend/cuda/strided_runner.hpp"
@@ -179,6 +180,15 @@ class CudaBackend final : public Backend,
       c.other_processes = other_gpu_processes(named(*listed), own_pids_);
     }
     return c;
+  }
+
+  L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& spec) override {
+    CUDA_CALL(cudaSetDevice(device_));
+    if (!first_touch_) {
+      first_touch_ = std::make_unique<L2FirstTouchRunner>(FirstTouchRunnerConfig{
+          facts_.sm_count, sm_ids_, facts_.shared_per_sm_bytes, max_dynamic_shared_});
+    }
+    return first_touch_->run(spec);
   }
 
   StridedAccessResult run_strided(const StridedAccessSpec& spec) override {
@@ -443,6 +453,7 @@ class CudaBackend final : public Backend,
   std::unique_ptr<ChaseRunner> runner_;
   std::unique_ptr<StreamRunner> streams_;
   std::unique_ptr<StudyKernels> study_kernels_;  // made on first use
+  std::unique_ptr<L2FirstTouchRunner> first_touch_;  // made on first use
 };
 
 }  // namespace

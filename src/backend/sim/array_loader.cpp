@@ -218,7 +218,8 @@ CacheScope read_scope(const StrictObject& object) {
   if (read == CacheScope::device && object.has("instances_per_sm")) {
     object.fail("instances_per_sm", "only a cache of scope \"sm\" has per-SM instances");
   }
-  for (std::string_view key : {"partitions", "far_latency_extra"}) {
+  for (std::string_view key :
+       {"partitions", "far_latency_extra", "partition_policy", "sm_partitions"}) {
     if (read == CacheScope::sm && object.has(key)) {
       object.fail(key, "only a cache of scope \"device\" has partitions");
     }
@@ -295,13 +296,38 @@ std::uint32_t read_segments(const StrictObject& object, const CacheDescription& 
   return segments;
 }
 
+// partition_policy and sm_partitions (its length is checked against sm_count by the caller).
+void read_partition_layout(const StrictObject& object, CacheDescription& cache) {
+  if (object.has("partition_policy")) {
+    const std::string policy = object.string("partition_policy");
+    if (policy == "home") {
+      cache.partition_policy = PartitionPolicy::home;
+    } else if (policy == "copy_on_read") {
+      cache.partition_policy = PartitionPolicy::copy_on_read;
+    } else {
+      object.fail("partition_policy",
+                  "must be \"home\" or \"copy_on_read\", got " + in_quotes(policy));
+    }
+  }
+  if (!object.has("sm_partitions")) return;
+  const JsonPlace place = object.place("sm_partitions");
+  const json& list = read_bounded_array(object.required("sm_partitions"), place,
+                                        limits::kMaxSmCount);
+  if (cache.partitions < 2) place.fail("needs \"partitions\" of 2 or more");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    cache.sm_partitions.push_back(
+        static_cast<std::uint32_t>(read_uint(list[i], place.item(i), cache.partitions - 1)));
+  }
+}
+
 }  // namespace
 
 CacheDescription read_cache(const json& value, const JsonPlace& place) {
   const StrictObject object(value, place,
                             {"name", "scope", "instances_per_sm", "size_bytes", "line_bytes",
                              "sector_bytes", "ways", "set_index", "policy", "hit_latency", "paths",
-                             "partitions", "far_latency_extra", "segments"});
+                             "partitions", "far_latency_extra", "partition_policy",
+                             "sm_partitions", "segments"});
   CacheDescription cache;
   cache.name = read_printable_name(object, "name");
   cache.scope = read_scope(object);
@@ -322,6 +348,7 @@ CacheDescription read_cache(const json& value, const JsonPlace& place) {
     cache.partitions = read_positive_u32(object, "partitions", limits::kMaxPartitions);
   }
   cache.far_latency_extra = read_cycles_or(object, "far_latency_extra");
+  read_partition_layout(object, cache);
   return cache;
 }
 

@@ -15,6 +15,11 @@ std::uint64_t array_bytes(std::uint64_t lines) {
 
 }  // namespace
 
+std::uint32_t near_partition(const CacheDescription& cache, std::uint32_t sm) {
+  if (sm < cache.sm_partitions.size()) return cache.sm_partitions[sm];
+  return sm % cache.partitions;
+}
+
 std::vector<std::uint32_t> ways_of_each_set(const Associativity& associativity,
                                             std::uint64_t entries) {
   if (!associativity.ways_per_set.empty()) return associativity.ways_per_set;

@@ -94,6 +94,8 @@ enum class CacheScope {
   device,  // one instance shared by every SM
 };
 
+enum class PartitionPolicy { home, copy_on_read };
+
 struct CacheDescription {
   std::string name;
   CacheScope scope = CacheScope::sm;
@@ -108,10 +110,19 @@ struct CacheDescription {
   std::vector<LoadPath> paths;
   std::uint32_t partitions = 1;  // device scope only
   std::uint32_t far_latency_extra = 0;
+  // Where a line answers near (docs/sim-format.md, Partitions): home: in the one partition its
+  // address picks; copy_on_read: in the partition of every SM that has read it (an SM's first
+  // read of a line only another partition holds answers far, its later reads near).
+  PartitionPolicy partition_policy = PartitionPolicy::home;
+  // The partition near each SM, by SM id (one entry per SM); empty: SM s is near s mod partitions.
+  std::vector<std::uint32_t> sm_partitions;
   // Device scope only: the cache is this many equal arrays of size_bytes / segments each, and a
   // load from SM s looks up and fills segment s mod segments only (one SM fills one segment).
   std::uint32_t segments = 1;
 };
+
+// The partition near SM `sm` in `cache`.
+std::uint32_t near_partition(const CacheDescription& cache, std::uint32_t sm);
 
 struct TlbDescription {
   std::string name;

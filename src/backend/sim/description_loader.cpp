@@ -175,6 +175,14 @@ SimDescription read_description(const json& document, const JsonPlace& place) {
       description.caches.push_back(read_cache(caches[i], caches_place.item(i)));
     }
     require_unique_names(description.caches, caches_place);
+    for (std::size_t i = 0; i < description.caches.size(); ++i) {
+      const std::size_t listed = description.caches[i].sm_partitions.size();
+      if (listed != 0 && listed != description.sm_count) {
+        caches_place.item(i).key("sm_partitions").fail(
+            "lists " + std::to_string(listed) + " SMs, but sm_count is " +
+            std::to_string(description.sm_count) + " (one partition per SM)");
+      }
+    }
   }
   if (object.has("tlbs")) {
     const JsonPlace tlbs_place = object.place("tlbs");

@@ -86,8 +86,12 @@ Route MemorySystem::route(std::size_t slot, LoadPath path, std::uint32_t chaser)
     const bool device = description.scope == CacheScope::device;
     std::vector<SetAssociativeArray>& instances = cache.copies[device ? 0 : slot].instances();
     const std::uint32_t instance = (device ? sm : chaser) % instances.size();
-    route.levels.push_back(Route::Level{&instances[instance], description.hit_latency,
-                                        description.partitions, sm % description.partitions,
+    // copy_on_read: a chase reads lines it brought in (or copied) itself, which its own
+    // partition holds; only another SM's lines answer far, the first time (run_l2_first_touch).
+    const std::uint32_t partitions =
+        description.partition_policy == PartitionPolicy::copy_on_read ? 1 : description.partitions;
+    route.levels.push_back(Route::Level{&instances[instance], description.hit_latency, partitions,
+                                        near_partition(description, sm),
                                         description.far_latency_extra});
   }
   return route;

@@ -8,6 +8,7 @@
 #include "backend/sim/carveout.hpp"
 #include "backend/sim/chase_runner.hpp"
 #include "backend/sim/description_loader.hpp"
+#include "backend/sim/first_touch_model.hpp"
 #include "backend/sim/memory_system.hpp"
 #include "backend/sim/random_streams.hpp"
 #include "backend/sim/stream_model.hpp"
@@ -33,6 +34,7 @@ constexpr std::uint64_t kRecordBytesPerLoad = 2 * sizeof(std::uint32_t);
 // Separates the noise of streams from that of chases under one seed.
 constexpr std::uint64_t kStreamNoiseSalt = 0x53545245414D53ull;   // "STREAMS"
 constexpr std::uint64_t kStridedNoiseSalt = 0x5354524944454Full;  // "STRIDEO"
+constexpr std::uint64_t kFirstTouchNoiseSalt = 0x4649525354544Full;  // "FIRSTTO"
 
 DeviceFacts facts_of(const SimDescription& description) {
   DeviceFacts facts;
@@ -105,6 +107,14 @@ class SimBackend final : public Backend, public StridedAccessRunner {
     // Streams draw from noise streams of their own, apart from every chase's.
     const std::uint64_t seed = description_.noise.seed ^ kStreamNoiseSalt;
     return sim::simulate_stream(spec, description_, sim::derive_seed(seed, streams_run_++));
+  }
+
+  L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& spec) override {
+    // Its own noise stream as well: the map's launches change no chase.
+    const std::uint64_t call = first_touches_run_++;
+    return sim::simulate_first_touch(
+        spec, description_, call,
+        sim::derive_seed(description_.noise.seed ^ kFirstTouchNoiseSalt, call));
   }
 
   StridedAccessResult run_strided(const StridedAccessSpec& spec) override {
@@ -288,6 +298,7 @@ class SimBackend final : public Backend, public StridedAccessRunner {
   std::uint64_t warp_accesses_run_ = 0;  // the same for warp accesses
   std::uint64_t streams_run_ = 0;        // the same for streams
   std::uint64_t strided_run_ = 0;        // the same for strided requests
+  std::uint64_t first_touches_run_ = 0;  // the same for L2 first-touch launches
 };
 
 }  // namespace

@@ -36,7 +36,9 @@ ServingLevel cache_level(const SimDescription& description, std::size_t index) {
   const double rate = description.throughput->cache_bytes_per_cycle[index];
   if (cache.scope == CacheScope::sm) return rated(cache.name, true, rate, cache.hit_latency);
   // Far partitions answer later: the mean latency over the partitions a stream touches alike.
-  const double far_share = cache.partitions > 1 ? (cache.partitions - 1.0) / cache.partitions : 0;
+  // (copy_on_read: a stream re-reads lines its own SMs brought in, which their partitions hold.)
+  const bool spread = cache.partitions > 1 && cache.partition_policy == PartitionPolicy::home;
+  const double far_share = spread ? (cache.partitions - 1.0) / cache.partitions : 0;
   return rated(cache.name, false, rate, cache.hit_latency + far_share * cache.far_latency_extra);
 }
 

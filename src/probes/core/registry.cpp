@@ -7,6 +7,7 @@
 #include "probes/core/probe.hpp"
 #include "probes/geometry/geometry_probe.hpp"
 #include "probes/hopper/hopper_probe.hpp"
+#include "probes/l2/l2_partition_map_probe.hpp"
 #include "probes/l2/l2_partitions_probe.hpp"
 #include "probes/l2/l2_segments_probe.hpp"
 #include "probes/latency/latency_probe.hpp"
@@ -48,7 +49,10 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
     }
     probes.push_back(std::move(p));
     // Beside the other L2 questions, though it needs no l2.size.
-    if (l2_size) probes.push_back(std::make_unique<L2PartitionProbe>());
+    if (l2_size) {
+      probes.push_back(std::make_unique<L2PartitionProbe>());
+      probes.push_back(std::make_unique<L2PartitionMapProbe>());  // replaces what it confirms
+    }
   }
   for (const auto& target : line_targets()) {  // needs l2.size (a staircase)
     if (target.device_wide)

@@ -39,6 +39,9 @@ class CountingBackend : public Backend {
   std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) override;
   double current_sm_clock_khz() override { return inner_.current_sm_clock_khz(); }
   StreamResult run_stream(const StreamSpec& spec) override { return inner_.run_stream(spec); }
+  L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& spec) override {
+    return inner_.run_l2_first_touch(spec);
+  }
 
   std::uint64_t loads = 0;  // warm and timed loads of every chase
   std::uint64_t chases = 0;

@@ -1,0 +1,72 @@
+#pragma once
+// Which L2 partition is near each SM, from cross-SM first touches (backend/l2_first_touch.hpp).
+// In each launch one SM (the warmer) brings lines into the L2 and every other SM times its first
+// load of its own lines: near when it shares the warmer's partition, far otherwise. Launch by
+// launch, a warmer that was far in every earlier launch opens a new partition; every SM then
+// joins the partition whose launches its answers agree with most.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/staircase.hpp"
+
+namespace memtopo {
+
+// One reader's overhead-corrected cycles, per line.
+struct ReaderFirstTouch {
+  std::uint32_t sm = 0;
+  std::vector<double> first;
+  std::vector<double> second;
+};
+
+struct FirstTouchLaunch {
+  std::uint32_t warmer_sm = 0;
+  std::vector<ReaderFirstTouch> readers;
+};
+
+enum class TouchVerdict { near, far, mixed };
+const char* to_string(TouchVerdict verdict);
+
+// A reader's lines are near when at most this share answered far, far when at least 1 minus it.
+inline constexpr double kMixedShareLimit = 0.25;
+
+struct SmPartition {
+  std::uint32_t sm = 0;
+  std::optional<std::uint32_t> partition;  // none: unclear
+  std::size_t agreeing = 0;                // verdicts (launches it read in) agreeing with it
+  std::size_t verdicts = 0;                // near or far verdicts it gave
+};
+
+struct PartitionMap {
+  ModeSplit split;  // of every first touch of every launch
+  // Per launch: the warmer's partition (none when the warmer is unclear) and each reader's verdict.
+  std::vector<std::optional<std::uint32_t>> warmer_partition;
+  std::vector<std::vector<TouchVerdict>> verdicts;  // [launch][reader], readers in launch order
+  std::vector<std::vector<std::uint32_t>> partitions;  // SMs per partition, sorted
+  std::vector<SmPartition> sms;                        // every SM seen, sorted by id
+  std::vector<std::uint32_t> unclear;                  // SMs in no partition
+  std::size_t mixed = 0;                               // mixed verdicts, all launches
+  std::size_t total_verdicts = 0;                      // reader verdicts, all launches
+  std::size_t agreeing = 0;                            // near/far verdicts agreeing with the map
+  std::size_t checked = 0;                             // near/far verdicts of assigned SMs
+  bool conclusive = false;
+  std::string reason;  // why not conclusive, or what the map rests on
+};
+
+PartitionMap map_partitions(std::span<const FirstTouchLaunch> launches);
+
+// The SM a next launch should warm from, or nullopt when the map needs none: first an SM that
+// was far in every launch so far (a partition no warmer was in yet), then, for each partition
+// with more than one SM, a member that has not warmed yet (a check of the partition), then a
+// member of the partition of each SM that disagrees with its map (it is measured again).
+// `max_launches` caps the whole sequence.
+std::optional<std::uint32_t> next_warmer(const PartitionMap& map,
+                                         std::span<const FirstTouchLaunch> launches,
+                                         std::size_t max_launches);
+
+// "0-3, 8, 10-12": sorted SM ids as ranges.
+std::string sm_ranges(std::span<const std::uint32_t> sms);
+
+}  // namespace memtopo

@@ -1,0 +1,118 @@
+#include "backend/cuda/l2_first_touch_runner.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/cuda/l2_first_touch_kernels.hpp"
+
+namespace memtopo {
+namespace {
+
+// %globaltimer may advance in steps of up to a microsecond: a shorter window gives no clock.
+constexpr std::uint64_t kMinClockWindowNs = 20'000;
+
+double median_of(std::vector<std::uint32_t> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  if (values.size() % 2 == 1) return values[middle];
+  return (static_cast<double>(values[middle - 1]) + values[middle]) / 2;
+}
+
+}  // namespace
+
+L2FirstTouchResult L2FirstTouchRunner::run(const L2FirstTouchSpec& spec) {
+  validate(spec);
+  if (!std::binary_search(config_.sm_ids.begin(), config_.sm_ids.end(), spec.warmer_sm)) {
+    throw ExperimentError("warmer SM " + std::to_string(spec.warmer_sm) +
+                          " is not among the SMs that run blocks");
+  }
+  const std::uint32_t blocks = config_.sm_count;
+  if (lines_.size() == 0 || spec.lines_per_reader > lines_per_region_ ||
+      next_round_ == kFirstTouchRounds) {
+    const std::uint32_t lines = std::max(spec.lines_per_reader, lines_per_region_);
+    DeviceBuffer<char> fresh(std::uint64_t{blocks} * lines * kFirstTouchLineSpacing);
+    lines_ = std::move(fresh);  // the old allocation is freed only now
+    lines_per_region_ = lines;
+    next_round_ = 0;
+  }
+  const std::uint32_t lines = spec.lines_per_reader;
+  DeviceBuffer<std::uint32_t> sync(3), status(blocks), sm_of_block(blocks), order(blocks);
+  DeviceBuffer<std::uint32_t> first(std::uint64_t{blocks} * lines);
+  DeviceBuffer<std::uint32_t> second(std::uint64_t{blocks} * lines);
+  DeviceBuffer<std::uint32_t> overhead(std::uint64_t{blocks} * kFirstTouchOverheadSamples);
+  DeviceBuffer<std::uint64_t> window(4);
+  sync.fill_zero();
+  status.fill_zero();
+  window.fill_zero();
+  FirstTouchLaunch launch;
+  launch.base = lines_.data();
+  launch.region_bytes = std::uint64_t{lines_per_region_} * kFirstTouchLineSpacing;
+  launch.lines = lines;
+  launch.round = next_round_++;
+  launch.warmer_sm = spec.warmer_sm;
+  launch.zero = 0;
+  launch.sync = sync.data();
+  launch.status = status.data();
+  launch.sm_of_block = sm_of_block.data();
+  launch.order_of_block = order.data();
+  launch.first = first.data();
+  launch.second = second.data();
+  launch.overhead = overhead.data();
+  launch.clock_window = window.data();
+  launch_first_touch(launch, blocks,
+                     first_touch_dynamic_shared_bytes(config_.shared_per_sm,
+                                                      config_.max_dynamic_shared));
+
+  std::vector<std::uint32_t> states(blocks), sms(blocks), turns(blocks);
+  std::vector<std::uint32_t> firsts(first.size()), seconds(second.size()),
+      overheads(overhead.size());
+  std::vector<std::uint64_t> clock(4);
+  status.download(states);
+  sm_of_block.download(sms);
+  order.download(turns);
+  first.download(firsts);
+  second.download(seconds);
+  overhead.download(overheads);
+  window.download(clock);
+  for (std::uint32_t b = 0; b < blocks; ++b) {
+    if (states[b] != kFirstTouchDone) {
+      throw ExperimentError("L2 first touch: the block on SM " + std::to_string(sms[b]) +
+                            " waited more than a second (status " + std::to_string(states[b]) +
+                            "): not every block was resident, or the warmer SM ran none");
+    }
+  }
+  L2FirstTouchResult result;
+  result.warmer_sm = spec.warmer_sm;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> readers;  // (turn, block)
+  for (std::uint32_t b = 0; b < blocks; ++b) {
+    if (turns[b] != UINT32_MAX) readers.emplace_back(turns[b], b);
+  }
+  if (readers.size() + 1 != blocks) {
+    throw ExperimentError("L2 first touch: " + std::to_string(blocks - readers.size()) +
+                          " blocks ran on the warmer SM " + std::to_string(spec.warmer_sm) +
+                          " (expected one block per SM)");
+  }
+  std::sort(readers.begin(), readers.end());
+  for (const auto& [turn, b] : readers) {
+    L2ReaderTouches touches;
+    touches.sm_id = sms[b];
+    touches.first_cycles.assign(firsts.begin() + b * lines, firsts.begin() + (b + 1) * lines);
+    touches.second_cycles.assign(seconds.begin() + b * lines, seconds.begin() + (b + 1) * lines);
+    touches.overhead_cycles =
+        median_of({overheads.begin() + b * kFirstTouchOverheadSamples,
+                   overheads.begin() + (b + 1) * kFirstTouchOverheadSamples});
+    result.readers.push_back(std::move(touches));
+  }
+  const std::uint64_t elapsed_ns = clock[3] - clock[2];
+  if (elapsed_ns >= kMinClockWindowNs) {
+    // Cycles per ns is GHz; times 1e6 gives kHz.
+    result.clock_khz = static_cast<double>(clock[1] - clock[0]) / elapsed_ns * 1e6;
+  }
+  return result;
+}
+
+}  // namespace memtopo

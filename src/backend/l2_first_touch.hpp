@@ -1,0 +1,38 @@
+#pragma once
+// Cross-SM first touches in the L2 (issue 15: which L2 partition is near each SM). On Hopper a
+// line that one SM brought into the L2 answers another SM's first load near or far, depending on
+// whether the two SMs share a partition; the reader's second load answers near either way (the
+// line is then held on its side too). So a chase an SM warms itself never sees the far mode,
+// and the map needs one SM to warm and the others to read. Plain data, like ChaseSpec.
+#include <cstdint>
+#include <vector>
+
+namespace memtopo {
+
+struct L2FirstTouchSpec {
+  // %smid of the SM whose block loads every reader's lines first (ld.global.cg).
+  std::uint32_t warmer_sm = 0;
+  // Lines each reader times, first and second touch of each; every line is new to the L2 for
+  // each call (a backend never hands the same line to two calls).
+  std::uint32_t lines_per_reader = 32;
+};
+
+struct L2ReaderTouches {
+  std::uint32_t sm_id = 0;
+  std::vector<std::uint32_t> first_cycles;   // per line, the reader's first load (raw)
+  std::vector<std::uint32_t> second_cycles;  // per line, its second load (raw)
+  double overhead_cycles = 0;                // median timing overhead in the same block
+};
+
+struct L2FirstTouchResult {
+  std::uint32_t warmer_sm = 0;
+  // Every SM but the warmer's, in the order they read (one at a time, the others waiting).
+  std::vector<L2ReaderTouches> readers;
+  double clock_khz = 0;  // SM clock during the launch (measured; 0 = unknown)
+};
+
+// Checks a spec (at least one line, at most kMaxFirstTouchLines). Throws ExperimentError.
+inline constexpr std::uint32_t kMaxFirstTouchLines = 256;
+void validate(const L2FirstTouchSpec& spec);
+
+}  // namespace memtopo
