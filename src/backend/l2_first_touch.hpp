@@ -1,16 +1,17 @@
 #pragma once
 // Cross-SM first touches in the L2 (issue 15: which L2 partition is near each SM). On Hopper a
-// line that one SM brought into the L2 answers another SM's first load near or far, depending on
-// whether the two SMs share a partition; the reader's second load answers near either way (the
-// line is then held on its side too). So a chase an SM warms itself never sees the far mode,
-// and the map needs one SM to warm and the others to read. Plain data, like ChaseSpec.
+// line that one SM wrote answers another SM's first load near or far, depending on whether the
+// two SMs share a partition; the reader's second load answers near either way (the line is then
+// held on its side too). A line another SM only loaded answers near everywhere. So a chase an SM
+// warms itself never sees the far mode, and the map needs one SM to write and the others to
+// read. Plain data, like ChaseSpec.
 #include <cstdint>
 #include <vector>
 
 namespace memtopo {
 
 struct L2FirstTouchSpec {
-  // %smid of the SM whose block loads every reader's lines first (ld.global.cg).
+  // %smid of the SM whose block writes every reader's lines first (st.global.cg).
   std::uint32_t warmer_sm = 0;
   // Lines each reader times, first and second touch of each; every line is new to the L2 for
   // each call (a backend never hands the same line to two calls).

@@ -78,7 +78,7 @@ void render_partition_map(std::ostream& out, const Topology& topology, Footnotes
   out << "\n" << title << "\n";
   const std::size_t count = map->value.is_array() ? map->value.size() : 0;
   std::string summary = std::to_string(count) + " partition" + (count == 1 ? "" : "s") +
-                        "; a line another SM brought in answers a first load near " +
+                        "; a line another SM wrote answers a first load near " +
                         latency_text(*l2, "near_latency");
   if (l2->find("far_latency")) summary += ", far " + latency_text(*l2, "far_latency");
   if (map->evidence.contains("second_touch_p50_cycles")) {

@@ -1,5 +1,5 @@
 // The L2 first-touch experiment (backend/l2_first_touch.hpp): one block per SM. The block on
-// the warmer SM loads every block's lines of this round, then raises a flag; every other block
+// the warmer SM writes every block's lines of this round, then raises a flag; every other block
 // then takes a ticket and, one at a time, times its first and its second load of each of its
 // own lines with only thread 0, while the others wait (so no reader's loads queue behind
 // another's).
@@ -42,10 +42,16 @@ __device__ const char* line_of(const FirstTouchLaunch& launch, std::uint32_t blo
          launch.round * kFirstTouchRoundStride;
 }
 
-__device__ void warm(const FirstTouchLaunch& launch, std::uint64_t& sink) {
+__device__ __forceinline__ void store_cg(const char* address, std::uint64_t value) {
+  asm volatile("st.global.cg.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
+}
+
+// Writes, not loads: a line another SM only loaded answers every SM near on an H200 (commit
+// c5a2a91's run); one another SM wrote answers far from the other partition, once.
+__device__ void warm(const FirstTouchLaunch& launch) {
   const std::uint32_t lines = gridDim.x * launch.lines;
   for (std::uint32_t k = threadIdx.x; k < lines; k += blockDim.x) {
-    sink ^= load_cg(line_of(launch, k / launch.lines, k % launch.lines));
+    store_cg(line_of(launch, k / launch.lines, k % launch.lines), k);
   }
   __syncthreads();
   if (threadIdx.x != 0) return;
@@ -100,7 +106,7 @@ __global__ void l2_first_touch_kernel(FirstTouchLaunch launch) {
       launch.sm_of_block[blockIdx.x] = sm;
       launch.order_of_block[blockIdx.x] = UINT32_MAX;
     }
-    warm(launch, sink);
+    warm(launch);
   } else if (threadIdx.x == 0) {
     launch.sm_of_block[blockIdx.x] = sm;
     if (!wait_for(&launch.sync[0], 1)) {

@@ -1,6 +1,6 @@
 #pragma once
 // The L2 first-touch experiment (backend/l2_first_touch.hpp) on a simulated device: what each
-// reader's first and second load of lines the warmer SM brought in cost, by the description's
+// reader's first and second load of lines the warmer SM wrote cost, by the description's
 // partitions (docs/sim-format.md, Partitions), plus the timing overhead and noise.
 #include <cstdint>
 

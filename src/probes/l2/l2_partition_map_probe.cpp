@@ -70,9 +70,9 @@ std::string method_of(const Launches& launches) {
   for (const FirstTouchLaunch& launch : launches.data) {
     warmers += (warmers.empty() ? "" : ", ") + std::to_string(launch.warmer_sm);
   }
-  return "cross-SM first touches: one block per SM; the warmer SM loads " +
+  return "cross-SM first touches: one block per SM; the warmer SM writes " +
          std::to_string(kLinesPerReader) +
-         " new lines per other SM via ld.global.cg, then every other SM in turn times its first "
+         " new lines per other SM (st.global.cg), then every other SM in turn times its first "
          "and second load of its own lines (clock64, minus the timing overhead); a reader is "
          "near when at most 25 % of its first touches lie above the two-mode threshold (Otsu, "
          ">= 8 robust sigmas), far when at least 75 % do; a warmer far from every earlier one "
