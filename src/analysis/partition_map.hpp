@@ -40,7 +40,9 @@ struct SmPartition {
 };
 
 struct PartitionMap {
-  ModeSplit split;  // of every first touch of every launch
+  // Of the readers' median first touches (every launch), or of every first touch where only
+  // those split (readers with near and far lines alike).
+  ModeSplit split;
   // Per launch: the warmer's partition (none when the warmer is unclear) and each reader's verdict.
   std::vector<std::optional<std::uint32_t>> warmer_partition;
   std::vector<std::vector<TouchVerdict>> verdicts;  // [launch][reader], readers in launch order

@@ -26,6 +26,9 @@ class L2FirstTouchRunner {
   L2FirstTouchResult run(const L2FirstTouchSpec& spec);
 
  private:
+  // One launch on the next round of the current allocation.
+  L2FirstTouchResult launch_round(const L2FirstTouchSpec& spec);
+
   FirstTouchRunnerConfig config_;
   DeviceBuffer<char> lines_;
   std::uint32_t lines_per_region_ = 0;

@@ -75,7 +75,8 @@ std::string method_of(const Launches& launches) {
          " new lines per other SM (st.global.cg), then every other SM in turn times its first "
          "and second load of its own lines (clock64, minus the timing overhead); a reader is "
          "near when at most 25 % of its first touches lie above the two-mode threshold (Otsu, "
-         ">= 8 robust sigmas), far when at least 75 % do; a warmer far from every earlier one "
+         ">= 8 robust sigmas, on the readers' median first touches, else on every first touch), "
+         "far when at least 75 % do; a warmer far from every earlier one "
          "opens a partition, each SM joins the partition its verdicts agree with most; " +
          std::to_string(launches.data.size()) + " launches, warmers on SMs " + warmers;
 }
@@ -95,8 +96,13 @@ nlohmann::json evidence_of(const PartitionMap& map, std::span<const FirstTouchLa
     std::sort(near.begin(), near.end());
     std::sort(far.begin(), far.end());
     std::sort(mixed.begin(), mixed.end());
+    nlohmann::json medians = nlohmann::json::array();  // [sm, p50 of its first touches]
+    for (const ReaderFirstTouch& reader : launches[k].readers) {
+      if (!reader.first.empty()) medians.push_back({reader.sm, summarize(reader.first).p50});
+    }
     nlohmann::json entry = {{"warmer_sm", launches[k].warmer_sm},
-                            {"near", near}, {"far", far}, {"mixed", mixed}};
+                            {"near", near}, {"far", far}, {"mixed", mixed},
+                            {"first_touch_p50_by_sm", medians}};
     entry["warmer_partition"] = map.warmer_partition[k] ? nlohmann::json(*map.warmer_partition[k])
                                                         : nlohmann::json(nullptr);
     per_launch.push_back(entry);
