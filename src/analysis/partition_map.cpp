@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/stats.hpp"
+#include "model/units.hpp"
 
 namespace memtopo {
 namespace {
@@ -14,6 +15,9 @@ constexpr double kMinSmAgreement = 0.75;
 // The map is conclusive when at most these shares of verdicts are mixed and of SMs unclear.
 constexpr double kMaxMixedShare = 0.25;
 constexpr double kMaxUnclearShare = 0.1;
+// One mode means: this share of the first touches within kOneModeBand of their p50.
+constexpr double kOneModeBand = 0.1;
+constexpr double kMinOneModeShare = 0.9;
 // Launches that measure disagreeing SMs again, after the partitions are found and checked.
 constexpr std::size_t kRemeasureLaunches = 2;
 
@@ -195,8 +199,22 @@ PartitionMap map_partitions(std::span<const FirstTouchLaunch> launches) {
   collect_partitions(map, opened);
   judge(map);
   if (map.conclusive && !map.split.bimodal) {
-    map.reason = "first touches from every SM answer alike (" + map.split.reason +
-                 "): one partition, or partitions that answer alike";
+    // One mode only when the first touches really are one: a spread without two modes 8 sigmas
+    // apart (the H200's 260 to 490 cycles in three clusters) is no answer either way.
+    const Spread all = summarize(lines);
+    const double within = fraction_within(lines, all.p50, kOneModeBand);
+    if (within < kMinOneModeShare) {
+      map.conclusive = false;
+      map.reason = "first touches spread from " + format_number(all.p5, 0) + " to " +
+                   format_number(all.p95, 0) + " cycles (p5-p95; " +
+                   format_number(100 * within, 0) + " % within 10 % of the p50 " +
+                   format_number(all.p50, 0) + ") without two modes (" + map.split.reason +
+                   "): neither one partition nor a map";
+      map.partitions.clear();
+    } else {
+      map.reason = "first touches from every SM answer alike (" + map.split.reason +
+                   "): one partition, or partitions that answer alike";
+    }
   }
   return map;
 }

@@ -1,10 +1,10 @@
 #pragma once
-// Cross-SM first touches in the L2 (issue 15: which L2 partition is near each SM). On Hopper a
-// line that one SM wrote answers another SM's first load near or far, depending on whether the
-// two SMs share a partition; the reader's second load answers near either way (the line is then
-// held on its side too). A line another SM only loaded answers near everywhere. So a chase an SM
-// warms itself never sees the far mode, and the map needs one SM to write and the others to
-// read. Plain data, like ChaseSpec.
+// Cross-SM first touches in the L2 (issue 15: which L2 partition is near each SM). The
+// hypothesis behind it: a line that one SM wrote answers another SM's first load near or far,
+// depending on whether the two SMs share a partition, and the reader's second load answers near
+// either way. So a chase an SM warms itself never sees the far mode, and a map needs one SM to
+// write and the others to read. On the H200 the hypothesis has not held up (docs/method.md, L2
+// partition map); the probe says so. Plain data, like ChaseSpec.
 #include <cstdint>
 #include <vector>
 

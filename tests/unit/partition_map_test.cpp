@@ -139,6 +139,26 @@ TEST(PartitionMap, FirstTouchesThatAnswerAlikeAreOnePartitionCheckedOnce) {
   EXPECT_FALSE(map.split.bimodal);
 }
 
+// As the H200 answered the first version of the probe: readers' medians in three clusters
+// (about 290, 360 and 415 cycles), no two modes 8 sigmas apart, yet far from one mode.
+TEST(PartitionMap, FirstTouchesSpreadWithoutTwoModesAreNoAnswer) {
+  const FarRule unused = [](std::uint32_t, std::uint32_t, std::size_t) { return false; };
+  std::vector<FirstTouchLaunch> launches = {launch_of(0, 40, unused), launch_of(9, 40, unused)};
+  for (FirstTouchLaunch& launch : launches) {
+    for (ReaderFirstTouch& reader : launch.readers) {
+      const double level = reader.sm % 3 == 0 ? 290 : reader.sm % 3 == 1 ? 360 : 415;
+      for (std::size_t i = 0; i < reader.first.size(); ++i) {
+        reader.first[i] = level + static_cast<double>((reader.sm * 5 + i * 7) % 41) - 20;
+      }
+    }
+  }
+  const PartitionMap map = map_partitions(launches);
+  EXPECT_FALSE(map.split.bimodal);
+  EXPECT_FALSE(map.conclusive);
+  EXPECT_TRUE(map.partitions.empty());
+  EXPECT_NE(map.reason.find("neither one partition nor a map"), std::string::npos) << map.reason;
+}
+
 TEST(PartitionMap, NoLaunchesNoMap) {
   const PartitionMap map = map_partitions({});
   EXPECT_FALSE(map.conclusive);

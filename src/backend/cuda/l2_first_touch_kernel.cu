@@ -47,7 +47,7 @@ __device__ __forceinline__ void store_cg(const char* address, std::uint64_t valu
 }
 
 // Writes, not loads: a line another SM only loaded answers every SM near on an H200 (commit
-// c5a2a91's run); one another SM wrote answers far from the other partition, once.
+// c5a2a91's run).
 __device__ void warm(const FirstTouchLaunch& launch) {
   const std::uint32_t lines = gridDim.x * launch.lines;
   for (std::uint32_t k = threadIdx.x; k < lines; k += blockDim.x) {
