@@ -83,6 +83,16 @@ TEST(L2Segments, TwoSegmentsOneSmFillsHalfTheL2) {
   expect_groups_follow_segments(segments, 2);
   // Two segments of the one-SM size make up the whole L2.
   EXPECT_NEAR(segments.evidence.at("segments_x_size_over_api").get<double>(), 1.0, 0.01);
+  // Every pair that opened a segment was measured twice, and both runs said separate.
+  std::size_t separate = 0;
+  for (const auto& pair : segments.evidence.at("pairs")) {
+    if (pair.at("verdict") != "separate segments") continue;
+    ++separate;
+    ASSERT_TRUE(pair.contains("repeat_slow_share_a")) << pair.dump();
+    EXPECT_LE(pair.at("repeat_slow_share_a").get<double>(), 0.1);
+    EXPECT_LE(pair.at("repeat_slow_share_b").get<double>(), 0.1);
+  }
+  EXPECT_GT(separate, 0u);
   std::cout << "[ segments ] 2 segments: " << run.seconds << " s, " << run.loads << " loads\n";
 }
 
