@@ -9,6 +9,7 @@
 #include "model/units.hpp"
 #include "report/console_bandwidth.hpp"
 #include "report/console_banks.hpp"
+#include "report/console_l2_capacity.hpp"
 #include "report/console_partitions.hpp"
 #include "report/console_hopper.hpp"
 #include "report/console_patterns.hpp"
@@ -340,6 +341,7 @@ std::string render_console(const Topology& topology) {
   render_elements(out, topology, notes);
   out << render_bandwidth_section(topology, notes, kConsoleWidth);
   render_carveout(out, topology, notes);
+  render_l2_capacity(out, topology, kConsoleWidth);
   render_partition_map(out, topology, notes, kConsoleWidth);
   render_shared_banks(out, topology, notes, kConsoleWidth);
   out << render_latency_patterns_section(topology, notes, kConsoleWidth);
