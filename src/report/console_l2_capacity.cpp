@@ -12,10 +12,9 @@ namespace {
 
 // segments x one-SM size explains the API size within this share (as l2.segments judges it).
 constexpr double kSegmentsMatchShare = 0.05;
-// The every-SM bracket agrees with the API size when the API lies at or below its upper end and
-// no further than this factor below its lower end (the 10 % band keeps footprints a little past
-// the capacity at L2 level).
-constexpr double kHeldSlack = 1.25;
+// The every-SM footprint agrees with the API size when the API is at most this factor above it
+// (the sweep's points lie a factor 1.19 apart).
+constexpr double kHeldSlack = 1.1;
 
 const Property* find(const Topology& topology, const char* element, const char* name) {
   const Element* e = topology.find(element);
@@ -49,22 +48,28 @@ std::optional<AllSmCapacity> all_sm_capacity(const Topology& topology) {
     }
   }
   std::sort(points.begin(), points.end());
+  // The L2 level: from half to twice the one-SM size, where every SM's reads still hit (the
+  // whole L2 is larger than one SM's share of it).
   std::vector<double> level;
   for (const auto& [bytes, rate] : points) {
-    if (bytes >= one_sm / 2 && bytes <= one_sm) level.push_back(rate);
+    if (bytes >= one_sm / 2 && bytes <= 2 * one_sm) level.push_back(rate);
   }
   if (level.empty()) return std::nullopt;
   AllSmCapacity capacity;
   capacity.level_bytes_per_second = summarize(level).p50;
   const double floor = (1 - kL2LevelBand) * capacity.level_bytes_per_second;
-  for (const auto& [bytes, rate] : points) {
+  // Lost at the first of two points in a row below the band: one low point is noise (the
+  // H200's sweeps dip by 10 % at single footprints from run to run).
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& [bytes, rate] = points[i];
     if (bytes < one_sm) continue;
-    if (rate >= floor) {
-      capacity.held_bytes = bytes;
-    } else {
+    const bool low = rate < floor;
+    const bool next_low = i + 1 < points.size() && points[i + 1].second < floor;
+    if (low && next_low) {
       capacity.lost_bytes = bytes;
       break;
     }
+    capacity.held_bytes = bytes;
   }
   if (capacity.held_bytes == 0) capacity.held_bytes = one_sm;
   return capacity;
@@ -132,12 +137,14 @@ CapacityStory l2_capacity_story(const Topology& topology) {
       story.explanations.push_back(text);
     }
     if (all) {
-      const bool agrees = api <= all->lost_bytes.value_or(INFINITY) &&
-                          api >= all->held_bytes / kHeldSlack;
+      const bool agrees = api <= kHeldSlack * all->held_bytes;
       story.explanations.push_back(
-          agrees ? "explained: every SM together keeps about the API's " + format_bytes(api) +
-                       " at L2 speed"
-                 : std::string("unexplained: every SM together keeps ") +
+          agrees ? "explained: every SM together keeps at least about the API's " +
+                       format_bytes(api) + " at L2 speed (up to " +
+                       format_bytes(all->held_bytes) +
+                       "; the bandwidth falls gradually beyond, the footprint varies from run "
+                       "to run)"
+                 : std::string("unexplained: every SM together keeps only ") +
                        format_bytes(all->held_bytes) + " at L2 speed, against the API's " +
                        format_bytes(api));
     }

@@ -13,9 +13,9 @@
 namespace memtopo {
 
 // A footprint bracket from the all-SM read sweep: bandwidth within kL2LevelBand of its L2 level
-// up to `held_bytes`, below it from `lost_bytes`.
+// up to `held_bytes`, below it at `lost_bytes` and the point after it.
 struct AllSmCapacity {
-  double level_bytes_per_second = 0;  // p50 of the sweep points from l2.size / 2 to l2.size
+  double level_bytes_per_second = 0;  // p50 of the sweep points from l2.size / 2 to 2 x l2.size
   double held_bytes = 0;
   std::optional<double> lost_bytes;  // none: the sweep never fell below the band
 };
