@@ -12,6 +12,7 @@
 #include "backend/chain.hpp"
 #include "backend/cuda/chain_upload.hpp"
 #include "backend/cuda/chase_kernels.hpp"
+#include "backend/cuda/clock_window.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/support_kernels.hpp"
 
@@ -31,8 +32,6 @@ constexpr int kMaxBlocksPerSm = 4;
 constexpr int kMaxLaunchAttempts = 6;
 // How long a chase waits for the launch's idle blocks to leave its SM.
 constexpr std::uint64_t kQuiesceTimeoutNs = 2'000'000;
-// %globaltimer may advance in steps of up to a microsecond: a shorter chase gives no clock.
-constexpr std::uint64_t kMinClockWindowNs = 20'000;
 // Buffers above this size are freed after the run (whether it succeeded or threw) instead of
 // being kept for the next one: an 8-16 GiB TLB chain must not stay allocated for the rest of
 // the process, while the small arrays of a probe's thousands of chases are reused.
@@ -51,14 +50,6 @@ void ensure_size(DeviceBuffer<T>& buffer, std::size_t count) {
   if (buffer.size() >= count) return;
   buffer = DeviceBuffer<T>();  // free first, so that the peak is the new size, not both
   buffer = DeviceBuffer<T>(count);
-}
-
-double median(std::vector<std::uint32_t> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  if (values.size() % 2 == 1) return values[middle];
-  return (static_cast<double>(values[middle - 1]) + values[middle]) / 2;
 }
 
 std::string list_sms(const std::vector<std::uint32_t>& sms) {
@@ -360,13 +351,9 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
     }
     trace.sm_id = outcome.sm_id;
     trace.overhead_samples.assign(std::begin(outcome.overhead), std::end(outcome.overhead));
-    trace.overhead_cycles = median(trace.overhead_samples);
-    const std::uint64_t elapsed_ns = outcome.ns_end - outcome.ns_start;
-    const std::uint64_t elapsed_cycles = outcome.clock_end - outcome.clock_start;
-    // cycles per ns is GHz; times 1e6 gives kHz.
-    trace.clock_khz = elapsed_ns >= kMinClockWindowNs ? static_cast<double>(elapsed_cycles) /
-                                                            static_cast<double>(elapsed_ns) * 1e6
-                                                      : 0.0;
+    trace.overhead_cycles = median_cycles(trace.overhead_samples);
+    trace.clock_khz = clock_khz_of(outcome.clock_end - outcome.clock_start,
+                                   outcome.ns_end - outcome.ns_start);
   }
   const bool keep = std::all_of(launch.jobs.begin(), launch.jobs.end(), [&](const PlannedJob& job) {
     return batch[job.spec_index].keep_arrays;

@@ -7,22 +7,10 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/clock_window.hpp"
 #include "backend/cuda/l2_first_touch_kernels.hpp"
 
 namespace memtopo {
-namespace {
-
-// %globaltimer may advance in steps of up to a microsecond: a shorter window gives no clock.
-constexpr std::uint64_t kMinClockWindowNs = 20'000;
-
-double median_of(std::vector<std::uint32_t> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  if (values.size() % 2 == 1) return values[middle];
-  return (static_cast<double>(values[middle - 1]) + values[middle]) / 2;
-}
-
-}  // namespace
 
 L2FirstTouchResult L2FirstTouchRunner::run(const L2FirstTouchSpec& spec) {
   validate(spec);
@@ -111,15 +99,11 @@ L2FirstTouchResult L2FirstTouchRunner::launch_round(const L2FirstTouchSpec& spec
     touches.first_cycles.assign(firsts.begin() + b * lines, firsts.begin() + (b + 1) * lines);
     touches.second_cycles.assign(seconds.begin() + b * lines, seconds.begin() + (b + 1) * lines);
     touches.overhead_cycles =
-        median_of({overheads.begin() + b * kFirstTouchOverheadSamples,
+        median_cycles({overheads.begin() + b * kFirstTouchOverheadSamples,
                    overheads.begin() + (b + 1) * kFirstTouchOverheadSamples});
     result.readers.push_back(std::move(touches));
   }
-  const std::uint64_t elapsed_ns = clock[3] - clock[2];
-  if (elapsed_ns >= kMinClockWindowNs) {
-    // Cycles per ns is GHz; times 1e6 gives kHz.
-    result.clock_khz = static_cast<double>(clock[1] - clock[0]) / elapsed_ns * 1e6;
-  }
+  result.clock_khz = clock_khz_of(clock[1] - clock[0], clock[3] - clock[2]);
   return result;
 }
 

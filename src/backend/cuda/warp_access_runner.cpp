@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "backend/cuda/clock_window.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/device_buffer.hpp"
 #include "backend/cuda/warp_access_kernels.hpp"
@@ -14,15 +15,7 @@
 namespace memtopo {
 namespace {
 
-// %globaltimer may advance in steps of up to a microsecond: a shorter launch gives no clock.
-constexpr std::uint64_t kMinClockWindowNs = 20'000;
 
-double median_of(std::vector<std::uint32_t> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  if (values.size() % 2 == 1) return values[middle];
-  return (static_cast<double>(values[middle - 1]) + values[middle]) / 2;
-}
 
 std::uint32_t area_words_of(const WarpAccessSpec& spec) {
   return static_cast<std::uint32_t>((area_bytes(spec) + 3) / 4);
@@ -83,12 +76,7 @@ void run_launch(std::span<const WarpAccessSpec> batch, std::uint32_t word_bytes,
   outcomes.download(reported);
   std::vector<std::uint64_t> window(4);
   clock_window.download(window);
-  const std::uint64_t elapsed_ns = window[3] - window[2];
-  // Cycles per ns is GHz; times 1e6 gives kHz.
-  const double clock_khz =
-      elapsed_ns >= kMinClockWindowNs
-          ? static_cast<double>(window[1] - window[0]) / static_cast<double>(elapsed_ns) * 1e6
-          : 0.0;
+  const double clock_khz = clock_khz_of(window[1] - window[0], window[3] - window[2]);
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     const WarpAccessSpec& spec = batch[members[k]];
     if (reported[k].status != kChaseDone) {
@@ -101,7 +89,7 @@ void run_launch(std::span<const WarpAccessSpec> batch, std::uint32_t word_bytes,
     indices.download(std::span(trace.indices), jobs[k].record_offset);
     trace.sm_id = reported[k].sm_id;
     trace.overhead_samples.assign(std::begin(reported[k].overhead), std::end(reported[k].overhead));
-    trace.overhead_cycles = median_of(trace.overhead_samples);
+    trace.overhead_cycles = median_cycles(trace.overhead_samples);
     trace.clock_khz = clock_khz;
   }
 }
