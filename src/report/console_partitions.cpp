@@ -11,6 +11,8 @@ namespace memtopo {
 namespace {
 
 constexpr std::uint32_t kSmsPerLine = 16;
+// Larger SM ids in a map read from a file are not believed (they would draw a grid of millions).
+constexpr std::uint64_t kMaxSmId = 65535;
 
 std::string latency_text(const Element& l2, const char* name) {
   const Property* p = l2.find(name);
@@ -39,21 +41,42 @@ void render_grid(std::ostream& out,
   }
 }
 
+// An SM id or partition number: a non-negative integer however the JSON holds it.
+bool is_index(const nlohmann::json& value) {
+  return value.is_number_integer() && value.get<std::int64_t>() >= 0;
+}
+
 }  // namespace
+
+
+std::vector<PartitionRow> partition_rows(const Property& map) {
+  std::vector<PartitionRow> rows;
+  if (!map.value.is_array()) return rows;
+  for (const nlohmann::json& row : map.value) {
+    if (!row.is_object() || !row.contains("partition") || !is_index(row["partition"]) ||
+        !row.contains("sms") || !row["sms"].is_array()) {
+      continue;
+    }
+    PartitionRow parsed;
+    parsed.partition = row["partition"].get<std::uint32_t>();
+    for (const nlohmann::json& sm : row["sms"]) {
+      if (is_index(sm) && sm.get<std::uint64_t>() <= kMaxSmId) {
+        parsed.sms.push_back(sm.get<std::uint32_t>());
+      }
+    }
+    rows.push_back(std::move(parsed));
+  }
+  return rows;
+}
 
 std::map<std::uint32_t, std::optional<std::uint32_t>> partition_of_each_sm(const Property& map) {
   std::map<std::uint32_t, std::optional<std::uint32_t>> sms;
-  if (map.value.is_array()) {
-    for (const nlohmann::json& row : map.value) {
-      if (!row.is_object() || !row.contains("sms") || !row.contains("partition")) continue;
-      for (const nlohmann::json& sm : row["sms"]) {
-        if (sm.is_number_unsigned()) sms[sm.get<std::uint32_t>()] = row["partition"].get<std::uint32_t>();
-      }
-    }
+  for (const PartitionRow& row : partition_rows(map)) {
+    for (const std::uint32_t sm : row.sms) sms[sm] = row.partition;
   }
   if (map.evidence.contains("unclear") && map.evidence["unclear"].is_array()) {
     for (const nlohmann::json& sm : map.evidence["unclear"]) {
-      if (sm.is_number_unsigned()) sms[sm.get<std::uint32_t>()] = std::nullopt;
+      if (is_index(sm)) sms[sm.get<std::uint32_t>()] = std::nullopt;
     }
   }
   return sms;
@@ -76,7 +99,7 @@ void render_partition_map(std::ostream& out, const Topology& topology, Footnotes
     title += " " + low;
   }
   out << "\n" << title << "\n";
-  const std::size_t count = map->value.is_array() ? map->value.size() : 0;
+  const std::size_t count = partition_rows(*map).size();
   std::string summary = std::to_string(count) + " partition" + (count == 1 ? "" : "s") +
                         "; a line another SM wrote answers a first load near " +
                         latency_text(*l2, "near_latency");
@@ -88,11 +111,9 @@ void render_partition_map(std::ostream& out, const Topology& topology, Footnotes
   }
   out << wrap_paragraph(summary, "  ", max_width);
   const auto sms = partition_of_each_sm(*map);
-  for (const nlohmann::json& row : map->value) {
-    std::vector<std::uint32_t> members;
-    for (const nlohmann::json& sm : row["sms"]) members.push_back(sm.get<std::uint32_t>());
-    out << wrap_paragraph("partition " + row["partition"].dump() + " (" +
-                              std::to_string(members.size()) + " SMs): " + sm_ranges(members),
+  for (const PartitionRow& row : partition_rows(*map)) {
+    out << wrap_paragraph("partition " + std::to_string(row.partition) + " (" +
+                              std::to_string(row.sms.size()) + " SMs): " + sm_ranges(row.sms),
                           "  ", max_width);
   }
   if (!map->note.empty()) out << wrap_paragraph(map->note, "  ", max_width);

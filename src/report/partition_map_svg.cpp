@@ -62,11 +62,10 @@ std::string render_partition_map_svg(const Property& map) {
   }
   int x = kLeft;
   const int legend_y = kTop + rows * (kCell + kGap) + 12;
-  for (const nlohmann::json& row : map.value) {
-    const auto partition = row["partition"].get<std::uint32_t>();
+  for (const PartitionRow& row : partition_rows(map)) {
     svg << "<rect x=\"" << x << "\" y=\"" << legend_y << "\" width=\"14\" height=\"14\" fill=\""
-        << colour_of(partition) << "\"/><text x=\"" << x + 20 << "\" y=\"" << legend_y + 12
-        << "\">partition " << partition << " (" << row["sms"].size() << " SMs)</text>\n";
+        << colour_of(row.partition) << "\"/><text x=\"" << x + 20 << "\" y=\"" << legend_y + 12
+        << "\">partition " << row.partition << " (" << row.sms.size() << " SMs)</text>\n";
     x += 170;
   }
   if (!map.evidence.value("unclear", nlohmann::json::array()).empty()) {

@@ -33,6 +33,42 @@ TEST(HtmlReport, HasEverySectionAndPlot) {
   EXPECT_NE(html.find("</html>"), std::string::npos);
 }
 
+// l2.partition_map, when conclusive, is drawn as one cell per SM coloured by its partition.
+TEST(HtmlReport, PartitionMapIsAGridOfSmCells) {
+  Topology topology = testing::make_report_topology();
+  Property map = testing::measured_property(
+      "partition_map",
+      nlohmann::json::array({{{"partition", 0}, {"sms", {0, 1, 4, 5}}},
+                             {{"partition", 1}, {"sms", {2, 3, 6}}}}),
+      "", 0.97);
+  map.evidence["unclear"] = {7};
+  topology.element("l2", "cache", "device").set(map);
+  const std::string html = render_html(topology);
+  EXPECT_NE(html.find("id=\"plot-l2-partition-map\""), std::string::npos);
+  std::size_t cells = 0;
+  for (std::size_t at = html.find("class=\"sm-cell\""); at != std::string::npos;
+       at = html.find("class=\"sm-cell\"", at + 1)) {
+    ++cells;
+  }
+  EXPECT_EQ(cells, 8u);
+  EXPECT_NE(html.find("<title>SM 7: unclear</title>"), std::string::npos);
+  EXPECT_NE(html.find("<title>SM 6: partition 1</title>"), std::string::npos);
+  EXPECT_NE(html.find("partition 0 (4 SMs)"), std::string::npos);
+  // Rows of another shape (a corrupt or hand-edited file) are left out, not trusted.
+  map.value.push_back({{"partition", 2}});
+  map.value.push_back({{"partition", "x"}, {"sms", {8}}});
+  map.value.push_back({{"partition", 3}, {"sms", {"9", -1, 4000000000u}}});
+  topology.element("l2", "cache", "device").set(map);
+  const std::string tolerant = render_html(topology);
+  EXPECT_NE(tolerant.find("<title>SM 6: partition 1</title>"), std::string::npos);
+  EXPECT_EQ(tolerant.find("<title>SM 8:"), std::string::npos);
+  // Inconclusive: no picture.
+  map.inconclusive = true;
+  map.value = nullptr;
+  topology.element("l2", "cache", "device").set(map);
+  EXPECT_EQ(render_html(topology).find("plot-l2-partition-map"), std::string::npos);
+}
+
 TEST(HtmlReport, ConsoleReportKeepsItsLines) {
   const std::string html = render_html(testing::make_sample_topology());
   EXPECT_NE(html.find("<pre class=\"console\">SIMULATED DEVICE (tests/sims/tiny.json): not a "
