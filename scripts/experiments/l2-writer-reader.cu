@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "check.cuh"
@@ -106,7 +107,10 @@ struct Config {
   int inline_writer;
 };
 
-int main() {
+// With the argument "lines": also every reader's first touch of each line, as CSV rows
+// "lines,<configuration>,<sm>,<line>,<cycles>" (for the per-line questions in the results README).
+int main(int argc, char** argv) {
+  const bool per_line = argc > 1 && std::string(argv[1]) == "lines";
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int blocks = prop.multiProcessorCount;
@@ -164,6 +168,14 @@ int main() {
       seconds.push_back(w[kLines / 2]);
       bins[m < 330 ? 0 : m < 390 ? 1 : m < 600 ? 2 : 3]++;
       if (m >= 390) far.push_back({(int)sms[b], m});
+    }
+    if (per_line) {
+      for (int b = 0; b < blocks; ++b) {
+        if (f[b * kLines] == 0xffffffffu) continue;
+        for (int i = 0; i < kLines; ++i) {
+          std::printf("lines,%s,%u,%d,%u\n", c.name, sms[b], i, f[b * kLines + i]);
+        }
+      }
     }
     std::sort(far.begin(), far.end());
     std::sort(seconds.begin(), seconds.end());
