@@ -26,8 +26,8 @@ TouchVerdict verdict_of(const ReaderFirstTouch& reader, double threshold) {
   const auto far = std::count_if(reader.first.begin(), reader.first.end(),
                                  [&](double cycles) { return cycles > threshold; });
   const double far_share = static_cast<double>(far) / static_cast<double>(reader.first.size());
-  if (far_share <= kMixedShareLimit) return TouchVerdict::near;
-  if (far_share >= 1 - kMixedShareLimit) return TouchVerdict::far;
+  if (far_share <= kNearShareLimit) return TouchVerdict::near;
+  if (far_share >= kFarShareLimit) return TouchVerdict::far;
   return TouchVerdict::mixed;
 }
 
@@ -132,13 +132,24 @@ void collect_partitions(PartitionMap& map, std::uint32_t opened) {
 void judge(PartitionMap& map) {
   const double mixed_share =
       map.total_verdicts ? static_cast<double>(map.mixed) / map.total_verdicts : 0;
+  std::size_t near = 0;
+  for (const auto& launch : map.verdicts) {
+    near += static_cast<std::size_t>(std::count(launch.begin(), launch.end(), TouchVerdict::near));
+  }
+  if (map.split.bimodal && map.verdicts.size() > 1 && near == 0) {
+    map.reason = "no reader found all its lines near in any of " +
+                 std::to_string(map.verdicts.size()) +
+                 " launches, whichever SM warmed them: lines answer by their address, not by the "
+                 "side of the SM that loaded them, so first touches do not map SMs to partitions";
+    return;
+  }
   const double unclear_share =
       map.sms.empty() ? 1 : static_cast<double>(map.unclear.size()) / map.sms.size();
   if (mixed_share > kMaxMixedShare) {
     map.reason = std::to_string(map.mixed) + " of " + std::to_string(map.total_verdicts) +
-                 " readers found some of their lines near and others far: lines answer by "
-                 "their address, not by the SM that brought them in, so first touches do not "
-                 "map SMs to partitions";
+                 " reader verdicts fall between near (at most " +
+                 format_number(100 * kNearShareLimit, 0) + " % of the lines far) and far (at least " +
+                 format_number(100 * kFarShareLimit, 0) + " %)";
   } else if (unclear_share > kMaxUnclearShare) {
     map.reason = std::to_string(map.unclear.size()) + " of " + std::to_string(map.sms.size()) +
                  " SMs agree with no partition in at least " +
@@ -163,9 +174,10 @@ const char* to_string(TouchVerdict verdict) {
 
 PartitionMap map_partitions(std::span<const FirstTouchLaunch> launches) {
   PartitionMap map;
-  // The readers' medians first: a far line's latency spreads widely (400 to 490 cycles on an
-  // H200) and blurs the modes of single lines; a reader's median does not. Then every line:
-  // readers whose lines are half near and half far have medians alike, but their lines split.
+  // Every line first: a far reader finds only part of its lines far, so its median may land on
+  // either side (which made the far sets of one configuration differ by 15 SMs from launch to
+  // launch). The readers' medians where lines do not split: a far line's latency spreads
+  // widely (400 to 490 cycles on an H200) and may blur the modes of single lines.
   std::vector<double> medians, lines;
   for (const FirstTouchLaunch& launch : launches) {
     for (const ReaderFirstTouch& reader : launch.readers) {
@@ -178,9 +190,9 @@ PartitionMap map_partitions(std::span<const FirstTouchLaunch> launches) {
     map.reason = "no first touches";
     return map;
   }
-  map.split = split_two_modes(medians);
+  map.split = split_two_modes(lines);
   if (!map.split.bimodal) {
-    if (ModeSplit by_line = split_two_modes(lines); by_line.bimodal) map.split = by_line;
+    if (ModeSplit by_reader = split_two_modes(medians); by_reader.bimodal) map.split = by_reader;
   }
   for (const FirstTouchLaunch& launch : launches) {
     std::vector<TouchVerdict> verdicts;
@@ -237,6 +249,10 @@ std::optional<std::uint32_t> next_warmer(const PartitionMap& map,
   if (!map.split.bimodal) {
     // One mode: check it once from another SM, then stop.
     return launches.size() == 1 ? unused_member(every_sm(launches)) : std::nullopt;
+  }
+  // Lines that answer by address: nobody near in two launches; more launches will not help.
+  if (launches.size() > 1 && !map.conclusive && map.reason.find("their address") != std::string::npos) {
+    return std::nullopt;
   }
   // A partition no warmer was in: an SM far in every launch it read in.
   std::map<std::uint32_t, bool> always_far;

@@ -1,7 +1,8 @@
 #pragma once
 // Which L2 partition is near each SM, from cross-SM first touches (backend/l2_first_touch.hpp).
-// In each launch one SM (the warmer) brings lines into the L2 and every other SM times its first
-// load of its own lines: near when it shares the warmer's partition, far otherwise. Launch by
+// In each launch one SM (the warmer) loads lines another SM wrote, and every other SM times its
+// first load of its own lines: all near when it shares the warmer's partition; otherwise part
+// of them far. Launch by
 // launch, a warmer that was far in every earlier launch opens a new partition; every SM then
 // joins the partition whose launches its answers agree with most.
 #include <cstdint>
@@ -29,8 +30,11 @@ struct FirstTouchLaunch {
 enum class TouchVerdict { near, far, mixed };
 const char* to_string(TouchVerdict verdict);
 
-// A reader's lines are near when at most this share answered far, far when at least 1 minus it.
-inline constexpr double kMixedShareLimit = 0.25;
+// A reader is near when at most kNearShareLimit of its lines answered far, far when at least
+// kFarShareLimit did, mixed between. Far readers find only part of their lines far: on an H100
+// about half (those homed in the other partition), so "far" starts well below one half.
+inline constexpr double kNearShareLimit = 0.1;
+inline constexpr double kFarShareLimit = 0.25;
 
 struct SmPartition {
   std::uint32_t sm = 0;
@@ -40,8 +44,7 @@ struct SmPartition {
 };
 
 struct PartitionMap {
-  // Of the readers' median first touches (every launch), or of every first touch where only
-  // those split (readers with near and far lines alike).
+  // Of every first touch of every launch, or of the readers' medians where only those split.
   ModeSplit split;
   // Per launch: the warmer's partition (none when the warmer is unclear) and each reader's verdict.
   std::vector<std::optional<std::uint32_t>> warmer_partition;

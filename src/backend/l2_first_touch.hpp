@@ -1,17 +1,19 @@
 #pragma once
-// Cross-SM first touches in the L2 (issue 15: which L2 partition is near each SM). The
-// hypothesis behind it: a line that one SM wrote answers another SM's first load near or far,
-// depending on whether the two SMs share a partition, and the reader's second load answers near
-// either way. So a chase an SM warms itself never sees the far mode, and a map needs one SM to
-// write and the others to read. On the H200 the hypothesis has not held up (docs/method.md, L2
-// partition map); the probe says so. Plain data, like ChaseSpec.
+// Cross-SM first touches in the L2 (issue 15: which L2 partition is near each SM). One SM (the
+// writer) writes every reader's lines, another (the warmer) loads them, then every other SM
+// times its first and second load of its own lines. On an H100 this splits the SMs in two
+// halves that do not depend on the writer: readers on the warmer's side find every line near,
+// readers on the other side about half of their lines far (docs/results/nvidia-h100/
+// 2026-11-24_partition-map-lines), and every second load answers near. So a chase an SM warms
+// itself never sees the far mode. Plain data, like ChaseSpec.
 #include <cstdint>
 #include <vector>
 
 namespace memtopo {
 
 struct L2FirstTouchSpec {
-  // %smid of the SM whose block writes every reader's lines first (st.global.cg).
+  // %smid of the SM whose block loads every reader's lines (ld.global.cg) after another SM
+  // wrote them (the backend picks the writer).
   std::uint32_t warmer_sm = 0;
   // Lines each reader times, first and second touch of each; every line is new to the L2 for
   // each call (a backend never hands the same line to two calls).
@@ -27,6 +29,7 @@ struct L2ReaderTouches {
 
 struct L2FirstTouchResult {
   std::uint32_t warmer_sm = 0;
+  std::uint32_t writer_sm = 0;
   // Every SM but the warmer's, in the order they read (one at a time, the others waiting).
   std::vector<L2ReaderTouches> readers;
   double clock_khz = 0;  // SM clock during the launch (measured; 0 = unknown)

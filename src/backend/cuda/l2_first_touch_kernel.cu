@@ -1,5 +1,6 @@
-// The L2 first-touch experiment (backend/l2_first_touch.hpp): one block per SM. The block on
-// the warmer SM writes every block's lines of this round, then raises a flag; every other block
+// The L2 first-touch experiment (backend/l2_first_touch.hpp): one block per SM, two launches.
+// In the first, the block on the writer SM writes every block's lines of this round. In the
+// second, the block on the warmer SM loads them all, then raises a flag; every other block
 // then takes a ticket and, one at a time, times its first and its second load of each of its
 // own lines with only thread 0, while the others wait (so no reader's loads queue behind
 // another's).
@@ -46,12 +47,23 @@ __device__ __forceinline__ void store_cg(const char* address, std::uint64_t valu
   asm volatile("st.global.cg.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
 }
 
-// Writes, not loads: a line another SM only loaded answers every SM near on an H200 (commit
-// c5a2a91's run).
-__device__ void warm(const FirstTouchLaunch& launch) {
+// The first launch: only the writer's block writes. Lines that another SM only loaded answer
+// every SM near on an H200 (c5a2a91); lines only written answer ~700 cycles (partial sectors
+// merged from DRAM); written, then loaded by the warmer, they split the readers by side.
+__global__ void l2_first_touch_write_kernel(FirstTouchLaunch launch) {
+  extern __shared__ char keep_one_block_per_sm[];
+  (void)keep_one_block_per_sm;
+  if (sr::sm_id() != launch.writer_sm) return;
   const std::uint32_t lines = gridDim.x * launch.lines;
   for (std::uint32_t k = threadIdx.x; k < lines; k += blockDim.x) {
     store_cg(line_of(launch, k / launch.lines, k % launch.lines), k);
+  }
+}
+
+__device__ void warm(const FirstTouchLaunch& launch, std::uint64_t& sink) {
+  const std::uint32_t lines = gridDim.x * launch.lines;
+  for (std::uint32_t k = threadIdx.x; k < lines; k += blockDim.x) {
+    sink ^= load_cg(line_of(launch, k / launch.lines, k % launch.lines));
   }
   __syncthreads();
   if (threadIdx.x != 0) return;
@@ -106,7 +118,7 @@ __global__ void l2_first_touch_kernel(FirstTouchLaunch launch) {
       launch.sm_of_block[blockIdx.x] = sm;
       launch.order_of_block[blockIdx.x] = UINT32_MAX;
     }
-    warm(launch);
+    warm(launch, sink);
   } else if (threadIdx.x == 0) {
     launch.sm_of_block[blockIdx.x] = sm;
     if (!wait_for(&launch.sync[0], 1)) {
@@ -141,12 +153,17 @@ void launch_first_touch(const FirstTouchLaunch& launch, std::uint32_t blocks,
   CUDA_CALL(cudaFuncSetAttribute(l2_first_touch_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(dynamic_shared_bytes)));
+  CUDA_CALL(cudaFuncSetAttribute(l2_first_touch_write_kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(dynamic_shared_bytes)));
   FirstTouchLaunch argument = launch;
   void* arguments[] = {&argument};
-  CUDA_CALL(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(l2_first_touch_kernel),
-                                        dim3(blocks), dim3(kWarmerThreads), arguments,
-                                        dynamic_shared_bytes, nullptr));
-  CUDA_CALL(cudaDeviceSynchronize());
+  for (const void* kernel : {reinterpret_cast<const void*>(l2_first_touch_write_kernel),
+                             reinterpret_cast<const void*>(l2_first_touch_kernel)}) {
+    CUDA_CALL(cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(kWarmerThreads), arguments,
+                                          dynamic_shared_bytes, nullptr));
+    CUDA_CALL(cudaDeviceSynchronize());
+  }
 }
 
 }  // namespace memtopo

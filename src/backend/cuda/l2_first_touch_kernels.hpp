@@ -25,6 +25,7 @@ struct FirstTouchLaunch {
   std::uint64_t region_bytes = 0;
   std::uint32_t lines = 0;
   std::uint32_t round = 0;
+  std::uint32_t writer_sm = 0;  // writes the lines in a launch of its own, before the warmer
   std::uint32_t warmer_sm = 0;
   std::uint64_t zero = 0;              // 0, unknown to the compiler: keeps loads dependent
   std::uint32_t* sync = nullptr;       // [0] flag: warmed; [1] tickets; [2] turn; zeroed
@@ -41,8 +42,8 @@ struct FirstTouchLaunch {
 // has), within what one block may take.
 std::size_t first_touch_dynamic_shared_bytes(std::size_t shared_per_sm, std::size_t max_per_block);
 
-// One cooperative launch of `blocks` blocks (every block resident at once, one per SM); waits
-// for it to end.
+// Two cooperative launches of `blocks` blocks (every block resident at once, one per SM): the
+// writer's, then the warmer's and the readers'; waits for both to end.
 void launch_first_touch(const FirstTouchLaunch& launch, std::uint32_t blocks,
                         std::size_t dynamic_shared_bytes);
 

@@ -49,6 +49,10 @@ L2FirstTouchResult L2FirstTouchRunner::launch_round(const L2FirstTouchSpec& spec
   launch.region_bytes = std::uint64_t{lines_per_region_} * kFirstTouchLineSpacing;
   launch.lines = lines;
   launch.round = next_round_++;
+  // Which SM writes does not matter on an H100 (the readers' split follows the warmer); any SM
+  // but the warmer.
+  launch.writer_sm = spec.warmer_sm == config_.sm_ids.front() ? config_.sm_ids.back()
+                                                             : config_.sm_ids.front();
   launch.warmer_sm = spec.warmer_sm;
   launch.zero = 0;
   launch.sync = sync.data();
@@ -83,6 +87,7 @@ L2FirstTouchResult L2FirstTouchRunner::launch_round(const L2FirstTouchSpec& spec
   }
   L2FirstTouchResult result;
   result.warmer_sm = spec.warmer_sm;
+  result.writer_sm = launch.writer_sm;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> readers;  // (turn, block)
   for (std::uint32_t b = 0; b < blocks; ++b) {
     if (turns[b] != UINT32_MAX) readers.emplace_back(turns[b], b);

@@ -38,6 +38,7 @@ L2FirstTouchResult simulate_first_touch(const L2FirstTouchSpec& spec,
   const std::uint32_t warmer_partition = near_partition(*l2, spec.warmer_sm);
   L2FirstTouchResult result;
   result.warmer_sm = spec.warmer_sm;
+  result.writer_sm = spec.warmer_sm == 0 ? description.sm_count - 1 : 0;
   result.clock_khz = static_cast<double>(description.clock_khz);
   for (std::uint32_t sm = 0; sm < description.sm_count; ++sm) {
     if (sm == spec.warmer_sm) continue;
@@ -55,7 +56,9 @@ L2FirstTouchResult simulate_first_touch(const L2FirstTouchSpec& spec,
         if (l2->partition_policy == PartitionPolicy::home) {
           first_far = second_far = partition_of_line(line, l2->partitions) != own;
         } else {
-          first_far = own != warmer_partition;  // then copied to the reader's side
+          // The warmer's side holds every line; another side holds only the lines whose home
+          // (by address) it is, and copies the others on their first read.
+          first_far = own != warmer_partition && partition_of_line(line, l2->partitions) != own;
         }
       }
       const auto cost = [&](bool far) {

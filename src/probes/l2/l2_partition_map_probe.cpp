@@ -70,14 +70,14 @@ std::string method_of(const Launches& launches) {
   for (const FirstTouchLaunch& launch : launches.data) {
     warmers += (warmers.empty() ? "" : ", ") + std::to_string(launch.warmer_sm);
   }
-  return "cross-SM first touches: one block per SM; the warmer SM writes " +
+  return "cross-SM first touches: one block per SM; one SM writes " +
          std::to_string(kLinesPerReader) +
-         " new lines per other SM (st.global.cg), then every other SM in turn times its first "
-         "and second load of its own lines (clock64, minus the timing overhead); a reader is "
-         "near when at most 25 % of its first touches lie above the two-mode threshold (Otsu, "
-         ">= 8 robust sigmas, on the readers' median first touches, else on every first touch), "
-         "far when at least 75 % do; a warmer far from every earlier one "
-         "opens a partition, each SM joins the partition its verdicts agree with most; " +
+         " new lines per other SM (st.global.cg), the warmer SM loads them (ld.global.cg), then "
+         "every other SM in turn times its first and second load of its own lines (clock64, "
+         "minus the timing overhead); a reader is near when at most 10 % of its first touches "
+         "lie above the two-mode threshold (Otsu, >= 8 robust sigmas, on every first touch, else "
+         "on the readers' medians), far when at least 25 % do; a warmer far from every earlier "
+         "one opens a partition, each SM joins the partition its verdicts agree with most; " +
          std::to_string(launches.data.size()) + " launches, warmers on SMs " + warmers;
 }
 
@@ -143,15 +143,19 @@ Confidence map_confidence(const PartitionMap& map) {
   return confidence;
 }
 
+// The first touches of the readers with this verdict on that side of the threshold: a far
+// reader's near lines (about half on an H100) are no far latency.
 std::vector<double> first_touches_of(const PartitionMap& map,
                                      std::span<const FirstTouchLaunch> launches,
                                      TouchVerdict wanted) {
   std::vector<double> cycles;
+  const bool above = wanted == TouchVerdict::far;
   for (std::size_t k = 0; k < launches.size(); ++k) {
     for (std::size_t r = 0; r < launches[k].readers.size(); ++r) {
       if (map.verdicts[k][r] != wanted) continue;
-      const auto& first = launches[k].readers[r].first;
-      cycles.insert(cycles.end(), first.begin(), first.end());
+      for (const double first : launches[k].readers[r].first) {
+        if (!map.split.bimodal || (first > map.split.threshold) == above) cycles.push_back(first);
+      }
     }
   }
   return cycles;
@@ -165,7 +169,8 @@ Property latency_of(const std::string& name, std::span<const double> cycles, dou
   p.spread = summarize(cycles);
   p.value = p.spread->p50;
   if (clock_khz > 0) p.seconds_value = p.spread->p50 / (clock_khz * 1e3);
-  p.method = "first touches of " + which + " readers; " + method;
+  p.method = "first touches of " + which + " readers on the " + which +
+             " side of the two-mode threshold; " + method;
   set_confidence(p, {share_within(cycles, p.spread->p50, kDescribedBand, which + " first touches")});
   return p;
 }
