@@ -15,6 +15,10 @@ constexpr double kMinSmAgreement = 0.75;
 // The map is conclusive when at most these shares of verdicts are mixed and of SMs unclear.
 constexpr double kMaxMixedShare = 0.25;
 constexpr double kMaxUnclearShare = 0.1;
+// Two modes 6 robust sigmas apart, not the default 8: a far first touch spreads over 400-500
+// cycles, which widens the far mode's sigma; on an H200 the modes lay 7.5 sigmas apart with no
+// line between 320 and 400 cycles among 8,384. The verdicts and their agreement guard the rest.
+const ModeSplitOptions kFirstTouchModes{0.05, 6.0, 1.0};
 // One mode means: this share of the first touches within kOneModeBand of their p50.
 constexpr double kOneModeBand = 0.1;
 constexpr double kMinOneModeShare = 0.9;
@@ -190,9 +194,11 @@ PartitionMap map_partitions(std::span<const FirstTouchLaunch> launches) {
     map.reason = "no first touches";
     return map;
   }
-  map.split = split_two_modes(lines);
+  map.split = split_two_modes(lines, kFirstTouchModes);
   if (!map.split.bimodal) {
-    if (ModeSplit by_reader = split_two_modes(medians); by_reader.bimodal) map.split = by_reader;
+    if (ModeSplit by_reader = split_two_modes(medians, kFirstTouchModes); by_reader.bimodal) {
+      map.split = by_reader;
+    }
   }
   for (const FirstTouchLaunch& launch : launches) {
     std::vector<TouchVerdict> verdicts;

@@ -75,7 +75,7 @@ std::string method_of(const Launches& launches) {
          " new lines per other SM (st.global.cg), the warmer SM loads them (ld.global.cg), then "
          "every other SM in turn times its first and second load of its own lines (clock64, "
          "minus the timing overhead); a reader is near when at most 10 % of its first touches "
-         "lie above the two-mode threshold (Otsu, >= 8 robust sigmas, on every first touch, else "
+         "lie above the two-mode threshold (Otsu, >= 6 robust sigmas, on every first touch, else "
          "on the readers' medians), far when at least 25 % do; a warmer far from every earlier "
          "one opens a partition, each SM joins the partition its verdicts agree with most; " +
          std::to_string(launches.data.size()) + " launches, warmers on SMs " + warmers;
