@@ -15,10 +15,6 @@ constexpr double kMinSmAgreement = 0.75;
 // The map is conclusive when at most these shares of verdicts are mixed and of SMs unclear.
 constexpr double kMaxMixedShare = 0.25;
 constexpr double kMaxUnclearShare = 0.1;
-// Two modes 6 robust sigmas apart, not the default 8: a far first touch spreads over 400-500
-// cycles, which widens the far mode's sigma; on an H200 the modes lay 7.5 sigmas apart with no
-// line between 320 and 400 cycles among 8,384. The verdicts and their agreement guard the rest.
-const ModeSplitOptions kFirstTouchModes{0.05, 6.0, 1.0};
 // One mode means: this share of the first touches within kOneModeBand of their p50.
 constexpr double kOneModeBand = 0.1;
 constexpr double kMinOneModeShare = 0.9;
@@ -48,7 +44,8 @@ std::vector<std::uint32_t> every_sm(std::span<const FirstTouchLaunch> launches) 
 // Partitions as the launches open them: a warmer no earlier launch placed opens one, with the
 // readers near it that no earlier launch placed.
 std::map<std::uint32_t, std::uint32_t> opening_partitions(
-    std::span<const FirstTouchLaunch> launches, const PartitionMap& map,
+    std::span<const FirstTouchLaunch> launches,
+    const std::vector<std::vector<TouchVerdict>>& verdicts,
     std::vector<std::optional<std::uint32_t>>& warmer_partition, std::uint32_t& opened) {
   std::map<std::uint32_t, std::uint32_t> partition_of;
   opened = 0;
@@ -60,7 +57,7 @@ std::map<std::uint32_t, std::uint32_t> opening_partitions(
     }
     warmer_partition[k] = found->second;
     for (std::size_t r = 0; r < launch.readers.size(); ++r) {
-      if (map.verdicts[k][r] == TouchVerdict::near) {
+      if (verdicts[k][r] == TouchVerdict::near) {
         partition_of.emplace(launch.readers[r].sm, found->second);
       }
     }
@@ -141,6 +138,7 @@ void judge(PartitionMap& map) {
     near += static_cast<std::size_t>(std::count(launch.begin(), launch.end(), TouchVerdict::near));
   }
   if (map.split.bimodal && map.verdicts.size() > 1 && near == 0) {
+    map.by_address = true;
     map.reason = "no reader found all its lines near in any of " +
                  std::to_string(map.verdicts.size()) +
                  " launches, whichever SM warmed them: lines answer by their address, not by the "
@@ -212,13 +210,13 @@ PartitionMap map_partitions(std::span<const FirstTouchLaunch> launches) {
   }
   map.warmer_partition.assign(launches.size(), std::nullopt);
   std::uint32_t opened = 0;
-  const auto opening = opening_partitions(launches, map, map.warmer_partition, opened);
+  const auto opening = opening_partitions(launches, map.verdicts, map.warmer_partition, opened);
   assign_sms(launches, opened, opening, map);
   collect_partitions(map, opened);
   judge(map);
   if (map.conclusive && !map.split.bimodal) {
-    // One mode only when the first touches really are one: a spread without two modes 8 sigmas
-    // apart (the H200's 260 to 490 cycles in three clusters) is no answer either way.
+    // One mode only when the first touches really are one: a spread without two modes (the
+    // H200's 260 to 490 cycles in three clusters, with an earlier kernel) is no answer either way.
     const Spread all = summarize(lines);
     const double within = fraction_within(lines, all.p50, kOneModeBand);
     if (within < kMinOneModeShare) {
@@ -257,9 +255,7 @@ std::optional<std::uint32_t> next_warmer(const PartitionMap& map,
     return launches.size() == 1 ? unused_member(every_sm(launches)) : std::nullopt;
   }
   // Lines that answer by address: nobody near in two launches; more launches will not help.
-  if (launches.size() > 1 && !map.conclusive && map.reason.find("their address") != std::string::npos) {
-    return std::nullopt;
-  }
+  if (map.by_address) return std::nullopt;
   // A partition no warmer was in: an SM far in every launch it read in.
   std::map<std::uint32_t, bool> always_far;
   for (std::size_t k = 0; k < launches.size(); ++k) {

@@ -35,6 +35,10 @@ const char* to_string(TouchVerdict verdict);
 // about half (those homed in the other partition), so "far" starts well below one half.
 inline constexpr double kNearShareLimit = 0.1;
 inline constexpr double kFarShareLimit = 0.25;
+// Two modes 6 robust sigmas apart, not the default 8: a far first touch spreads over 400-500
+// cycles, which widens the far mode's sigma; on an H200 the modes lay 7.5 sigmas apart with no
+// line between 320 and 400 cycles among 8,384. The verdicts and their agreement guard the rest.
+inline constexpr ModeSplitOptions kFirstTouchModes{0.05, 6.0, 1.0};
 
 struct SmPartition {
   std::uint32_t sm = 0;
@@ -56,6 +60,9 @@ struct PartitionMap {
   std::size_t total_verdicts = 0;                      // reader verdicts, all launches
   std::size_t agreeing = 0;                            // near/far verdicts agreeing with the map
   std::size_t checked = 0;                             // near/far verdicts of assigned SMs
+  // No reader was near in any of two or more launches: lines answer by their address, not by
+  // the side of the SM that loaded them (inconclusive; more launches would not help).
+  bool by_address = false;
   bool conclusive = false;
   std::string reason;  // why not conclusive, or what the map rests on
 };

@@ -8,6 +8,7 @@
 #include "analysis/confidence.hpp"
 #include "analysis/partition_map.hpp"
 #include "analysis/stats.hpp"
+#include "model/units.hpp"
 #include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
@@ -74,10 +75,15 @@ std::string method_of(const Launches& launches) {
          std::to_string(kLinesPerReader) +
          " new lines per other SM (st.global.cg), the warmer SM loads them (ld.global.cg), then "
          "every other SM in turn times its first and second load of its own lines (clock64, "
-         "minus the timing overhead); a reader is near when at most 10 % of its first touches "
-         "lie above the two-mode threshold (Otsu, >= 6 robust sigmas, on every first touch, else "
-         "on the readers' medians), far when at least 25 % do; a warmer far from every earlier "
-         "one opens a partition, each SM joins the partition its verdicts agree with most; " +
+         "minus the timing overhead); a reader is near when at most " +
+         format_number(100 * kNearShareLimit, 0) +
+         " % of its first touches lie above the two-mode threshold (Otsu, >= " +
+         format_number(kFirstTouchModes.min_separation_sigmas, 0) +
+         " robust sigmas, on every first touch, else on the readers' medians), far when at "
+         "least " +
+         format_number(100 * kFarShareLimit, 0) +
+         " % do; a warmer far from every earlier one opens a partition, each SM joins the "
+         "partition its verdicts agree with most; " +
          std::to_string(launches.data.size()) + " launches, warmers on SMs " + warmers;
 }
 
