@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analysis/partition_map.hpp"
+#include "model/partition_rows.hpp"
 #include "model/units.hpp"
 #include "report/text_table.hpp"
 
@@ -11,8 +12,6 @@ namespace memtopo {
 namespace {
 
 constexpr std::uint32_t kSmsPerLine = 16;
-// Larger SM ids in a map read from a file are not believed (they would draw a grid of millions).
-constexpr std::uint64_t kMaxSmId = 65535;
 
 std::string latency_text(const Element& l2, const char* name) {
   const Property* p = l2.find(name);
@@ -41,46 +40,8 @@ void render_grid(std::ostream& out,
   }
 }
 
-// An SM id or partition number: a non-negative integer however the JSON holds it.
-bool is_index(const nlohmann::json& value) {
-  return value.is_number_integer() && value.get<std::int64_t>() >= 0;
-}
-
 }  // namespace
 
-
-std::vector<PartitionRow> partition_rows(const Property& map) {
-  std::vector<PartitionRow> rows;
-  if (!map.value.is_array()) return rows;
-  for (const nlohmann::json& row : map.value) {
-    if (!row.is_object() || !row.contains("partition") || !is_index(row["partition"]) ||
-        !row.contains("sms") || !row["sms"].is_array()) {
-      continue;
-    }
-    PartitionRow parsed;
-    parsed.partition = row["partition"].get<std::uint32_t>();
-    for (const nlohmann::json& sm : row["sms"]) {
-      if (is_index(sm) && sm.get<std::uint64_t>() <= kMaxSmId) {
-        parsed.sms.push_back(sm.get<std::uint32_t>());
-      }
-    }
-    rows.push_back(std::move(parsed));
-  }
-  return rows;
-}
-
-std::map<std::uint32_t, std::optional<std::uint32_t>> partition_of_each_sm(const Property& map) {
-  std::map<std::uint32_t, std::optional<std::uint32_t>> sms;
-  for (const PartitionRow& row : partition_rows(map)) {
-    for (const std::uint32_t sm : row.sms) sms[sm] = row.partition;
-  }
-  if (map.evidence.contains("unclear") && map.evidence["unclear"].is_array()) {
-    for (const nlohmann::json& sm : map.evidence["unclear"]) {
-      if (is_index(sm)) sms[sm.get<std::uint32_t>()] = std::nullopt;
-    }
-  }
-  return sms;
-}
 
 void render_partition_map(std::ostream& out, const Topology& topology, Footnotes& notes,
                           std::size_t max_width) {

@@ -20,6 +20,11 @@ std::uint32_t near_partition(const CacheDescription& cache, std::uint32_t sm) {
   return sm % cache.partitions;
 }
 
+std::uint32_t segment_of(const CacheDescription& cache, std::uint32_t sm) {
+  if (cache.segments > 1 && cache.segments == cache.partitions) return near_partition(cache, sm);
+  return sm % cache.segments;
+}
+
 std::vector<std::uint32_t> ways_of_each_set(const Associativity& associativity,
                                             std::uint64_t entries) {
   if (!associativity.ways_per_set.empty()) return associativity.ways_per_set;

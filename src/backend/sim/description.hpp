@@ -117,12 +117,15 @@ struct CacheDescription {
   // The partition near each SM, by SM id (one entry per SM); empty: SM s is near s mod partitions.
   std::vector<std::uint32_t> sm_partitions;
   // Device scope only: the cache is this many equal arrays of size_bytes / segments each, and a
-  // load from SM s looks up and fills segment s mod segments only (one SM fills one segment).
+  // load from SM s looks up and fills segment_of(s) only (one SM fills one segment).
   std::uint32_t segments = 1;
 };
 
 // The partition near SM `sm` in `cache`.
 std::uint32_t near_partition(const CacheDescription& cache, std::uint32_t sm);
+// The segment SM `sm` fills: its near partition when the cache has as many segments as
+// partitions (the segments are the partitions), else sm mod segments.
+std::uint32_t segment_of(const CacheDescription& cache, std::uint32_t sm);
 
 struct TlbDescription {
   std::string name;

@@ -85,7 +85,8 @@ Route MemorySystem::route(std::size_t slot, LoadPath path, std::uint32_t chaser)
     }
     const bool device = description.scope == CacheScope::device;
     std::vector<SetAssociativeArray>& instances = cache.copies[device ? 0 : slot].instances();
-    const std::uint32_t instance = (device ? sm : chaser) % instances.size();
+    const std::uint32_t instance =
+        device ? segment_of(description, sm) : chaser % static_cast<std::uint32_t>(instances.size());
     // copy_on_read: a chase reads lines it brought in (or copied) itself, which its own
     // partition holds; only another SM's lines answer far, the first time (run_l2_first_touch).
     const std::uint32_t partitions =

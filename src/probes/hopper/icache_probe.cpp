@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/confidence.hpp"
-#include "analysis/staircase.hpp"
+#include "analysis/code_fetch_levels.hpp"
 #include "analysis/stats.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
@@ -26,9 +26,10 @@ constexpr double kStepsPerOctave = 4;
 constexpr double kTimedInstructions = 65536;
 constexpr std::uint32_t kMinTimedIterations = 8;
 constexpr std::uint32_t kMaxTimedIterations = 256;
-// Points added between the two footprints of every step of the coarse sweep.
+// Points added between the last size before and the first after every transition of the coarse
+// sweep (its ramp included).
 constexpr std::uint64_t kRefinePoints = 8;
-// A step below this staircase confidence is noise, not a cache level (a decision threshold).
+// A transition below this confidence is noise, not a cache level (a decision threshold).
 constexpr double kMinStepConfidence = 0.5;
 
 const char* kMethod =
@@ -36,8 +37,10 @@ const char* kMethod =
     "(blocks of 62 independent FFMAs on 8 accumulators plus a compare and branch: 64 SASS "
     "instructions, 1 KiB) in a loop, 2 warm iterations then >= 8 timed (%clock64 per "
     "iteration), cycles per instruction per iteration; n at 4 steps per octave from 2 KiB, "
-    "then 8 more points inside every step; the staircase analysis (change points, KS test) "
-    "finds the steps; a level's size is the largest code that still ran at its speed";
+    "then 8 more points inside every transition; the staircase analysis (change points, KS "
+    "test, a noise floor of 0.01 cycles per instruction) finds the steps, and steps joined by a "
+    "ramp (levels under 1/4 octave) are one transition; a level's size is the largest code "
+    "that still ran at its speed (the ramp's onset)";
 
 std::vector<std::uint64_t> coarse_sizes(const CodeFetchLayout& layout) {
   std::set<std::uint64_t> sizes;
@@ -63,15 +66,15 @@ class IcacheProbe final : public HopperProbe {
     std::vector<std::uint64_t> sizes = coarse_sizes(layout);
     std::vector<std::vector<double>> samples;
     for (const std::uint64_t bytes : sizes) samples.push_back(measure(ctx, hx, layout, bytes));
-    Staircase coarse = analyze_staircase(sizes, samples);
+    const CodeFetchLevels coarse = analyze_code_fetch(sizes, samples);
 
-    // Refine: more sizes inside every step, then the staircase of all of them.
+    // Refine: more sizes inside every transition (its ramp included), then the analysis again.
     std::set<std::uint64_t> added;
-    for (const StaircaseStep& step : coarse.steps) {
-      const std::uint64_t gap = step.after_bytes - step.before_bytes;
+    for (const CodeFetchTransition& t : coarse.transitions) {
+      const std::uint64_t gap = t.ramp_end_bytes - t.size_bytes;
       const std::uint64_t stride = std::max<std::uint64_t>(
           layout.block_bytes, round_down(gap / (kRefinePoints + 1), layout.block_bytes));
-      for (std::uint64_t b = step.before_bytes + stride; b < step.after_bytes; b += stride)
+      for (std::uint64_t b = t.size_bytes + stride; b < t.ramp_end_bytes; b += stride)
         added.insert(b);
     }
     for (const std::uint64_t bytes : added) {
@@ -81,8 +84,8 @@ class IcacheProbe final : public HopperProbe {
       samples.insert(samples.begin() + index, measure(ctx, hx, layout, bytes));
       sizes.insert(sizes.begin() + index, bytes);
     }
-    const Staircase staircase = added.empty() ? coarse : analyze_staircase(sizes, samples);
-    write_levels(ctx.topology, staircase, samples, layout);
+    const CodeFetchLevels levels = added.empty() ? coarse : analyze_code_fetch(sizes, samples);
+    write_levels(ctx.topology, levels, samples, layout);
   }
 
  private:
@@ -109,14 +112,13 @@ class IcacheProbe final : public HopperProbe {
     return series;
   }
 
-  static void write_levels(Topology& topology, const Staircase& staircase,
+  static void write_levels(Topology& topology, const CodeFetchLevels& levels,
                            const std::vector<std::vector<double>>& samples,
                            const CodeFetchLayout& layout) {
-    const nlohmann::json series = series_evidence(staircase, samples);
-    std::vector<std::size_t> accepted;
-    for (std::size_t k = 0; k < staircase.steps.size(); ++k) {
-      const StaircaseStep& step = staircase.steps[k];
-      if (step.confidence >= kMinStepConfidence && step.jump > 0) accepted.push_back(k);
+    const nlohmann::json series = series_evidence(levels.staircase, samples);
+    std::vector<const CodeFetchTransition*> accepted;
+    for (const CodeFetchTransition& t : levels.transitions) {
+      if (t.confidence >= kMinStepConfidence) accepted.push_back(&t);
     }
     if (accepted.empty()) {
       Property p;
@@ -127,33 +129,36 @@ class IcacheProbe final : public HopperProbe {
       p.value = layout.max_code_bytes;
       p.inconclusive = true;
       p.bound = Bound::lower;
-      p.note = "no step in cycles per instruction up to the largest code the kernel has";
-      p.evidence = {{"series", series}, {"steps_found", staircase.steps.size()}};
+      p.note = "no transition in cycles per instruction up to the largest code the kernel has";
+      p.evidence = {{"series", series}, {"transitions_found", levels.transitions.size()}};
       element_for(topology, kLevels[0]).set(std::move(p));
       return;
     }
     for (std::size_t level = 0; level < accepted.size() && level < std::size(kLevels); ++level) {
-      const StaircaseStep& step = staircase.steps[accepted[level]];
+      const CodeFetchTransition& t = *accepted[level];
       Element& element = element_for(topology, kLevels[level]);
       Property size;
       size.name = "size";
       size.unit = "bytes";
       size.source = Source::measured;
       size.method = kMethod;
-      size.value = step.before_bytes;
-      size.evidence = {{"first_slower_bytes", step.after_bytes},
-                       {"cycles_per_instruction_before", step.latency_before},
-                       {"cycles_per_instruction_after", step.latency_after},
-                       {"ks_statistic", step.ks.statistic},
+      size.value = t.size_bytes;
+      size.evidence = {{"first_slower_bytes", t.first_slower_bytes},
+                       {"ramp_end_bytes", t.ramp_end_bytes},
+                       {"steps_in_transition", t.steps},
+                       {"cycles_per_instruction_before", t.cpi_before},
+                       {"cycles_per_instruction_after", t.cpi_after},
+                       {"ks_statistic", t.ks_statistic},
+                       {"significance", t.significance},
+                       {"contrast", t.contrast},
                        {"series", series}};
-      set_confidence(size, Confidence{edge(step.confidence, "the staircase's step")});
+      set_confidence(size, Confidence{edge(t.confidence, "the transition (significance x contrast)")});
       element.set(std::move(size));
 
       // What the level answers at (cycles per instruction while the code fits it), and what a
-      // miss in it costs per instruction (the step's height).
-      const StaircaseLevel& plateau = staircase.levels[accepted[level]];
+      // miss in it costs per instruction (the transition's height).
       std::vector<double> pooled;
-      for (std::size_t i = plateau.first; i <= plateau.last; ++i)
+      for (std::size_t i = t.plateau_first; i <= t.plateau_last; ++i)
         pooled.insert(pooled.end(), samples[i].begin(), samples[i].end());
       element.set(measured_property("cycles_per_instruction", "cycles", kMethod, pooled));
       Property penalty;
@@ -161,10 +166,10 @@ class IcacheProbe final : public HopperProbe {
       penalty.unit = "cycles";
       penalty.source = Source::derived;
       penalty.method =
-          "cycles per instruction of the level behind minus this level's, at the "
-          "staircase's step (per instruction executed, not per fetch)";
-      penalty.value = step.latency_after - step.latency_before;
-      set_confidence(penalty, Confidence{edge(step.confidence, "the staircase's step")});
+          "cycles per instruction of the level behind minus this level's, across the "
+          "transition (per instruction executed, not per fetch)";
+      penalty.value = t.cpi_after - t.cpi_before;
+      set_confidence(penalty, Confidence{edge(t.confidence, "the transition")});
       element.set(std::move(penalty));
     }
   }

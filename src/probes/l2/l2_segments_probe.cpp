@@ -4,168 +4,45 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/confidence.hpp"
-#include "probes/core/chase_builder.hpp"
-#include "probes/core/chase_helpers.hpp"
-#include "probes/core/constants.hpp"
+#include "model/partition_rows.hpp"
+#include "model/units.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
+#include "probes/l2/l2_segment_pairs.hpp"
 
 namespace memtopo {
 namespace {
 
-// Each chase of a pair covers this share of the one-SM L2 size E: alone it fits with room to
-// spare (a quarter of E for imperfect replacement and hashing), while two of them in one
-// segment ask for 1.5 E and evict each other.
-constexpr double kFootprintShareOfSegment = 0.75;
-// Timed loads per chase after its warm pass: a few thousand samples of the steady state.
-constexpr std::uint32_t kTimedLoads = 4096;
-// SMs paired with the first SM: spread over the id range, so that SMs of every segment (near
-// any part of the chip) are among them.
+// SMs paired with the first SM when there is no partition map: spread over the id range, so
+// that SMs of every segment (near any part of the chip) are among them.
 constexpr std::size_t kMaxPartnerSms = 16;
 // Pairs at most, over every grouping round: enough to resolve two groups however the SMs split
 // between them (16 pairs in the first round, at most 15 in the second), and a bound on the run
 // time when SMs do not group.
 constexpr std::size_t kMaxPairs = 2 * kMaxPartnerSms;
-// Verdicts on each chase's share of timed loads slower than the L2/DRAM threshold. Two
-// 0.75 E arrays in one segment of E miss on every load under LRU or FIFO and on about 58 %
-// under random replacement (a line survives 1.5 E / E other fills with probability
-// exp(-1.5 x miss rate)); a pair in separate segments misses no more than a chase alone.
-// Both chases must agree: one segment evicts both arrays. A pair where only one chase loses
-// lines is unclear (an H100 showed SM 0 losing 30-70 % against six partner SMs whose own chases
-// lost at most 12 %; averaged, that read as one segment, and in a later run both lost < 5 %).
-constexpr double kSeparateAtMost = 0.1;
-constexpr double kSharedAtLeast = 0.3;
+// SMs of each partition paired when the pairs are planned from l2.partition_map: the map has
+// already placed every SM, the pairs check what the partitions mean for capacity.
+constexpr std::size_t kSmsPerPartition = 4;
 // segments x segment size agrees with the API L2 size within this share: the one-SM size is a
 // section search's edge, a few lines below the capacity, and an API size may count a few
 // reserved lines.
 constexpr double kAgreesWithApiShare = 0.02;
 
-enum class PairVerdict { separate, shared, unclear };
-
-const char* to_string(PairVerdict verdict) {
-  switch (verdict) {
-    case PairVerdict::separate:
-      return "separate segments";
-    case PairVerdict::shared:
-      return "one segment";
-    default:
-      return "unclear";
-  }
-}
-
-PairVerdict verdict_of(double leader_slow_share, double partner_slow_share) {
-  const double less = std::min(leader_slow_share, partner_slow_share);
-  const double more = std::max(leader_slow_share, partner_slow_share);
-  if (more <= kSeparateAtMost) return PairVerdict::separate;
-  if (less >= kSharedAtLeast) return PairVerdict::shared;
-  return PairVerdict::unclear;
-}
-
-// Share of a trace's timed loads slower than the threshold (overhead-corrected).
-double slow_share(const Trace& trace, double threshold_cycles) {
-  const std::vector<double> cycles = corrected_cycles(trace);
-  if (cycles.empty()) return 0;
-  const auto slow =
-      std::count_if(cycles.begin(), cycles.end(), [&](double c) { return c > threshold_cycles; });
-  return static_cast<double>(slow) / static_cast<double>(cycles.size());
-}
-
 // Up to `count` ids of `ids[1..]`, evenly spread over them (the first one always included).
 std::vector<std::uint32_t> spread_partners(const std::vector<std::uint32_t>& ids,
                                            std::size_t count) {
+  if (ids.empty()) return {};
   const std::size_t others = ids.size() - 1;
   const std::size_t take = std::min(count, others);
   std::vector<std::uint32_t> partners;
   for (std::size_t k = 0; k < take; ++k) partners.push_back(ids[1 + k * others / take]);
   return partners;
 }
-
-// What the pairs are planned from: l2.size (E, its L2/DRAM threshold, its stride) and the SMs.
-struct SegmentPlan {
-  const Property* l2_size = nullptr;
-  std::uint64_t one_sm_bytes = 0;  // E
-  double threshold_cycles = 0;
-  // The stride l2.size was measured with: the pair's chases must count lines exactly as the
-  // chase that found E did.
-  std::uint32_t stride = 0;
-  std::uint64_t footprint = 0;  // 3/4 E, on the stride
-  std::vector<std::uint32_t> sms;
-};
-
-SegmentPlan plan_segments(ProbeContext& ctx) {
-  SegmentPlan plan;
-  plan.l2_size = conclusive_finding(ctx.topology, "l2", "size");
-  if (!plan.l2_size) throw ProbeSkipped("needs a measured l2.size (the L2 one SM fills)");
-  const nlohmann::json& evidence = plan.l2_size->evidence;
-  if (!evidence.contains("threshold_cycles") || !evidence.at("threshold_cycles").is_number()) {
-    throw ProbeSkipped("l2.size has no L2/DRAM threshold in its evidence");
-  }
-  plan.threshold_cycles = evidence.at("threshold_cycles").get<double>();
-  plan.one_sm_bytes = plan.l2_size->value.get<std::uint64_t>();
-  plan.stride =
-      static_cast<std::uint32_t>(staircase_stride_bytes(evidence).value_or(kSmallestLineBytes));
-  const BackendLimits limits = ctx.backend.limits();
-  plan.footprint =
-      round_down(std::min(static_cast<std::uint64_t>(kFootprintShareOfSegment *
-                                                     static_cast<double>(plan.one_sm_bytes)),
-                          limits.max_footprint_bytes),
-                 plan.stride);
-  if (plan.footprint < plan.stride) throw ProbeSkipped("l2.size is too small to chase 3/4 of it");
-  plan.sms = limits.sm_ids;
-  if (plan.sms.empty()) {
-    for (std::uint32_t sm = 0; sm < limits.concurrent_slots; ++sm) plan.sms.push_back(sm);
-  }
-  if (plan.sms.size() < 2) throw ProbeSkipped("one SM only: no pair of SMs to compare");
-  return plan;
-}
-
-class SegmentMeasurement {
- public:
-  SegmentMeasurement(ProbeContext& ctx, const SegmentPlan& plan) : ctx_(ctx), plan_(plan) {}
-
-  // Slow shares of chases run together, one per SM of `sms`, nothing else in the batch: a
-  // device-wide cache must hold only their lines.
-  std::vector<double> run_together(const std::vector<std::uint32_t>& sms,
-                                   const std::string& label) {
-    std::vector<ChaseSpec> batch;
-    for (std::uint32_t sm : sms) {
-      batch.push_back(make_chase(LoadPath::cg, plan_.footprint, plan_.stride)
-                          .timed_loads(std::min(kTimedLoads, ctx_.backend.limits().max_timed_loads))
-                          .on_sm(sm));
-      loads_ += loads_of(batch.back());
-    }
-    ++batches_;
-    std::vector<double> shares;
-    for (const Trace& trace : ctx_.run(batch, label)) {
-      shares.push_back(slow_share(trace, plan_.threshold_cycles));
-    }
-    return shares;
-  }
-
-  std::uint64_t loads() const { return loads_; }
-  std::uint32_t batches() const { return batches_; }
-
- private:
-  ProbeContext& ctx_;
-  const SegmentPlan& plan_;
-  std::uint64_t loads_ = 0;
-  std::uint32_t batches_ = 0;
-};
-
-struct PairResult {
-  std::uint32_t leader = 0;
-  std::uint32_t partner = 0;
-  double leader_slow_share = 0;
-  double partner_slow_share = 0;
-  PairVerdict verdict = PairVerdict::unclear;
-  // A "separate" verdict opens a segment: the pair runs once more, and only a second
-  // "separate" keeps it (the repeat's shares; else the verdict becomes unclear).
-  std::optional<std::vector<double>> repeat_shares;
-};
 
 // The SMs grouped by whom they share a segment with.
 struct Grouping {
@@ -210,19 +87,7 @@ void lead_round(ProbeContext& ctx, SegmentMeasurement& measurement, Grouping& g)
       remaining.push_back(partner);
       continue;
     }
-    ctx.progress("l2.segments: SMs " + std::to_string(leader) + " and " + std::to_string(partner));
-    const std::vector<double> shares =
-        measurement.run_together({leader, partner}, "l2.segments/pair");
-    PairResult pair{leader, partner, shares[0], shares[1], verdict_of(shares[0], shares[1])};
-    if (pair.verdict == PairVerdict::separate) {
-      // On an H200 the same six SMs were unclear against SM 0 in four runs (SM 0 lost 19-87 %
-      // of its lines) and separate in the fifth: a new segment must hold when measured again.
-      ctx.progress("l2.segments: SMs " + std::to_string(leader) + " and " +
-                   std::to_string(partner) + " again");
-      pair.repeat_shares = measurement.run_together({leader, partner}, "l2.segments/repeat");
-      const auto& again = *pair.repeat_shares;
-      if (verdict_of(again[0], again[1]) != PairVerdict::separate) pair.verdict = PairVerdict::unclear;
-    }
+    const PairResult pair = measure_pair(ctx, measurement, leader, partner);
     g.pairs.push_back(pair);
     if (pair.verdict == PairVerdict::shared) group.push_back(partner);
     if (pair.verdict == PairVerdict::separate) remaining.push_back(partner);
@@ -232,13 +97,18 @@ void lead_round(ProbeContext& ctx, SegmentMeasurement& measurement, Grouping& g)
   g.unresolved = std::move(remaining);
 }
 
-// Control first (the first SM's chase alone must fit, or no pair could show anything), then
-// rounds until every SM tested is grouped or the pair limit is reached.
-Grouping group_sms(ProbeContext& ctx, SegmentMeasurement& measurement, const SegmentPlan& plan) {
+// The first SM's chase alone must fit, or no pair could show anything.
+double run_control(ProbeContext& ctx, SegmentMeasurement& measurement, std::uint32_t sm) {
+  ctx.progress("l2.segments: SM " + std::to_string(sm) + " alone");
+  return measurement.run_together({sm}, "l2.segments/alone").front();
+}
+
+// Rounds until every SM tested is grouped or the pair limit is reached.
+Grouping group_sms(ProbeContext& ctx, SegmentMeasurement& measurement, const SegmentPlan& plan,
+                   double alone_share) {
   Grouping g;
   g.first_sm = plan.sms.front();
-  ctx.progress("l2.segments: SM " + std::to_string(g.first_sm) + " alone");
-  g.alone_share = measurement.run_together({g.first_sm}, "l2.segments/alone").front();
+  g.alone_share = alone_share;
   g.unresolved = {g.first_sm};
   for (std::uint32_t sm : spread_partners(plan.sms, kMaxPartnerSms)) g.unresolved.push_back(sm);
   g.sms_tested = g.unresolved.size();
@@ -247,48 +117,151 @@ Grouping group_sms(ProbeContext& ctx, SegmentMeasurement& measurement, const Seg
   return g;
 }
 
-std::string segments_method(const SegmentPlan& plan, std::uint32_t first_sm) {
+// ---- Pairs planned from l2.partition_map ------------------------------------------------------
+
+// l2.partition_map when measured and conclusive (its value is a table, not a number).
+const Property* conclusive_map(const Topology& topology) {
+  const Property* map = any_finding(topology, "l2", "partition_map");
+  if (!map || map->source != Source::measured || map->inconclusive || !map->value.is_array()) {
+    return nullptr;
+  }
+  return map;
+}
+
+// The map's partitions, each with up to kSmsPerPartition of its SMs (those the backend can pin
+// chases to), the first SM's partition first and the first SM leading it. Empty without a
+// conclusive map of two or more partitions.
+std::vector<std::vector<std::uint32_t>> partitions_to_pair(const Topology& topology,
+                                                           const SegmentPlan& plan) {
+  const Property* map = conclusive_map(topology);
+  if (!map) return {};
+  const std::set<std::uint32_t> pinnable(plan.sms.begin(), plan.sms.end());
+  std::vector<std::vector<std::uint32_t>> partitions;
+  for (const PartitionRow& row : partition_rows(*map)) {
+    std::vector<std::uint32_t> sms;
+    for (std::uint32_t sm : row.sms) {
+      if (pinnable.contains(sm)) sms.push_back(sm);
+    }
+    std::sort(sms.begin(), sms.end());
+    if (sms.empty()) continue;
+    std::vector<std::uint32_t> chosen = {sms.front()};
+    for (std::uint32_t sm : spread_partners(sms, kSmsPerPartition - 1)) chosen.push_back(sm);
+    partitions.push_back(std::move(chosen));
+  }
+  if (partitions.size() < 2) return {};
+  std::sort(partitions.begin(), partitions.end());  // the lowest SM id's partition first
+  return partitions;
+}
+
+// Pairs that check the map: SM a (the first SM of the first partition) with the SMs of every
+// partition, and the first SM of every other partition with the rest of its own. Within a
+// partition the map predicts one segment, across partitions separate segments.
+struct MapCheck {
+  std::vector<std::vector<std::uint32_t>> partitions;
+  std::optional<double> map_confidence;
+  std::vector<PairResult> pairs;
+  std::vector<bool> within;  // per pair: both SMs in one partition
+  std::vector<std::uint32_t> partitions_without_sharing;  // no pair within shared (unclear)
+
+  std::size_t agreeing() const {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      n += pairs[i].verdict == (within[i] ? PairVerdict::shared : PairVerdict::separate);
+    }
+    return n;
+  }
+  std::size_t contradicting() const {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      n += pairs[i].verdict == (within[i] ? PairVerdict::separate : PairVerdict::shared);
+    }
+    return n;
+  }
+};
+
+MapCheck check_map(ProbeContext& ctx, SegmentMeasurement& measurement,
+                   std::vector<std::vector<std::uint32_t>> partitions) {
+  MapCheck check;
+  check.partitions = std::move(partitions);
+  check.map_confidence = conclusive_map(ctx.topology)->confidence;
+  const std::uint32_t first = check.partitions.front().front();
+  auto pair = [&](std::uint32_t a, std::uint32_t b, bool within) {
+    check.pairs.push_back(measure_pair(ctx, measurement, a, b));
+    check.within.push_back(within);
+    return check.pairs.back().verdict == PairVerdict::shared;
+  };
+  for (std::size_t p = 0; p < check.partitions.size(); ++p) {
+    const auto& sms = check.partitions[p];
+    bool shared = false;
+    for (std::size_t k = p == 0 ? 1 : 0; k < sms.size(); ++k) shared |= pair(first, sms[k], p == 0);
+    if (p > 0) {
+      shared = false;
+      for (std::size_t k = 1; k < sms.size(); ++k) shared |= pair(sms.front(), sms[k], true);
+    }
+    if (!shared) check.partitions_without_sharing.push_back(static_cast<std::uint32_t>(p));
+  }
+  return check;
+}
+
+nlohmann::json map_check_evidence(const MapCheck& check) {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (std::size_t i = 0; i < check.pairs.size(); ++i) {
+    nlohmann::json pair = pair_json(check.pairs[i]);
+    pair["map_predicts"] = to_string(check.within[i] ? PairVerdict::shared : PairVerdict::separate);
+    pairs.push_back(pair);
+  }
+  return {{"partitions_paired", check.partitions},
+          {"pairs", pairs},
+          {"agreeing", check.agreeing()},
+          {"contradicting", check.contradicting()},
+          {"partitions_without_sharing", check.partitions_without_sharing}};
+}
+
+// ---- The properties ---------------------------------------------------------------------------
+
+std::string grouping_method(const SegmentPlan& plan, std::uint32_t first_sm) {
   return "pairs of concurrent warm pointer chases via cg on two SMs, one pair per batch, each "
          "over its own " +
          format_bytes(static_cast<double>(plan.footprint)) + " (3/4 of the one-SM l2.size, " +
          format_bytes(static_cast<double>(plan.stride)) + " stride, sequential, 1 warm pass + " +
-         std::to_string(kTimedLoads) +
+         std::to_string(kSegmentTimedLoads) +
          " timed loads); a pair whose loads stay below the l2.size L2/DRAM threshold fills two "
-         "segments (only when a second run of the pair agrees), one whose loads miss shares one; "
-         "SMs grouped by whom they share with, "
+         "segments (only when a second run of the pair agrees), one whose loads miss shares one "
+         "(an unclear pair is measured twice); SMs grouped by whom they share with, "
          "starting from SM " +
          std::to_string(first_sm) + " and up to " + std::to_string(kMaxPartnerSms) +
          " SMs spread over the id range";
 }
 
-nlohmann::json segments_evidence(const SegmentPlan& plan, const Grouping& g,
-                                 const SegmentMeasurement& measurement) {
-  nlohmann::json pairs = nlohmann::json::array();
-  for (const PairResult& p : g.pairs) {
-    nlohmann::json pair = {{"sm_a", p.leader},
-                           {"sm_b", p.partner},
-                           {"slow_share_a", p.leader_slow_share},
-                           {"slow_share_b", p.partner_slow_share},
-                           {"verdict", to_string(p.verdict)}};
-    if (p.repeat_shares) {
-      pair["repeat_slow_share_a"] = (*p.repeat_shares)[0];
-      pair["repeat_slow_share_b"] = (*p.repeat_shares)[1];
-    }
-    pairs.push_back(pair);
-  }
+std::string map_method(const SegmentPlan& plan) {
+  return "the partitions of l2.partition_map, checked by pairs of concurrent warm pointer chases "
+         "via cg on two SMs, one pair per batch, each over its own " +
+         format_bytes(static_cast<double>(plan.footprint)) + " (3/4 of the one-SM l2.size, " +
+         format_bytes(static_cast<double>(plan.stride)) + " stride, sequential, 1 warm pass + " +
+         std::to_string(kSegmentTimedLoads) + " timed loads): up to " +
+         std::to_string(kSmsPerPartition) +
+         " SMs of every partition paired with the first SM and within their partition; the map "
+         "predicts one segment within a partition (both chases lose lines) and separate segments "
+         "across (neither does); a pair that is not one segment is measured twice";
+}
+
+nlohmann::json plan_evidence(const SegmentPlan& plan, std::uint32_t first_sm, double alone_share) {
   return {{"footprint_bytes", plan.footprint},
           {"stride_bytes", plan.stride},
           {"threshold_cycles", plan.threshold_cycles},
           {"separate_at_most", kSeparateAtMost},
           {"shared_at_least", kSharedAtLeast},
-          {"alone", {{"sm", g.first_sm}, {"slow_share", g.alone_share}}},
-          {"sms_tested", g.sms_tested},
-          {"pairs", pairs},
-          {"groups", g.groups},
-          {"unclear_sms", g.unclear},
-          {"unresolved_sms", g.unresolved},
-          {"loads", measurement.loads()},
-          {"batches", measurement.batches()}};
+          {"alone", {{"sm", first_sm}, {"slow_share", alone_share}}}};
+}
+
+void add_grouping_evidence(nlohmann::json& evidence, const Grouping& g) {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const PairResult& p : g.pairs) pairs.push_back(pair_json(p));
+  evidence["sms_tested"] = g.sms_tested;
+  evidence["pairs"] = pairs;
+  evidence["groups"] = g.groups;
+  evidence["unclear_sms"] = g.unclear;
+  evidence["unresolved_sms"] = g.unresolved;
 }
 
 // segments x segment size against the API L2 size (known only with an API size and a count).
@@ -299,20 +272,33 @@ struct ApiComparison {
   std::string text;  // "" when not known
 };
 
-ApiComparison compare_with_api(const SegmentPlan& plan, const Grouping& g, std::uint64_t api) {
-  const std::size_t count = g.groups.size();
+ApiComparison compare_with_api(const SegmentPlan& plan, std::size_t count, bool lower_bound,
+                               std::uint64_t api) {
   if (api == 0 || count == 0) return {};
   const double segments_bytes = static_cast<double>(count * plan.one_sm_bytes);
   ApiComparison c;
   c.known = true;
   c.ratio = segments_bytes / static_cast<double>(api);
   c.agrees = std::abs(c.ratio - 1.0) <= kAgreesWithApiShare;
-  c.text = std::string(g.count_is_lower_bound() ? "at least " : "") + std::to_string(count) +
+  c.text = std::string(lower_bound ? "at least " : "") + std::to_string(count) +
            " segment(s) x " + format_bytes(static_cast<double>(plan.one_sm_bytes)) + " = " +
            format_bytes(segments_bytes) + " against the API L2 of " +
            format_bytes(static_cast<double>(api)) + " (ratio " + format_number(c.ratio, 3) +
            (c.agrees ? ": agrees)" : ")");
   return c;
+}
+
+// What the probe concluded, before it becomes the two properties.
+struct SegmentCount {
+  Property segments;
+  std::size_t count = 0;  // 0: none
+  ApiComparison api;
+};
+
+void add_api_evidence(SegmentCount& result, std::uint64_t api) {
+  if (!result.api.known) return;
+  result.segments.evidence["api_l2_bytes"] = api;
+  result.segments.evidence["segments_x_size_over_api"] = result.api.ratio;
 }
 
 // The count when pairs shared: a lower bound when the pair limit left SMs ungrouped or pairs
@@ -331,8 +317,8 @@ void conclude_count(Property& segments, const Grouping& g, const ApiComparison& 
     segments.inconclusive = true;
     segments.bound = Bound::lower;
     segments.note += std::to_string(g.unclear.size()) +
-                     " SM(s) gave unclear pairs (one chase lost lines, the other not, or a share "
-                     "between the limits): they may fill another segment, so at least " +
+                     " SM(s) gave unclear pairs twice (one chase lost lines, the other not, or a "
+                     "share between the limits): they may fill another segment, so at least " +
                      std::to_string(count) + ". " + api.text;
   } else if (count == 1) {
     segments.note += "every SM tested shares SM " + std::to_string(g.first_sm) +
@@ -351,17 +337,16 @@ void conclude_count(Property& segments, const Grouping& g, const ApiComparison& 
   }
 }
 
-Property segments_property(const SegmentPlan& plan, const Grouping& g,
-                           const SegmentMeasurement& measurement, std::uint64_t api,
-                           const ApiComparison& comparison) {
-  Property segments;
-  segments.name = "segments";
-  segments.unit = "";
-  segments.method = segments_method(plan, g.first_sm);
-  segments.evidence = segments_evidence(plan, g, measurement);
-  if (comparison.known) {
-    segments.evidence["api_l2_bytes"] = api;
-    segments.evidence["segments_x_size_over_api"] = comparison.ratio;
+SegmentCount count_by_grouping(const SegmentPlan& plan, const Grouping& g, std::uint64_t api) {
+  SegmentCount result;
+  Property& segments = result.segments;
+  segments.method = grouping_method(plan, g.first_sm);
+  segments.evidence = plan_evidence(plan, g.first_sm, g.alone_share);
+  add_grouping_evidence(segments.evidence, g);
+  if (g.control_fits()) {
+    result.count = g.groups.size();
+    result.api = compare_with_api(plan, result.count, g.count_is_lower_bound(), api);
+    add_api_evidence(result, api);
   }
   if (!g.control_fits()) {
     segments.value = nullptr;
@@ -382,56 +367,124 @@ Property segments_property(const SegmentPlan& plan, const Grouping& g,
         "on different SMs do not share a device cache (a simulated device whose specs run "
         "alone)";
   } else {
-    conclude_count(segments, g, comparison);
+    conclude_count(segments, g, result.api);
   }
-  return segments;
+  return result;
+}
+
+// The map's partitions are the segments when no pair contradicted the map and every partition
+// showed one segment within it. Confidence: the map's, times the agreement of the pairs with
+// what the map predicts (an unclear pair counts as a check that did not agree).
+SegmentCount count_from_map(const SegmentPlan& plan, const MapCheck& check, double alone_share,
+                            std::uint64_t api) {
+  SegmentCount result;
+  Property& segments = result.segments;
+  const std::uint32_t first = check.partitions.front().front();
+  segments.method = map_method(plan);
+  segments.evidence = plan_evidence(plan, first, alone_share);
+  segments.evidence["map_check"] = map_check_evidence(check);
+  segments.evidence["groups"] = check.partitions;
+  result.count = check.partitions.size();
+  segments.value = result.count;
+  result.api = compare_with_api(plan, result.count, false, api);
+  add_api_evidence(result, api);
+  const std::string partitions = std::to_string(result.count) + " L2 partitions";
+  if (!check.partitions_without_sharing.empty()) {
+    segments.inconclusive = true;
+    std::string which;
+    for (std::uint32_t p : check.partitions_without_sharing) {
+      which += (which.empty() ? "" : ", ") + std::to_string(p);
+    }
+    segments.note = "no pair within partition(s) " + which +
+                    " of l2.partition_map shared a segment clearly (their pairs were unclear "
+                    "twice): the " + partitions + " may be segments, not shown. " +
+                    result.api.text;
+    return result;
+  }
+  segments.note = "the " + partitions + " of l2.partition_map are the segments: SMs of one "
+                  "partition evict each other's lines, " +
+                  std::to_string(check.agreeing()) + " of " + std::to_string(check.pairs.size()) +
+                  " pairs as the map predicts, none against it. " + result.api.text;
+  Confidence confidence{agreement(check.agreeing(), check.pairs.size(),
+                                  "SM pairs that behaved as the partition map predicts")};
+  if (check.map_confidence) confidence *= inherited(*check.map_confidence, "l2.partition_map");
+  set_confidence(segments, confidence);
+  return result;
 }
 
 // l2.segment_size (derived) = E: one SM's chase fills its own segment only. As sure as l2.size
 // when the segment count is conclusive.
-Property segment_size_property(const SegmentPlan& plan, const Grouping& g, const Property& segments,
-                               const Element& l2, std::uint64_t api,
-                               const ApiComparison& comparison) {
-  const std::size_t count = g.groups.size();
+Property segment_size_property(const SegmentPlan& plan, const SegmentCount& result,
+                               const Element& l2, std::uint64_t api) {
   Property p;
   p.name = "segment_size";
   p.unit = "bytes";
   p.source = Source::derived;
   p.value = plan.one_sm_bytes;
-  p.inconclusive = segments.inconclusive;
+  p.inconclusive = result.segments.inconclusive;
   p.method = "the one-SM l2.size: one SM's cg chase fills its own segment only (l2.segments)";
   p.evidence = {{"l2_size_bytes", plan.one_sm_bytes},
-                {"segments", segments.value},
-                {"segments_x_size_bytes", static_cast<double>(count * plan.one_sm_bytes)}};
+                {"segments", result.segments.value},
+                {"segments_x_size_bytes", static_cast<double>(result.count * plan.one_sm_bytes)}};
   if (api > 0) p.evidence["api_l2_bytes"] = api;
   // The staircase's own step inside L2 (a near/far boundary, if it saw one) stays as evidence.
   if (const Property* inner = l2.find("segment_size")) {
     p.evidence["staircase_inner_step"] = {{"value", inner->value}, {"method", inner->method}};
   }
-  p.note = count > 0 ? comparison.text : "no segment count: " + segments.note;
+  p.note = result.count > 0 ? result.api.text : "no segment count: " + result.segments.note;
   if (!p.inconclusive && plan.l2_size->confidence) {
     set_confidence(p, {inherited(*plan.l2_size->confidence, "l2.size")});
   }
   return p;
 }
 
+// With a partition map: its pairs first; a pair against the map sends the probe back to
+// grouping SMs by their pairs alone (the map's partitions are then not the segments), with the
+// map's pairs kept in the evidence.
+SegmentCount measure_segments(ProbeContext& ctx, const SegmentPlan& plan,
+                              SegmentMeasurement& measurement, std::uint64_t api) {
+  auto partitions = partitions_to_pair(ctx.topology, plan);
+  const std::uint32_t first = partitions.empty() ? plan.sms.front() : partitions.front().front();
+  const double alone_share = run_control(ctx, measurement, first);
+  std::optional<MapCheck> check;
+  if (!partitions.empty() && alone_share <= kSeparateAtMost) {
+    check = check_map(ctx, measurement, std::move(partitions));
+    if (check->contradicting() == 0) {
+      return count_from_map(plan, *check, alone_share, api);
+    }
+  }
+  SegmentCount result =
+      count_by_grouping(plan, group_sms(ctx, measurement, plan, alone_share), api);
+  if (check) {
+    result.segments.evidence["map_check"] = map_check_evidence(*check);
+    result.segments.note = std::to_string(check->contradicting()) +
+                           " pair(s) contradicted l2.partition_map (its partitions are not the "
+                           "segments), so SMs were grouped by their pairs alone: " +
+                           result.segments.note;
+  }
+  return result;
+}
+
 }  // namespace
 
 std::string L2SegmentsProbe::description() const {
   return "L2 segments: pairs of concurrent cg chases on two SMs, each over 3/4 of the one-SM L2 "
-         "size, evict each other when the SMs fill one segment";
+         "size, evict each other when the SMs fill one segment; planned from the L2 partition "
+         "map when there is one";
 }
 
 void L2SegmentsProbe::run(ProbeContext& ctx) {
   const SegmentPlan plan = plan_segments(ctx);
   SegmentMeasurement measurement(ctx, plan);
-  const Grouping grouping = group_sms(ctx, measurement, plan);
   const std::uint64_t api = ctx.backend.facts().l2_bytes;
-  const ApiComparison comparison = compare_with_api(plan, grouping, api);
-  Property segments = segments_property(plan, grouping, measurement, api, comparison);
+  SegmentCount result = measure_segments(ctx, plan, measurement, api);
+  result.segments.name = "segments";
+  result.segments.unit = "";
+  result.segments.evidence["loads"] = measurement.loads();
+  result.segments.evidence["batches"] = measurement.batches();
   Element& l2 = element_for(ctx.topology, "l2");
-  Property segment_size = segment_size_property(plan, grouping, segments, l2, api, comparison);
-  l2.set(std::move(segments));
+  Property segment_size = segment_size_property(plan, result, l2, api);
+  l2.set(std::move(result.segments));
   l2.set(std::move(segment_size));
 }
 

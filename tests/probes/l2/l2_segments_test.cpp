@@ -111,6 +111,73 @@ TEST(L2Segments, NoSegmentsEverySmSharesTheWholeL2) {
   std::cout << "[ segments ] no segments: " << run.seconds << " s, " << run.loads << " loads\n";
 }
 
+// With the L2 partition map measured first, the pairs are planned from it.
+const std::vector<std::string> kSegmentAndMapIds = {"l1.size",       "l1.sector",
+                                                    "l1.line",       "l2.size",
+                                                    "l2.partitions", "l2.partition_map",
+                                                    "l2.segments"};
+
+std::vector<int> sm_partitions_of(const SimTruth& truth) {
+  return truth.cache("L2").at("sm_partitions").get<std::vector<int>>();
+}
+
+// Segments that are the partitions, on an SM map that is not SM id mod 2: the count comes from
+// the map, every pair within a partition shares, every pair across is separate, and the
+// confidence is the map's times the pairs' agreement with it.
+TEST(L2Segments, SegmentsThatAreThePartitionsComeFromTheMap) {
+  const std::string path = "tests/probes/sims/l2-segments-partitions.json";
+  const SimTruth truth = read_truth(path);
+  ASSERT_EQ(segments_of(truth), 2);
+  const std::vector<int> partition_of = sm_partitions_of(truth);
+  const ProbeRun run = run_on_sim(path, kSegmentAndMapIds);
+  const Property& map = property(run, "l2", "partition_map");
+  ASSERT_FALSE(map.inconclusive) << map.note;
+  const Property& segments = property(run, "l2", "segments");
+  ASSERT_TRUE(segments.value.is_number()) << segments.note;
+  EXPECT_EQ(segments.value.get<int>(), 2);
+  EXPECT_FALSE(segments.inconclusive) << segments.note;
+  EXPECT_NE(segments.method.find("l2.partition_map"), std::string::npos) << segments.method;
+  const auto& check = segments.evidence.at("map_check");
+  const auto& pairs = check.at("pairs");
+  ASSERT_FALSE(pairs.empty());
+  for (const auto& pair : pairs) {
+    const bool within = partition_of[pair.at("sm_a").get<int>()] ==
+                        partition_of[pair.at("sm_b").get<int>()];
+    EXPECT_EQ(pair.at("verdict"), within ? "one segment" : "separate segments") << pair.dump();
+    EXPECT_EQ(pair.at("map_predicts"), pair.at("verdict")) << pair.dump();
+  }
+  EXPECT_EQ(check.at("contradicting"), 0);
+  EXPECT_EQ(check.at("agreeing").get<std::size_t>(), pairs.size());
+  // Every group is one truth partition.
+  for (const auto& group : segments.evidence.at("groups")) {
+    std::set<int> partitions;
+    for (const auto& sm : group) partitions.insert(partition_of[sm.get<int>()]);
+    EXPECT_EQ(partitions.size(), 1u) << group.dump();
+  }
+  const double n = static_cast<double>(pairs.size());
+  EXPECT_DOUBLE_EQ(*segments.confidence, (n + 1) / (n + 2) * *map.confidence);
+  EXPECT_NEAR(segments.evidence.at("segments_x_size_over_api").get<double>(), 1.0, 0.01);
+  expect_one_sm_size(run, truth);
+}
+
+// Partitions that only add latency (one L2 array every SM fills): pairs across partitions share,
+// which contradicts the map, and the probe falls back to grouping SMs by their pairs.
+TEST(L2Segments, PartitionsThatAreNotSegmentsFallBackToThePairs) {
+  const std::string path = "tests/probes/sims/l2-partitions-not-segments.json";
+  const SimTruth truth = read_truth(path);
+  ASSERT_EQ(segments_of(truth), 1);
+  const ProbeRun run = run_on_sim(path, kSegmentAndMapIds);
+  ASSERT_FALSE(property(run, "l2", "partition_map").inconclusive);
+  const Property& segments = property(run, "l2", "segments");
+  ASSERT_TRUE(segments.value.is_number()) << segments.note;
+  EXPECT_EQ(segments.value.get<int>(), 1);
+  EXPECT_FALSE(segments.inconclusive) << segments.note;
+  EXPECT_GT(segments.evidence.at("map_check").at("contradicting").get<int>(), 0);
+  EXPECT_NE(segments.note.find("contradicted l2.partition_map"), std::string::npos)
+      << segments.note;
+  expect_pairs_agreement(segments);
+}
+
 // A description whose specs run alone (the default) cannot show two SMs sharing anything: the
 // probe says so instead of counting every SM as a segment.
 TEST(L2Segments, SpecsThatRunAloneGiveOnlyALowerBound) {
