@@ -1,0 +1,105 @@
+// Instruction-cache levels from cycles per instruction (analysis/code_fetch_levels): on the
+// series an H200 recorded, on a clean step and on a flat series.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "analysis/code_fetch_levels.hpp"
+
+namespace memtopo {
+namespace {
+
+// Per-size medians of cycles per instruction, from the H200 run at 171c0b4
+// (docs/results/nvidia-h200/2026-11-24_171c0b4/discovery.json, icache_l0.size's evidence): the
+// staircase with the latency noise floor found no level in it.
+const std::vector<std::pair<std::uint64_t, double>> kH200Series = {
+    {2048, 1.1172},   {3072, 1.1042},   {4096, 1.0977},   {5120, 1.0938},   {6144, 1.1172},
+    {7168, 1.1116},   {9216, 1.1042},   {11264, 1.0994},  {13312, 1.0962},  {15360, 1.0938},
+    {19456, 1.0905},  {22528, 1.0888},  {26624, 1.2993},  {31744, 1.2636},  {32768, 1.2705},
+    {33792, 1.3366},  {34816, 1.5165},  {35840, 1.6866},  {36864, 1.7860},  {37888, 1.9392},
+    {38912, 2.0847},  {46080, 2.2340},  {54272, 2.2276},  {64512, 2.2267},  {77824, 2.2202},
+    {92160, 2.2212},  {109568, 2.2179}, {130048, 2.5635}, {132096, 2.7653}, {134144, 3.2623},
+    {136192, 3.6195}, {138240, 4.0956}, {140288, 4.5466}, {142336, 4.8936}, {144384, 5.3437},
+    {146432, 5.6508}, {148480, 5.6504}, {150528, 5.6486}, {152576, 5.6580}, {154624, 5.6508},
+    {155648, 5.6596}, {185344, 5.6606}, {220160, 5.6485}, {261120, 5.6505}, {311296, 5.6560},
+    {370688, 5.6537}, {440320, 5.6571}, {523264, 5.6423}, {524288, 5.6340}};
+
+// Eight per-iteration samples around each median (0.3 % jitter, seeded): the committed run keeps
+// only the medians.
+struct Series {
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::vector<double>> samples;
+};
+
+Series with_jitter(const std::vector<std::pair<std::uint64_t, double>>& medians, double jitter) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(0, jitter);
+  Series s;
+  for (const auto& [bytes, cpi] : medians) {
+    s.bytes.push_back(bytes);
+    auto& samples = s.samples.emplace_back();
+    for (int i = 0; i < 8; ++i) samples.push_back(cpi * (1 + noise(rng)));
+  }
+  return s;
+}
+
+TEST(CodeFetchLevels, TheH200SeriesHasThreeLevelsWithRampsBetween) {
+  const Series s = with_jitter(kH200Series, 0.003);
+  const CodeFetchLevels levels = analyze_code_fetch(s.bytes, s.samples);
+  ASSERT_EQ(levels.transitions.size(), 3u);
+  const auto& t = levels.transitions;
+  // A clean step after 22 KiB; a ramp from 33 to 39 KiB; a ramp from 107 to 143 KiB.
+  EXPECT_EQ(t[0].size_bytes, 22528u);
+  EXPECT_EQ(t[0].first_slower_bytes, 26624u);
+  EXPECT_EQ(t[0].steps, 1u);
+  EXPECT_GE(t[1].size_bytes, 32768u);
+  EXPECT_LE(t[1].size_bytes, 33792u);
+  EXPECT_GE(t[1].ramp_end_bytes, 37888u);
+  EXPECT_LE(t[1].ramp_end_bytes, 46080u);
+  EXPECT_EQ(t[2].size_bytes, 109568u);
+  EXPECT_GE(t[2].ramp_end_bytes, 140288u);
+  EXPECT_LE(t[2].ramp_end_bytes, 146432u);
+  EXPECT_NEAR(t[0].cpi_before, 1.10, 0.02);
+  EXPECT_NEAR(t[1].cpi_before, 1.28, 0.03);
+  EXPECT_NEAR(t[2].cpi_before, 2.22, 0.02);
+  EXPECT_NEAR(t[2].cpi_after, 5.65, 0.02);
+  for (const auto& transition : t) EXPECT_GE(transition.confidence, 0.9);
+}
+
+TEST(CodeFetchLevels, ACleanStepIsOneTransitionAtItsEdge) {
+  std::vector<std::pair<std::uint64_t, double>> medians;
+  for (std::uint64_t kib = 2; kib <= 256; kib *= 2) medians.push_back({kib * 1024, kib <= 32 ? 1.0 : 1.5});
+  const Series s = with_jitter(medians, 0.003);
+  const CodeFetchLevels levels = analyze_code_fetch(s.bytes, s.samples);
+  ASSERT_EQ(levels.transitions.size(), 1u);
+  EXPECT_EQ(levels.transitions[0].size_bytes, 32u * 1024);
+  EXPECT_EQ(levels.transitions[0].first_slower_bytes, 64u * 1024);
+  EXPECT_EQ(levels.transitions[0].steps, 1u);
+  EXPECT_NEAR(levels.transitions[0].cpi_after - levels.transitions[0].cpi_before, 0.5, 0.02);
+  EXPECT_GT(levels.transitions[0].confidence, 0.99);
+}
+
+TEST(CodeFetchLevels, AFlatSeriesHasNoTransition) {
+  std::vector<std::pair<std::uint64_t, double>> medians;
+  for (std::uint64_t kib = 2; kib <= 512; kib += kib / 4 + 1) medians.push_back({kib * 1024, 1.1});
+  const Series s = with_jitter(medians, 0.003);
+  EXPECT_TRUE(analyze_code_fetch(s.bytes, s.samples).transitions.empty());
+}
+
+// A step of half the latency noise floor (0.25 cycles per instruction, 20 %) is found: the floor
+// is in cycles per instruction.
+TEST(CodeFetchLevels, AStepSmallerThanHalfACycleIsFound) {
+  std::vector<std::pair<std::uint64_t, double>> medians;
+  for (std::uint64_t kib = 2; kib <= 256; kib *= 2) medians.push_back({kib * 1024, kib <= 16 ? 1.0 : 1.2});
+  const Series s = with_jitter(medians, 0.003);
+  const CodeFetchLevels levels = analyze_code_fetch(s.bytes, s.samples);
+  ASSERT_EQ(levels.transitions.size(), 1u);
+  EXPECT_EQ(levels.transitions[0].size_bytes, 16u * 1024);
+  EXPECT_GT(levels.transitions[0].confidence, 0.9);
+}
+
+}  // namespace
+}  // namespace memtopo
