@@ -2,55 +2,82 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+#include "analysis/changepoint.hpp"
+#include "analysis/kstest.hpp"
+#include "analysis/stats.hpp"
 
 namespace memtopo {
 namespace {
 
-bool is_ramp_level(const StaircaseLevel& level) {
-  return std::log2(static_cast<double>(level.to_bytes) / static_cast<double>(level.from_bytes)) <
-         kRampOctaves;
+struct Segment {
+  std::size_t begin = 0, end = 0;  // size indices, end exclusive
+};
+
+std::vector<Segment> segments_between(const std::vector<std::size_t>& points, std::size_t n) {
+  std::vector<Segment> segments;
+  std::size_t begin = 0;
+  for (std::size_t p : points) {
+    segments.push_back({begin, p});
+    begin = p;
+  }
+  segments.push_back({begin, n});
+  return segments;
+}
+
+bool is_plateau(std::span<const std::uint64_t> bytes, Segment s) {
+  const double first = static_cast<double>(bytes[s.begin]);
+  const double last = static_cast<double>(bytes[s.end - 1]);
+  return std::log2(last / first) >= kRampOctaves;
+}
+
+double level_of(std::span<const double> medians, Segment s) {
+  return median(medians.subspan(s.begin, s.end - s.begin));
 }
 
 }  // namespace
 
-StaircaseOptions code_fetch_staircase_options() {
-  StaircaseOptions options;
-  options.change_points.min_noise = kCodeFetchNoiseFloor;
-  return options;
-}
-
 CodeFetchLevels analyze_code_fetch(std::span<const std::uint64_t> code_bytes,
                                    std::span<const std::vector<double>> cycles_per_instruction) {
-  const StaircaseOptions options = code_fetch_staircase_options();
+  if (code_bytes.empty() || code_bytes.size() != cycles_per_instruction.size()) {
+    throw std::invalid_argument("code fetch levels: one sample per code size, at least one");
+  }
   CodeFetchLevels out;
-  out.staircase = analyze_staircase(code_bytes, cycles_per_instruction, options);
-  const Staircase& s = out.staircase;
-  const double clear = options.clear_jump_sigmas * s.noise_sigma;
-  for (std::size_t k = 0; k < s.steps.size();) {
-    // Steps k..last, joined while the level between two of them is a ramp.
-    std::size_t last = k;
-    while (last + 1 < s.steps.size() && is_ramp_level(s.levels[last + 1])) ++last;
-    const StaircaseLevel& before = s.levels[k];
-    const StaircaseLevel& after = s.levels[last + 1];
+  for (const auto& samples : cycles_per_instruction) {
+    if (samples.empty()) throw std::invalid_argument("code fetch levels: an empty sample");
+    out.medians.push_back(median(samples));
+  }
+  ChangePointOptions options;
+  options.min_noise = kCodeFetchNoiseFloor;
+  out.noise_sigma = noise_sigma(out.medians, options);
+  out.change_points = change_points(out.medians, options);
+
+  std::vector<Segment> plateaus;
+  for (const Segment& s : segments_between(out.change_points, out.medians.size())) {
+    if (is_plateau(code_bytes, s)) plateaus.push_back(s);
+  }
+  const double clear = kCodeFetchClearSigmas * out.noise_sigma;
+  for (std::size_t k = 0; k + 1 < plateaus.size(); ++k) {
+    const Segment faster = plateaus[k];
+    const Segment slower = plateaus[k + 1];
     CodeFetchTransition t;
-    t.size_bytes = s.steps[k].before_bytes;
-    t.first_slower_bytes = s.steps[k].after_bytes;
-    t.ramp_end_bytes = s.steps[last].after_bytes;
-    t.cpi_before = before.latency;
-    t.cpi_after = after.latency;
-    t.steps = last - k + 1;
-    t.significance = 1;
-    for (std::size_t j = k; j <= last; ++j) {
-      t.significance = std::min(t.significance, s.steps[j].significance);
-    }
-    const double jump = after.reduced - before.reduced;
-    t.contrast = clear > 0 ? std::clamp(std::abs(jump) / clear, 0.0, 1.0) : 1.0;
+    t.cpi_before = level_of(out.medians, faster);
+    t.cpi_after = level_of(out.medians, slower);
+    if (t.cpi_after <= t.cpi_before) continue;
+    t.size_bytes = code_bytes[faster.end - 1];
+    t.first_slower_bytes = code_bytes[faster.end];
+    t.ramp_end_bytes = code_bytes[slower.begin];
+    t.ramp_sizes = slower.begin - faster.end;
+    const KsResult ks = ks_two_sample(cycles_per_instruction[faster.end - 1],
+                                      cycles_per_instruction[slower.begin]);
+    t.ks_statistic = ks.statistic;
+    t.significance = change_confidence(ks);
+    t.contrast = clear > 0 ? std::clamp((t.cpi_after - t.cpi_before) / clear, 0.0, 1.0) : 1.0;
     t.confidence = t.significance * t.contrast;
-    t.ks_statistic = s.steps[k].ks.statistic;
-    t.plateau_first = before.first;
-    t.plateau_last = before.last;
-    if (jump > 0) out.transitions.push_back(t);
-    k = last + 1;
+    t.plateau_first = faster.begin;
+    t.plateau_last = faster.end - 1;
+    out.transitions.push_back(t);
   }
   return out;
 }

@@ -3,53 +3,58 @@
 //
 // The series is a staircase, but not one of latencies: its unit is cycles per instruction
 // (about 1 while the code fits the nearest level), and a level's edge is a ramp more often than a
-// step. On an H200 (docs/results/nvidia-h200/2026-11-24_171c0b4) the cost rose from 1.27 to 2.22
-// over 33-39 KiB and from 2.22 to 5.65 over 128-146 KiB: each point of the ramp misses a little
+// step. On an H200 (docs/results/nvidia-h200/2026-11-24_171c0b4 and _7ec9471) the cost rose from
+// 1.27 to 2.22 over 33-39 KiB and from 2.22 to 5.65 over 128-146 KiB: each size misses a little
 // more, as a cache that does not evict the least recently used line does. So:
-//   - the staircase's noise floor is in cycles per instruction (kCodeFetchNoiseFloor), not the
-//     half cycle of a latency;
-//   - steps separated only by ramp levels (levels spanning less than kRampOctaves, one step of the
-//     coarse sweep) are one transition, whose size is the code before its first step: the
-//     largest code that still ran at the level's speed, the onset of the ramp;
-//   - a transition's confidence is its weakest step's KS significance times the whole jump's
-//     contrast against the noise (the staircase's rules); the sharpness that a latency step is
-//     charged for a ramp is not charged, because the size is the ramp's onset, not its middle.
+//   - the change points (PELT, as for the data caches) are searched on the per-size medians with
+//     a noise floor in cycles per instruction (kCodeFetchNoiseFloor), not the half cycle of a
+//     latency;
+//   - a segment between change points spanning at least kRampOctaves (one step of the coarse
+//     sweep) is a plateau, a level; shorter ones are pieces of a ramp. Two consecutive plateaus
+//     make one transition: its size is the last code size of the faster plateau (the largest code
+//     that still ran at the level's speed, the ramp's onset);
+//   - a transition's confidence = the KS significance of the faster plateau's last samples
+//     against the slower plateau's first, times the contrast of the plateaus' difference against
+//     10 noise sigmas (the staircase's rules). The generic staircase's ramp merging and sharpness
+//     are not used: with them the H200 series gave no level (171c0b4), or lost the 24 KiB one
+//     once more sizes were measured inside it (7ec9471).
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
-#include "analysis/staircase.hpp"
-
 namespace memtopo {
 
 // Noise floor of the series (cycles per instruction): 1 % of a level at one instruction per
-// cycle. Each point times at least 64 Ki instructions, so the clock's resolution is far finer.
+// cycle. Each size times at least 64 Ki instructions, so the clock's resolution is far finer.
 inline constexpr double kCodeFetchNoiseFloor = 0.01;
-// A level spanning less than this many octaves of code size is part of a ramp.
+// A segment spanning less than this many octaves of code size is a piece of a ramp.
 inline constexpr double kRampOctaves = 0.25;
+// A difference of this many noise sigmas between two plateaus counts as fully clear.
+inline constexpr double kCodeFetchClearSigmas = 10;
 
 struct CodeFetchTransition {
   std::uint64_t size_bytes = 0;          // the last code size at the faster level's speed
-  std::uint64_t first_slower_bytes = 0;  // the first code size after the first step
+  std::uint64_t first_slower_bytes = 0;  // the next code size measured
   std::uint64_t ramp_end_bytes = 0;      // the first code size at the slower level's speed
   double cpi_before = 0, cpi_after = 0;  // the two plateaus (median of per-size medians)
-  std::size_t steps = 0;                 // staircase steps merged into this transition
-  double significance = 0;               // the weakest step's 1 - KS p-value
-  double contrast = 0;                   // whole jump / (clear_jump_sigmas x noise), in [0, 1]
+  std::size_t ramp_sizes = 0;            // code sizes between the two plateaus
+  double significance = 0;               // 1 - KS p-value, last faster against first slower
+  double contrast = 0;                   // plateau difference / (10 noise sigmas), in [0, 1]
   double confidence = 0;                 // significance x contrast
-  double ks_statistic = 0;               // of the first step
+  double ks_statistic = 0;
   std::size_t plateau_first = 0, plateau_last = 0;  // the faster level's size indices
 };
 
 struct CodeFetchLevels {
-  Staircase staircase;
+  std::vector<double> medians;  // per code size
+  double noise_sigma = 0;
+  std::vector<std::size_t> change_points;
   std::vector<CodeFetchTransition> transitions;  // ascending code size, rising cost only
 };
 
-StaircaseOptions code_fetch_staircase_options();
-
-// `cycles_per_instruction[i]`: the per-iteration samples at `code_bytes[i]` (ascending).
+// `cycles_per_instruction[i]`: the per-iteration samples at `code_bytes[i]` (ascending). Throws
+// std::invalid_argument for sizes that differ, no sizes, or an empty sample.
 CodeFetchLevels analyze_code_fetch(std::span<const std::uint64_t> code_bytes,
                                    std::span<const std::vector<double>> cycles_per_instruction);
 

@@ -27,6 +27,21 @@ const std::vector<std::pair<std::uint64_t, double>> kH200Series = {
     {155648, 5.6596}, {185344, 5.6606}, {220160, 5.6485}, {261120, 5.6505}, {311296, 5.6560},
     {370688, 5.6537}, {440320, 5.6571}, {523264, 5.6423}, {524288, 5.6340}};
 
+// The same H200 at 7ec9471, whose sweep added sizes inside the 24 KiB step (the old staircase
+// rules then lost that level to their ramp merging).
+const std::vector<std::pair<std::uint64_t, double>> kH200RefinedSeries = {
+    {2048, 1.1172}, {3072, 1.1042}, {4096, 1.0977}, {5120, 1.0938}, {6144, 1.1172},
+    {7168, 1.1116}, {9216, 1.1042}, {11264, 1.0994}, {13312, 1.0962}, {15360, 1.0938},
+    {19456, 1.0905}, {22528, 1.0888}, {23552, 1.0883}, {24576, 1.2259}, {25600, 1.3081},
+    {26624, 1.2993}, {31744, 1.2636}, {32768, 1.2705}, {33792, 1.3366}, {34816, 1.5165},
+    {35840, 1.6866}, {36864, 1.7860}, {37888, 1.9392}, {38912, 2.0847}, {46080, 2.2340},
+    {54272, 2.2276}, {64512, 2.2267}, {77824, 2.2202}, {92160, 2.2212}, {109568, 2.2179},
+    {130048, 2.5595}, {132096, 2.7602}, {134144, 3.2645}, {136192, 3.6357}, {138240, 4.1249},
+    {140288, 4.5774}, {142336, 4.9276}, {144384, 5.3576}, {146432, 5.6738}, {148480, 5.6825},
+    {150528, 5.6836}, {152576, 5.6782}, {154624, 5.6792}, {155648, 5.6811}, {185344, 5.6731},
+    {220160, 5.6536}, {261120, 5.6465}, {311296, 5.6407}, {370688, 5.6518}, {440320, 5.6579},
+    {523264, 5.6478}, {524288, 5.6395},};
+
 // Eight per-iteration samples around each median (0.3 % jitter, seeded): the committed run keeps
 // only the medians.
 struct Series {
@@ -54,7 +69,7 @@ TEST(CodeFetchLevels, TheH200SeriesHasThreeLevelsWithRampsBetween) {
   // A clean step after 22 KiB; a ramp from 33 to 39 KiB; a ramp from 107 to 143 KiB.
   EXPECT_EQ(t[0].size_bytes, 22528u);
   EXPECT_EQ(t[0].first_slower_bytes, 26624u);
-  EXPECT_EQ(t[0].steps, 1u);
+  EXPECT_EQ(t[0].ramp_sizes, 0u);
   EXPECT_GE(t[1].size_bytes, 32768u);
   EXPECT_LE(t[1].size_bytes, 33792u);
   EXPECT_GE(t[1].ramp_end_bytes, 37888u);
@@ -69,6 +84,22 @@ TEST(CodeFetchLevels, TheH200SeriesHasThreeLevelsWithRampsBetween) {
   for (const auto& transition : t) EXPECT_GE(transition.confidence, 0.9);
 }
 
+TEST(CodeFetchLevels, TheRefinedH200SeriesKeepsItsThreeLevels) {
+  const Series s = with_jitter(kH200RefinedSeries, 0.003);
+  const CodeFetchLevels levels = analyze_code_fetch(s.bytes, s.samples);
+  ASSERT_EQ(levels.transitions.size(), 3u);
+  const auto& t = levels.transitions;
+  EXPECT_EQ(t[0].size_bytes, 23552u);
+  EXPECT_EQ(t[0].first_slower_bytes, 24576u);
+  EXPECT_EQ(t[1].size_bytes, 32768u);
+  EXPECT_EQ(t[2].size_bytes, 109568u);
+  EXPECT_NEAR(t[0].cpi_before, 1.10, 0.02);
+  EXPECT_NEAR(t[1].cpi_before, 1.28, 0.03);
+  EXPECT_NEAR(t[2].cpi_before, 2.22, 0.02);
+  EXPECT_NEAR(t[2].cpi_after, 5.66, 0.03);
+  for (const auto& transition : t) EXPECT_GE(transition.confidence, 0.9);
+}
+
 TEST(CodeFetchLevels, ACleanStepIsOneTransitionAtItsEdge) {
   std::vector<std::pair<std::uint64_t, double>> medians;
   for (std::uint64_t kib = 2; kib <= 256; kib *= 2) medians.push_back({kib * 1024, kib <= 32 ? 1.0 : 1.5});
@@ -77,7 +108,7 @@ TEST(CodeFetchLevels, ACleanStepIsOneTransitionAtItsEdge) {
   ASSERT_EQ(levels.transitions.size(), 1u);
   EXPECT_EQ(levels.transitions[0].size_bytes, 32u * 1024);
   EXPECT_EQ(levels.transitions[0].first_slower_bytes, 64u * 1024);
-  EXPECT_EQ(levels.transitions[0].steps, 1u);
+  EXPECT_EQ(levels.transitions[0].ramp_sizes, 0u);
   EXPECT_NEAR(levels.transitions[0].cpi_after - levels.transitions[0].cpi_before, 0.5, 0.02);
   EXPECT_GT(levels.transitions[0].confidence, 0.99);
 }

@@ -37,10 +37,11 @@ const char* kMethod =
     "(blocks of 62 independent FFMAs on 8 accumulators plus a compare and branch: 64 SASS "
     "instructions, 1 KiB) in a loop, 2 warm iterations then >= 8 timed (%clock64 per "
     "iteration), cycles per instruction per iteration; n at 4 steps per octave from 2 KiB, "
-    "then 8 more points inside every transition; the staircase analysis (change points, KS "
-    "test, a noise floor of 0.01 cycles per instruction) finds the steps, and steps joined by a "
-    "ramp (levels under 1/4 octave) are one transition; a level's size is the largest code "
-    "that still ran at its speed (the ramp's onset)";
+    "then 8 more points inside every transition; change points (PELT, a noise floor of 0.01 "
+    "cycles per instruction) cut the series, segments of at least 1/4 octave are levels and "
+    "shorter ones a ramp between two; a level's size is the largest code that still ran at its "
+    "speed (the ramp's onset), its confidence the KS significance across the transition times "
+    "its contrast against 10 noise sigmas";
 
 std::vector<std::uint64_t> coarse_sizes(const CodeFetchLayout& layout) {
   std::set<std::uint64_t> sizes;
@@ -85,7 +86,7 @@ class IcacheProbe final : public HopperProbe {
       sizes.insert(sizes.begin() + index, bytes);
     }
     const CodeFetchLevels levels = added.empty() ? coarse : analyze_code_fetch(sizes, samples);
-    write_levels(ctx.topology, levels, samples, layout);
+    write_levels(ctx.topology, sizes, levels, samples, layout);
   }
 
  private:
@@ -102,20 +103,21 @@ class IcacheProbe final : public HopperProbe {
     return hx.run_code_fetch(spec).cycles_per_instruction;
   }
 
-  static nlohmann::json series_evidence(const Staircase& staircase,
-                                        const std::vector<std::vector<double>>& samples) {
+  static nlohmann::json series_evidence(const std::vector<std::uint64_t>& sizes,
+                                        const CodeFetchLevels& levels) {
     nlohmann::json series = nlohmann::json::array();
-    for (std::size_t i = 0; i < staircase.footprints.size(); ++i) {
-      series.push_back({{"code_bytes", staircase.footprints[i]},
-                        {"cycles_per_instruction", median(samples[i])}});
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      series.push_back(
+          {{"code_bytes", sizes[i]}, {"cycles_per_instruction", levels.medians[i]}});
     }
     return series;
   }
 
-  static void write_levels(Topology& topology, const CodeFetchLevels& levels,
+  static void write_levels(Topology& topology, const std::vector<std::uint64_t>& sizes,
+                           const CodeFetchLevels& levels,
                            const std::vector<std::vector<double>>& samples,
                            const CodeFetchLayout& layout) {
-    const nlohmann::json series = series_evidence(levels.staircase, samples);
+    const nlohmann::json series = series_evidence(sizes, levels);
     std::vector<const CodeFetchTransition*> accepted;
     for (const CodeFetchTransition& t : levels.transitions) {
       if (t.confidence >= kMinStepConfidence) accepted.push_back(&t);
@@ -130,7 +132,9 @@ class IcacheProbe final : public HopperProbe {
       p.inconclusive = true;
       p.bound = Bound::lower;
       p.note = "no transition in cycles per instruction up to the largest code the kernel has";
-      p.evidence = {{"series", series}, {"transitions_found", levels.transitions.size()}};
+      p.evidence = {{"series", series},
+                    {"transitions_found", levels.transitions.size()},
+                    {"noise_sigma", levels.noise_sigma}};
       element_for(topology, kLevels[0]).set(std::move(p));
       return;
     }
@@ -145,12 +149,13 @@ class IcacheProbe final : public HopperProbe {
       size.value = t.size_bytes;
       size.evidence = {{"first_slower_bytes", t.first_slower_bytes},
                        {"ramp_end_bytes", t.ramp_end_bytes},
-                       {"steps_in_transition", t.steps},
+                       {"ramp_sizes", t.ramp_sizes},
                        {"cycles_per_instruction_before", t.cpi_before},
                        {"cycles_per_instruction_after", t.cpi_after},
                        {"ks_statistic", t.ks_statistic},
                        {"significance", t.significance},
                        {"contrast", t.contrast},
+                       {"noise_sigma", levels.noise_sigma},
                        {"series", series}};
       set_confidence(size, Confidence{edge(t.confidence, "the transition (significance x contrast)")});
       element.set(std::move(size));
