@@ -24,8 +24,13 @@ const std::vector<SizeTarget>& size_targets() {
       {"tex", LoadPath::tex, LoadPath::cg, "L2",
        "texture fetches are not cached on the SM (tex ≈ cg)",
        "texture cache size: pointer chase over tex1Dfetch, doubling then section then scan"},
+      // Two warm passes: on an H200 (f89fb03) one warm pass left whole lines of footprints from
+      // 200 KB up missing in the first timed pass (20 loads at 196 KiB, 992 at 240 KiB) and none
+      // in the second, so ro.size stopped at 208 KiB where ca and tex hold 240 KiB
+      // (docs/results/nvidia-h200/2026-11-24_f89fb03-item3).
       {"ro", LoadPath::nc, LoadPath::cg, "L2", "read-only loads are not cached on the SM (nc ≈ cg)",
-       "read-only (__ldg) cache size: pointer chase over ld.global.nc, doubling, section, scan"},
+       "read-only (__ldg) cache size: pointer chase over ld.global.nc, doubling, section, scan",
+       2},
   };
   return table;
 }
@@ -62,8 +67,10 @@ class SizeMeasurement {
   // overfull set shows up. Sequential: every pass visits an overfull set's lines in the same
   // cyclic order, which thrashes LRU and FIFO sets completely, so a single overfull set misses
   // on every pass.
-  static ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_loads) {
-    return make_chase(path, footprint, kSmallestLineBytes).timed_loads(timed_loads);
+  ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_loads) const {
+    return make_chase(path, footprint, kSmallestLineBytes)
+        .warm_passes(target_.warm_passes)
+        .timed_loads(timed_loads);
   }
   std::vector<Trace> run_batch(const std::vector<ChaseSpec>& batch, std::string_view phase);
   void measure_baselines();
@@ -174,11 +181,12 @@ std::string SizeMeasurement::method() const {
   char text[520];
   std::snprintf(
       text, sizeof text,
-      "fine-grained pointer chase via %s, %u B stride, sequential, 1 warm + at least %u timed "
+      "fine-grained pointer chase via %s, %u B stride, sequential, %u warm + at least %u timed "
       "passes (%llu timed loads); doubling, k-ary section, fine scan; fits while both its "
       "elements slow on every pass and its accesses slower than %.1f cycles (midpoint of hit "
       "p50 %.1f and %s p5 %.1f) stay within what a %.2f %% outlier rate explains",
-      std::string(to_string(target_.path)).c_str(), kSmallestLineBytes, kTimedPasses,
+      std::string(to_string(target_.path)).c_str(), kSmallestLineBytes, target_.warm_passes,
+      kTimedPasses,
       static_cast<unsigned long long>(kMinTimedLoads), rule_.threshold_cycles, hit_.p50,
       target_.next_level_name.c_str(), next_level_.p5, 100 * rule_.outlier_rate);
   return text;

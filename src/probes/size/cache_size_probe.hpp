@@ -18,6 +18,8 @@ struct SizeTarget {
   std::string next_level_name;    // for messages: "L2"
   std::string not_cached_reason;  // ProbeSkipped message when `path` is no faster than the next
   std::string description;        // one line for --list
+  // Untimed passes before the timed ones: the passes a path needs to reach its steady state.
+  std::uint32_t warm_passes = 1;
 };
 
 const std::vector<SizeTarget>& size_targets();
