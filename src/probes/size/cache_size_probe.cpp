@@ -24,15 +24,15 @@ const std::vector<SizeTarget>& size_targets() {
       {"tex", LoadPath::tex, LoadPath::cg, "L2",
        "texture fetches are not cached on the SM (tex ≈ cg)",
        "texture cache size: pointer chase over tex1Dfetch, doubling then section then scan"},
-      // Eight warm passes: through nc an H200 reaches its steady state slowly. After one warm
+      // Two warm passes: through nc an H200 reaches its steady state slowly. After one warm
       // pass, footprints from 200 KB up missed whole lines in the first timed pass (992 loads at
-      // 240 KiB) and few in the second, so ro.size stopped near 208 KiB; after two it stopped at
-      // 221-234 KiB; after eight it found 240 KiB with a clean edge, as ca and tex do
-      // (docs/results/nvidia-h200/2026-11-24_f89fb03-item3). A pass costs little: 7680 loads at
-      // 240 KiB.
+      // 240 KiB) and few in the second, so ro.size stopped near 208 KiB; after two it stops at
+      // 217-234 KiB, still inconclusive. Alone (--only ro.size) eight found 240 KiB with a clean
+      // edge, as ca and tex, but not in a full discovery (217-225 KiB), and they cost more loads
+      // than the discovery's budget allows (docs/results/nvidia-h200/2026-11-24_f89fb03-item3).
       {"ro", LoadPath::nc, LoadPath::cg, "L2", "read-only loads are not cached on the SM (nc ≈ cg)",
        "read-only (__ldg) cache size: pointer chase over ld.global.nc, doubling, section, scan",
-       8},
+       2},
   };
   return table;
 }
