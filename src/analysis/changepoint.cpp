@@ -137,4 +137,15 @@ std::vector<std::size_t> change_points(std::span<const double> series,
   return points;
 }
 
+std::vector<SeriesSegment> segments_between(std::span<const std::size_t> points, std::size_t n) {
+  std::vector<SeriesSegment> segments;
+  std::size_t begin = 0;
+  for (std::size_t p : points) {
+    segments.push_back({begin, p});
+    begin = p;
+  }
+  segments.push_back({begin, n});
+  return segments;
+}
+
 }  // namespace memtopo

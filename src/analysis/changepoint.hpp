@@ -88,6 +88,14 @@ std::size_t opt_single_change_point(std::span<const double> series,
 std::vector<std::size_t> change_points(std::span<const double> series,
                                        const ChangePointOptions& options = {});
 
+// A run [begin, end) of a series between two change points.
+struct SeriesSegment {
+  std::size_t begin = 0, end = 0;
+};
+
+// The segments that ascending change points cut a series of n samples into (one without points).
+std::vector<SeriesSegment> segments_between(std::span<const std::size_t> points, std::size_t n);
+
 // beta for a series of n samples with noise sigma (see ChangePointOptions::penalty_factor).
 double change_point_penalty(std::size_t n, double sigma, const ChangePointOptions& options);
 

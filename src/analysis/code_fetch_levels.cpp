@@ -11,20 +11,7 @@
 namespace memtopo {
 namespace {
 
-struct Segment {
-  std::size_t begin = 0, end = 0;  // size indices, end exclusive
-};
-
-std::vector<Segment> segments_between(const std::vector<std::size_t>& points, std::size_t n) {
-  std::vector<Segment> segments;
-  std::size_t begin = 0;
-  for (std::size_t p : points) {
-    segments.push_back({begin, p});
-    begin = p;
-  }
-  segments.push_back({begin, n});
-  return segments;
-}
+using Segment = SeriesSegment;
 
 bool is_plateau(std::span<const std::uint64_t> bytes, Segment s) {
   const double first = static_cast<double>(bytes[s.begin]);

@@ -23,24 +23,10 @@ std::string_view to_string(Reduction reduction) {
 namespace {
 
 // A run of footprints [begin, end) of the reduced series.
-struct Segment {
-  std::size_t begin = 0, end = 0;
-};
+using Segment = SeriesSegment;
 
 double median_of(std::span<const double> series, Segment s) {
   return median(series.subspan(s.begin, s.end - s.begin));
-}
-
-// PELT's segments, as plateaus.
-std::vector<Segment> segments_at(const std::vector<std::size_t>& points, std::size_t n) {
-  std::vector<Segment> segments;
-  std::size_t begin = 0;
-  for (std::size_t p : points) {
-    segments.push_back({begin, p});
-    begin = p;
-  }
-  segments.push_back({begin, n});
-  return segments;
 }
 
 // An interior segment whose values lie between its neighbours' plateaus and vary by more than
@@ -168,7 +154,7 @@ Staircase analyze_staircase(std::span<const std::uint64_t> footprints,
   s.noise_sigma = noise_sigma(s.series, options.change_points);
   s.change_points = change_points(s.series, options.change_points);
 
-  const auto cores = plateau_cores(s.series, segments_at(s.change_points, s.series.size()));
+  const auto cores = plateau_cores(s.series, segments_between(s.change_points, s.series.size()));
   const auto per_footprint_medians = medians_of(cycles);
   std::size_t begin = 0;
   for (std::size_t k = 0; k < cores.size(); ++k) {

@@ -10,7 +10,9 @@ namespace memtopo {
 
 // Pairs of concurrent warm cg chases on two SMs, each over its own 3/4 of the one-SM L2 size:
 // both keep hitting when the SMs fill different segments, and evict each other when they share
-// one. SMs are grouped by whom they share with; the count of groups is the segment count.
+// one. With a conclusive l2.partition_map the pairs check it, and its partitions are the
+// segments unless a pair contradicts them; otherwise SMs are grouped by whom they share with,
+// and the count of groups is the segment count.
 class L2SegmentsProbe : public Probe {
  public:
   std::string id() const override { return "l2.segments"; }
