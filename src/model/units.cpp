@@ -72,10 +72,21 @@ std::string format_scalar(const nlohmann::json& value, const std::string& unit) 
 std::string format_value(const nlohmann::json& value, const std::string& unit) {
   if (!value.is_array()) return format_scalar(value, unit);
   if (value.empty()) return "none";
+  // A run of kRunAtLeast or more equal items reads "16 (x120)": a TLB of 128 sets lists its
+  // ways per set, which would otherwise fill a line of the table.
+  constexpr std::size_t kRunAtLeast = 4;
   std::string text;
-  for (const auto& item : value) {
+  for (std::size_t i = 0; i < value.size();) {
+    std::size_t run = 1;
+    while (i + run < value.size() && value[i + run] == value[i]) ++run;
     if (!text.empty()) text += ", ";
-    text += format_scalar(item, unit);
+    text += format_scalar(value[i], unit);
+    if (run >= kRunAtLeast) {
+      text += " (x" + std::to_string(run) + ")";
+    } else {
+      for (std::size_t r = 1; r < run; ++r) text += ", " + format_scalar(value[i], unit);
+    }
+    i += run;
   }
   return text;
 }

@@ -33,6 +33,10 @@ TEST(Format, ValuesByUnit) {
   EXPECT_EQ(format_value(nlohmann::json::array(), ""), "none");
   EXPECT_EQ(format_value(nullptr, "bytes"), "?");
   EXPECT_EQ(format_value(nlohmann::json::array({17, 8}), ""), "17, 8");
+  // Runs of four or more equal items are counted, shorter ones listed.
+  EXPECT_EQ(format_value(nlohmann::json::array({16, 16, 16, 16, 16, 15, 15, 15}), ""),
+            "16 (x5), 15, 15, 15");
+  EXPECT_EQ(format_value(nlohmann::json::array({2048, 2048, 2048, 2048}), "bytes"), "2 KiB (x4)");
 }
 
 TEST(TextTable, AlignsColumnsCountingUtf8AsOneColumn) {

@@ -115,11 +115,20 @@ Plan make_plan(const ProbeContext& ctx) {
   return plan;
 }
 
-// Pages that miss levels 1..s and hit level s + 1 (when there is one), or why none do.
-std::optional<std::uint64_t> pages_for(const Plan& plan, std::size_t s, std::string& why) {
+// Pages of `page_bytes` that miss levels 1..s and hit level s + 1 (when there is one), or why
+// none do.
+std::optional<std::uint64_t> pages_for(const Plan& plan, std::size_t s, std::uint64_t page_bytes,
+                                       std::string& why) {
   if (s == 0) return 1;
   const std::uint64_t overflowed = plan.tlbs[s - 1].entries;
-  if (s == plan.tlbs.size()) return kMissFactor * overflowed;  // every level misses: a walk
+  if (s == plan.tlbs.size()) {
+    // Every level misses (a walk): fewer times its entries where the memory allows no more (the
+    // H200's L2 TLB of 2048 entries of 32 MiB: 4x is 256 GiB, 2x fits).
+    for (std::uint64_t factor = kMissFactor; factor > kLeastMissFactor; --factor) {
+      if (factor * overflowed * page_bytes <= plan.footprint_limit) return factor * overflowed;
+    }
+    return kLeastMissFactor * overflowed;
+  }
   const std::uint64_t holdable = plan.tlbs[s].entries / kHoldingShare;
   for (std::uint64_t factor = kMissFactor; factor >= kLeastMissFactor; --factor) {
     if (factor * overflowed <= holdable) return factor * overflowed;
@@ -138,7 +147,7 @@ RowDesign design(const Plan& plan, DataLevel data, std::size_t s) {
   for (std::size_t k = 0; k < involved; ++k) {
     row.page_bytes = std::max(row.page_bytes, plan.tlbs[k].page_bytes);
   }
-  const auto pages = pages_for(plan, s, row.unreachable);
+  const auto pages = pages_for(plan, s, row.page_bytes, row.unreachable);
   if (!pages) return row;
   row.pages = *pages;
   const std::uint64_t lines_per_page = std::max<std::uint64_t>(1, row.page_bytes / plan.line_bytes);

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <utility>
 
+#include "analysis/reduction.hpp"
 #include "analysis/stats.hpp"
 #include "backend/chain.hpp"
 #include "probes/core/chase_builder.hpp"
@@ -30,6 +31,9 @@ constexpr std::uint64_t kPairSeedMultiplier = 0x9E3779B97F4A7C15ull;
 // their stride, so that the chain of elements alone must go well past the step to overflow
 // every set (apart, every twin must miss the level).
 constexpr std::uint64_t kOverflowMargin = 4;
+// A test with fewer pairs (search_page) has at least the level's first miss plus this share of
+// it (1 / kFewerPairsMargin) past it.
+constexpr std::uint64_t kFewerPairsMargin = 16;
 
 // The pairs of level k's test: kOverflowMargin past its plateau, but short of the next level's
 // first miss (apart, twins that also missed the next level would gain on a shared entry of the
@@ -107,6 +111,9 @@ std::map<std::uint64_t, double> per_word(const Trace& trace) {
 
 struct StrideVerdict {
   bool shared = false;  // most twins gained: element and twin share an entry
+  // Apart, the twins missed the level (their mean at least midway up its step): a test with
+  // fewer pairs than the level's plateau needs this to mean anything (see search_page).
+  bool overflowed = true;
   std::size_t shared_pairs = 0;
   std::size_t pairs = 0;
   std::size_t agreeing() const { return shared ? shared_pairs : pairs - shared_pairs; }
@@ -119,15 +126,18 @@ class PageSearch {
       : ctx_(ctx),
         row_(row),
         ladder_(ladder),
+        k_(k),
         count_(pairs_for(ladder, k, footprint_limit)),
         // Midway between a twin that misses (no gain) and one that hits (gains the penalty).
-        threshold_(-0.5 * ladder.penalty(k)) {}
+        threshold_(-0.5 * ladder.penalty(k)),
+        midway_(0.5 * (ladder.staircase.levels[k].mean + ladder.staircase.levels[k + 1].mean)) {}
 
-  StrideVerdict test(std::uint64_t stride, PageTest& result) {
-    const Pairs pairs = make_pairs(count_, std::max<std::uint64_t>(ladder_.stride(), 2 * stride),
-                                   stride, ctx_.seed);
+  // `count` pairs `stride` apart (the test's own count unless given fewer).
+  StrideVerdict test(std::uint64_t stride, PageTest& result, std::uint64_t count = 0) {
+    if (count == 0) count = count_;
+    const Pairs pairs = make_pairs(count, slot_for(stride), stride, ctx_.seed);
     const std::uint32_t timed = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(kTimedPasses * 2 * count_, ctx_.backend.limits().max_timed_loads));
+        std::min<std::uint64_t>(kTimedPasses * 2 * count, ctx_.backend.limits().max_timed_loads));
     std::vector<ChaseSpec> chases;
     for (const bool together : {true, false}) {
       chases.push_back(
@@ -147,22 +157,36 @@ class PageSearch {
     }
     StrideVerdict verdict;
     std::vector<double> gains;
+    std::vector<double> apart_twins;
     for (const std::uint64_t twin : pairs.twins) {
       if (!together.contains(twin) || !apart.contains(twin)) continue;
       gains.push_back(together.at(twin) - apart.at(twin));
+      apart_twins.push_back(apart.at(twin));
       verdict.shared_pairs += gains.back() < threshold_ ? 1 : 0;
       ++verdict.pairs;
     }
     verdict.shared = 2 * verdict.shared_pairs > verdict.pairs;
+    const double apart_mean = apart_twins.empty() ? 0.0 : mean_of(apart_twins);
+    verdict.overflowed = apart_mean >= midway_;
     result.evidence.push_back({{"stride_bytes", stride},
                                {"slot_bytes", pairs.slot},
                                {"pairs", verdict.pairs},
                                {"pairs_sharing_an_entry", verdict.shared_pairs},
                                {"median_twin_gain_cycles", gains.empty() ? 0.0 : -median(gains)},
                                {"gain_threshold_cycles", -threshold_},
+                               {"apart_twins_mean_cycles", apart_mean},
+                               {"level_step_midway_cycles", midway_},
+                               {"apart_twins_missed", verdict.overflowed},
                                {"shares_an_entry", verdict.shared}});
     return verdict;
   }
+
+  // Element i's slot: the ladder's stride, or twice the pair's stride when that is larger.
+  std::uint64_t slot_for(std::uint64_t stride) const {
+    return std::max<std::uint64_t>(ladder_.stride(), 2 * stride);
+  }
+  // The fewest pairs that can overflow the level apart: its first miss on the ladder.
+  std::uint64_t fewest() const { return ladder_.refined[k_].first_miss_bytes / ladder_.stride(); }
 
   std::uint64_t count() const { return count_; }
   std::uint64_t loads() const { return loads_; }
@@ -171,8 +195,10 @@ class PageSearch {
   ProbeContext& ctx_;
   const StaircaseRow& row_;
   const Ladder& ladder_;
+  std::size_t k_;
   std::uint64_t count_;
   double threshold_;
+  double midway_;
   std::uint64_t loads_ = 0;
 };
 
@@ -180,27 +206,10 @@ class PageSearch {
 
 namespace {
 
-PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t footprint_limit) {
-  PageTest result;
-  // Strides 4 KiB x 2^e up to the ladder's; the ladder's own needs slots of twice it.
-  std::vector<std::uint64_t> strides;
-  for (std::uint64_t s = kSmallestPageBytes; s <= ladder.stride(); s *= 2) {
-    if (search.count() * std::max<std::uint64_t>(ladder.stride(), 2 * s) <= footprint_limit) {
-      strides.push_back(s);
-    }
-  }
-  if (strides.empty() || search.count() == 0) {
-    result.bytes = ladder.stride();
-    result.bound = Bound::lower;
-    return result;
-  }
-  // Twins share an entry below the page and miss from it on: a bisection for the first miss.
-  const StrideVerdict top = search.test(strides.back(), result);
-  if (top.shared) {
-    result.bytes = 2 * strides.back();
-    result.bound = Bound::lower;
-    return result;
-  }
+// `top` (the verdict at strides.back()) found no shared entry: the smallest stride, then a
+// bisection between a stride whose twins shared and one whose twins did not.
+PageTest bisect(PageSearch& search, const std::vector<std::uint64_t>& strides,
+                const StrideVerdict& top, PageTest& result) {
   const StrideVerdict bottom = search.test(strides.front(), result);
   if (!bottom.shared) {
     result.bytes = strides.front();
@@ -221,6 +230,57 @@ PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t foo
   result.agreeing = at_shared.agreeing() + at_missing.agreeing();
   result.pairs = at_shared.pairs + at_missing.pairs;
   return result;
+}
+
+PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t footprint_limit) {
+  PageTest result;
+  // Strides 4 KiB x 2^e up to the ladder's; the ladder's own needs slots of twice it.
+  std::vector<std::uint64_t> strides;
+  for (std::uint64_t s = kSmallestPageBytes; s <= ladder.stride(); s *= 2) {
+    if (search.count() * search.slot_for(s) <= footprint_limit) strides.push_back(s);
+  }
+  if (search.count() == 0) {
+    result.bytes = ladder.stride();
+    result.bound = Bound::lower;
+    return result;
+  }
+  // The next stride up with fewer pairs, as many as fit, when that still reaches past the
+  // level's first miss by kFewerPairsMargin (on the H200 the 32 MiB-page L2 TLB steps at 2046
+  // elements 32 MiB apart, its plateau starts at 2896, and 2190 pairs 64 MiB apart fit): it
+  // counts only if the twins missed apart, else the page stays a lower bound.
+  const std::uint64_t next = strides.empty() ? kSmallestPageBytes : 2 * strides.back();
+  const std::uint64_t fitting = footprint_limit / search.slot_for(next);
+  if (next <= ladder.stride() && fitting < search.count() &&
+      fitting >= search.fewest() + search.fewest() / kFewerPairsMargin) {
+    const StrideVerdict fewer = search.test(next, result, fitting);
+    if (fewer.overflowed && !fewer.shared) {
+      strides.push_back(next);
+      if (strides.size() == 1) {
+        result.bytes = next;
+        result.bound = Bound::upper;
+        return result;
+      }
+      return bisect(search, strides, fewer, result);
+    }
+    if (fewer.overflowed && fewer.shared) {
+      result.bytes = 2 * next;
+      result.bound = Bound::lower;
+      return result;
+    }
+  }
+  if (strides.empty()) {
+    result.bytes = ladder.stride();
+    result.bound = Bound::lower;
+    return result;
+  }
+  // Twins share an entry below the page and miss from it on: a bisection for the first miss.
+  const StrideVerdict top = search.test(strides.back(), result);
+  if (top.shared) {
+    result.bytes = 2 * strides.back();
+    result.bound = Bound::lower;
+    return result;
+  }
+  return bisect(search, strides, top, result);
 }
 
 }  // namespace

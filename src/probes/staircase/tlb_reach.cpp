@@ -144,12 +144,49 @@ TlbPlan TlbMeasurement::plan() const {
   return p;
 }
 
+// The longest chain of a ladder at `stride` (below `first`'s stride): at most `elements`, and
+// settled: not where a level `first` found may be overflowing only in part. That chain is the
+// ladder's reference (climb), whose per-word medians must differ by each word's own L2 answer
+// alone; on the H200 the ladder at 16 MiB ended at 4096 elements, right at the 32 MiB-page L2
+// TLB's first misses (2046 x 32 MiB): the words that missed it there were corrected down by
+// 100 cycles in every shorter chain, and the L1 TLB's step drowned in the noise.
+// A level found at E elements (first miss) and fully missed from A elements on `first` (stride
+// s) steps, at a stride s' and a page P between s' and s, between E x P / s' and A x P / s'
+// elements; its page is not known yet, so the chain avoids that range for every such P (and a
+// quarter below it, for a gradual onset), shortening to just below a range it falls into.
+std::uint64_t settled_length(const Ladder& first, std::uint64_t stride, std::uint64_t elements) {
+  struct Range {
+    std::uint64_t from = 0, to = 0;  // elements, inclusive
+  };
+  std::vector<Range> ranges;
+  for (std::size_t j = 0; j < first.refined.size(); ++j) {
+    const std::uint64_t onset = first.refined[j].first_miss_bytes / first.stride();
+    const std::uint64_t full = first.staircase.levels[j + 1].from_bytes / first.stride();
+    for (std::uint64_t page = stride; page <= first.stride(); page *= 2) {
+      const std::uint64_t per_entry = page / stride;
+      ranges.push_back({onset * per_entry * 3 / 4, full * per_entry});
+    }
+  }
+  std::uint64_t length = elements;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const Range& r : ranges) {
+      if (length >= r.from && length <= r.to && r.from > 0) {
+        length = r.from - 1;
+        moved = true;
+      }
+    }
+  }
+  return length >= kMinTlbElements ? length : elements;
+}
+
 // The ladder at `page` (the first one's stride when the page is not smaller), climbed once.
 Ladder& TlbMeasurement::ladder_at_page(const TlbPlan& p, std::uint64_t page) {
   if (page >= first_.stride()) return first_;
   auto found = at_page_.find(page);
   if (found == at_page_.end()) {
-    const std::uint64_t elements = std::min(p.max_elements, p.footprint_limit / page);
+    const std::uint64_t elements =
+        settled_length(first_, page, std::min(p.max_elements, p.footprint_limit / page));
     found = at_page_.emplace(page, climb(ctx_, row_, page, elements, p.sm)).first;
   }
   return found->second;

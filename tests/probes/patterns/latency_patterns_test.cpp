@@ -82,6 +82,7 @@ INSTANTIATE_TEST_SUITE_P(Sims, LatencyPatternsOnSim,
                                            "tests/probes/sims/tlb-2level-64k-2m-unequal.json",
                                            "tests/probes/sims/tlb-3level-unequal.json",
                                            "tests/probes/sims/tlb-2level-2m-unequal.json",
+                                           "tests/probes/sims/tlb-2level-16m-32m-h200.json",
                                            "tests/probes/sims/staircase-2part.json"),
                          [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
