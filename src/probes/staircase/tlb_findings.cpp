@@ -60,8 +60,8 @@ Property miss_penalty(const MeasuredLevel& level) {
                           : "mean latency of the plateau after the level's step") +
           " minus the plateau before it, on the " +
           format_bytes(static_cast<double>(ladder.stride())) + "-stride staircase");
-  const StaircaseLevel& before = ladder.staircase.levels[k];
-  const StaircaseLevel& after = ladder.staircase.levels[k + 1];
+  const StaircaseLevel& before = ladder.before(k);
+  const StaircaseLevel& after = ladder.after(k);
   const double missing_mean = scanned ? level.sets->all_missing_mean_cycles() : after.mean;
   p.value = missing_mean - before.mean;
   std::vector<double> shifts;
@@ -209,8 +209,9 @@ void report_level_not_found(Topology& topology, const std::string& element, cons
   set_bound(reach, longest, Bound::lower,
             (ladder.rejected_steps > 0
                  ? std::to_string(ladder.rejected_steps) +
-                       " step(s) down or within the noise (confidence < " +
-                       format_number(kMinTlbStepConfidence, 2) + ") were not taken as levels; "
+                       " step(s) down, within the noise (confidence < " +
+                       format_number(kMinTlbStepConfidence, 2) +
+                       ") or not above the plateaus before were not taken as levels; "
                  : std::string()) +
                 "no step for this level up to " + std::to_string(ladder.max_elements) +
                 " elements " + format_bytes(static_cast<double>(ladder.stride())) + " apart (" +

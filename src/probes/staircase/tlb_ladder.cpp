@@ -1,4 +1,5 @@
 // A TLB ladder: the staircase over wide chains of one element per stride (tlb_levels.hpp).
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -16,11 +17,32 @@ constexpr std::size_t kReferenceChases = 3;
 double Ladder::penalty(std::size_t k) const {
   // Means, not medians: a miss adds the same cycles to near and far L2 hits alike, which
   // shifts the mean by exactly that, while the median of two modes can jump between them.
-  return staircase.levels[k + 1].mean - staircase.levels[k].mean;
+  return after(k).mean - before(k).mean;
 }
 
 std::uint64_t Ladder::all_missing_elements(std::size_t k) const {
-  return staircase.levels[k + 1].to_bytes / stride();
+  return after(k).to_bytes / stride();
+}
+
+std::vector<std::size_t> steps_up(const Staircase& staircase) {
+  // A TLB level is a step up that the staircase is sure of, onto a plateau above every one
+  // before it by at least half its jump. A step that is not (a step down, or one within the
+  // L2's noise: on an H100 the 2 MiB chain up to 8 GiB showed +10, -7.6 and +8.6 cycles at
+  // confidences 0.44, 0.25 and 0.05) is passed over, and does not end the list: on an H200 a
+  // drift of -1.5 cycles between 4 and 5 elements (confidence 0.16) came before the L1 TLB's
+  // step (+10, 0.95) and the L2 TLB's (+94, 1.0), and used to hide both. A step up that only
+  // climbs back from a step down is not a level: it does not rise above the plateaus before.
+  std::vector<std::size_t> out;
+  if (staircase.levels.empty()) return out;
+  double highest_before = staircase.levels.front().mean;
+  for (std::size_t k = 0; k < staircase.steps.size(); ++k) {
+    const StaircaseStep& step = staircase.steps[k];
+    const double after = staircase.levels[k + 1].mean;
+    const bool rises = after - highest_before >= 0.5 * step.jump;
+    highest_before = std::max(highest_before, after);
+    if (step.jump > 0 && step.confidence >= kMinTlbStepConfidence && rises) out.push_back(k);
+  }
+  return out;
 }
 
 Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
@@ -41,16 +63,10 @@ Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
   const std::vector<std::uint64_t> references(kReferenceChases, longest);
   sweep.set_reference(per_word_medians(sweep.measure(references, "reference")));
   ladder.staircase = sweep.coarse(footprint_grid(2 * stride, longest, row.grid_ratio, stride));
-  // A TLB level is a step up that the staircase is sure of. The levels come in order, so the
-  // first step that is not (a step down, or one within the L2's noise: on an H100 the 2 MiB
-  // chain up to 8 GiB showed +10, -7.6 and +8.6 cycles at confidences 0.44, 0.25 and 0.05)
-  // ends the list.
-  for (std::size_t k = 0; k < ladder.staircase.steps.size(); ++k) {
-    const StaircaseStep& step = ladder.staircase.steps[k];
-    if (step.jump <= 0 || step.confidence < kMinTlbStepConfidence) {
-      ladder.rejected_steps = ladder.staircase.steps.size() - k;
-      break;
-    }
+  const std::vector<std::size_t> candidates = steps_up(ladder.staircase);
+  ladder.rejected_steps = ladder.staircase.steps.size() - candidates.size();
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const std::size_t k = candidates[c];
     RefinedStep refined = sweep.refine(ladder.staircase, k);
     // A step onto the longest chain alone is the reference's artefact, not a level: every word
     // of that chain is corrected to the reference's median, which differs from the mean of a
@@ -58,10 +74,11 @@ Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
     // So is a step whose section search found no edge (edge confidence below the threshold):
     // the tail of a level's gradual overflow, or noise, not a level of its own.
     if (refined.first_miss_bytes >= longest || refined.edge_confidence < kMinTlbStepConfidence) {
-      ladder.rejected_steps = ladder.staircase.steps.size() - k;
+      ladder.rejected_steps += candidates.size() - c;
       break;
     }
     ladder.refined.push_back(std::move(refined));
+    ladder.step_of.push_back(k);
   }
   return ladder;
 }

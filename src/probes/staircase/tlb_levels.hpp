@@ -34,18 +34,26 @@ inline constexpr std::uint64_t kSmallestPageBytes = 4096;
 struct Ladder {
   std::unique_ptr<Sweep> sweep;  // a Sweep holds references: a ladder is replaced whole
   Staircase staircase;
-  std::vector<RefinedStep> refined;  // one per level, in order
-  std::size_t rejected_steps = 0;    // steps past the last level: down, or within the noise
+  std::vector<RefinedStep> refined;   // one per level, in order
+  std::vector<std::size_t> step_of;   // level k is staircase.steps[step_of[k]]
+  std::size_t rejected_steps = 0;     // steps not taken as levels: down, or within the noise
   std::uint64_t max_elements = 0;
 
   std::uint64_t stride() const { return sweep->stride(); }
   std::uint64_t longest_bytes() const { return max_elements * stride(); }
-  // Level k's miss penalty: the mean of the plateau after step k minus the one before it.
+  // The plateaus either side of level k's step.
+  const StaircaseLevel& before(std::size_t k) const { return staircase.levels[step_of[k]]; }
+  const StaircaseLevel& after(std::size_t k) const { return staircase.levels[step_of[k] + 1]; }
+  // Level k's miss penalty: the mean of the plateau after its step minus the one before it.
   double penalty(std::size_t k) const;
   // A chain on which every element misses level k and the next level still holds them: the
-  // last footprint of the plateau after step k, in elements.
+  // last footprint of the plateau after its step, in elements.
   std::uint64_t all_missing_elements(std::size_t k) const;
 };
+
+// The steps of `staircase` that are TLB levels, in order (indices into its steps): up, sure
+// (confidence at least kMinTlbStepConfidence), and onto a plateau above every one before.
+std::vector<std::size_t> steps_up(const Staircase& staircase);
 
 // Climbs: the staircase over 2 .. max_elements elements `stride` apart on SM `sm`, each
 // element at a seeded offset inside its stride (one per page once the stride is a page). The

@@ -47,7 +47,7 @@ std::uint64_t pairs_for(const Ladder& ladder, std::size_t k, std::uint64_t footp
     pairs = std::min(pairs, std::max(ladder.all_missing_elements(k), next_first_miss - 1));
   }
   const std::uint64_t fitting = footprint_limit / (2 * ladder.stride());
-  const std::uint64_t overflowing = ladder.staircase.levels[k + 1].from_bytes / ladder.stride();
+  const std::uint64_t overflowing = ladder.after(k).from_bytes / ladder.stride();
   return std::min(pairs, std::max(overflowing, fitting));
 }
 
@@ -130,7 +130,7 @@ class PageSearch {
         count_(pairs_for(ladder, k, footprint_limit)),
         // Midway between a twin that misses (no gain) and one that hits (gains the penalty).
         threshold_(-0.5 * ladder.penalty(k)),
-        midway_(0.5 * (ladder.staircase.levels[k].mean + ladder.staircase.levels[k + 1].mean)) {}
+        midway_(0.5 * (ladder.before(k).mean + ladder.after(k).mean)) {}
 
   // `count` pairs `stride` apart (the test's own count unless given fewer).
   StrideVerdict test(std::uint64_t stride, PageTest& result, std::uint64_t count = 0) {

@@ -161,7 +161,7 @@ std::uint64_t settled_length(const Ladder& first, std::uint64_t stride, std::uin
   std::vector<Range> ranges;
   for (std::size_t j = 0; j < first.refined.size(); ++j) {
     const std::uint64_t onset = first.refined[j].first_miss_bytes / first.stride();
-    const std::uint64_t full = first.staircase.levels[j + 1].from_bytes / first.stride();
+    const std::uint64_t full = first.after(j).from_bytes / first.stride();
     for (std::uint64_t page = stride; page <= first.stride(); page *= 2) {
       const std::uint64_t per_entry = page / stride;
       ranges.push_back({onset * per_entry * 3 / 4, full * per_entry});
