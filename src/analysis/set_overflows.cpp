@@ -1,6 +1,7 @@
 #include "analysis/set_overflows.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 
@@ -33,6 +34,85 @@ SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
   }
   result.entries = std::accumulate(result.ways.begin(), result.ways.end(), std::uint64_t{0});
   return result;
+}
+
+namespace {
+
+// Chain lengths the fit needs on the ramp, and past its end (every element missing but noise).
+constexpr std::size_t kMinRampPoints = 8;
+constexpr std::size_t kMinTailPoints = 4;
+// The share of a chain past the ramp's end that may still be judged hits (noise).
+constexpr double kTailMissingShare = 0.95;
+
+}  // namespace
+
+RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::uint64_t> missing) {
+  RampFit fit;
+  std::vector<double> xs, ys;
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    const double n = static_cast<double>(first_elements + i);
+    const double m = static_cast<double>(missing[i]);
+    if (m >= kRampLow * n && m <= kRampHigh * n) {
+      xs.push_back(n);
+      ys.push_back(m);
+    }
+  }
+  fit.points = xs.size();
+  if (xs.size() < kMinRampPoints) {
+    fit.why = "only " + std::to_string(xs.size()) + " chain lengths on the ramp";
+    return fit;
+  }
+  const double count = static_cast<double>(xs.size());
+  const double mean_x = std::accumulate(xs.begin(), xs.end(), 0.0) / count;
+  const double mean_y = std::accumulate(ys.begin(), ys.end(), 0.0) / count;
+  double sxx = 0, sxy = 0, syy = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    sxx += (xs[i] - mean_x) * (xs[i] - mean_x);
+    sxy += (xs[i] - mean_x) * (ys[i] - mean_y);
+    syy += (ys[i] - mean_y) * (ys[i] - mean_y);
+  }
+  if (sxx <= 0 || syy <= 0) {
+    fit.why = "the ramp's counts do not vary";
+    return fit;
+  }
+  fit.slope = sxy / sxx;
+  const double intercept = mean_y - fit.slope * mean_x;
+  fit.explained = sxy * sxy / (sxx * syy);
+  if (fit.slope < 2 - 0.5) {
+    fit.why = "the counts rise by " + std::to_string(fit.slope) +
+              " per element: no set overflows at once (not LRU, or unequal fills)";
+    return fit;
+  }
+  fit.onset = -intercept / fit.slope;
+  fit.end = intercept / (1 - fit.slope);
+  fit.ways = static_cast<std::uint64_t>(std::llround(fit.slope - 1));
+  fit.sets = static_cast<std::uint64_t>(std::llround(fit.onset / static_cast<double>(fit.ways)));
+  std::size_t tail = 0, tail_full = 0;
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    const double n = static_cast<double>(first_elements + i);
+    if (n <= fit.end + 1) continue;
+    ++tail;
+    tail_full += static_cast<double>(missing[i]) >= kTailMissingShare * n ? 1 : 0;
+  }
+  if (tail < kMinTailPoints || 2 * tail_full <= tail) {
+    fit.why = "the scan ended before the ramp met the chain (" + std::to_string(tail_full) +
+              " of " + std::to_string(tail) + " longer chains had almost every element missing)";
+    return fit;
+  }
+  if (fit.sets == 0) {
+    fit.why = "the ramp starts before a single set is full";
+    return fit;
+  }
+  fit.found = true;
+  return fit;
+}
+
+nlohmann::json RampFit::evidence() const {
+  nlohmann::json e = {{"slope", slope},     {"onset_elements", onset}, {"end_elements", end},
+                      {"r2", explained},    {"points", points},        {"ways", ways},
+                      {"sets", sets},       {"found", found}};
+  if (!why.empty()) e["why"] = why;
+  return e;
 }
 
 nlohmann::json ways_value(const std::vector<std::uint64_t>& ways) {

@@ -13,6 +13,7 @@
 // sets are equal. Pure functions of numbers.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,35 @@ struct SetsFromOverflows {
 // chain has, is inconsistent (noise, or not LRU).
 SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
                                       std::span<const std::uint64_t> missing);
+
+// Equal sets read off the ramp of the miss counts when the counts are noisy, so that the exact
+// reading above never sees every element miss (on an H200 about 20 of 2300 words of the L2
+// TLB's ladder were judged hits however long the chain, and a few missed before the level
+// overflowed). With S sets of W ways filled by consecutive pages, the count is 0 up to E = S x W
+// elements, then rises by W + 1 per element until every element misses at E + S. A straight
+// line through the counts between kRampLow and kRampHigh of the chain gives W + 1 (its slope),
+// E (where it leaves 0) and E + S (where it meets the chain); sets = E / W, rounded. Unequal
+// sets, a hashed index that fills sets unevenly, or a policy other than LRU bend or flatten
+// the ramp: the fit then fails its checks (slope below 2, the line far from the counts, the
+// scan ending before the line meets the chain), and `why` says which.
+struct RampFit {
+  bool found = false;
+  std::string why;            // when not found
+  double slope = 0;           // misses added per element on the ramp: W + 1
+  double onset = 0;           // elements where the line leaves 0: E
+  double end = 0;             // elements where the line meets the chain: E + S
+  double explained = 0;       // R^2 of the line over the ramp's counts
+  std::size_t points = 0;     // chain lengths on the ramp
+  std::uint64_t ways = 0;     // round(slope - 1)
+  std::uint64_t sets = 0;     // round(onset / ways)
+  std::uint64_t entries() const { return ways * sets; }
+  nlohmann::json evidence() const;
+};
+
+inline constexpr double kRampLow = 0.1;
+inline constexpr double kRampHigh = 0.9;
+
+RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::uint64_t> missing);
 
 // The ways as a finding's value: one integer when every set has the same, else the per-set list,
 // largest first (which set is which cannot be told from the counts).

@@ -105,11 +105,21 @@ Property page_property(const PageTest& page) {
 }
 
 // The confidence of what the scan of sets gives: the ladder's step and section search, and how
-// many of the scan's miss counts the sets explain.
+// many of the scan's miss counts the sets explain; off the ramp, how close its slope came to an
+// integer, how much of the counts' spread the line explains, and how well the sets the ramp's
+// length gives account for its onset.
 Confidence sets_confidence(const RefinedStep& step, const LevelSets& sets) {
   Confidence c = refined_step_confidence(step);
-  c *= agreement(sets.sets.consistent, sets.sets.steps,
-                 "chain lengths whose miss count the sets explain");
+  if (sets.sets.complete) {
+    c *= agreement(sets.sets.consistent, sets.sets.steps,
+                   "chain lengths whose miss count the sets explain");
+    return c;
+  }
+  const RampFit& ramp = sets.ramp;
+  c *= integer_closeness(ramp.slope - 1, "misses added per element on the ramp, less one");
+  c *= share(ramp.explained, "of the ramp's miss counts' variance the line explains (R^2)");
+  c *= capacity_agreement((ramp.end - ramp.onset) * static_cast<double>(ramp.ways), ramp.onset,
+                          "sets from the ramp's length x ways against its onset");
   return c;
 }
 
@@ -119,7 +129,11 @@ void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep
   const std::string method =
       "the level's ladder chased at every chain length from its first miss until every element "
       "missed, counting the elements slow on every pass: a set that overflows adds its ways + 1 "
-      "misses at once (paper 000, 4.2, Fig. 11); entries = sum of the sets' ways";
+      "misses at once (paper 000, 4.2, Fig. 11); entries = sum of the sets' ways" +
+      std::string(level.sets && !level.sets->sets.complete && level.sets->ramp.found
+                      ? "; read off the ramp of the counts (noisy counts never reached the "
+                        "chain): ways = its slope - 1, sets = its onset / ways"
+                      : "");
   Property entries = make_property("entries", "", method);
   Property sets = make_property("sets", "", method);
   Property ways = make_property("ways", "",
@@ -134,12 +148,21 @@ void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep
     ways.value = ways_value(found.ways);
     const Confidence c = sets_confidence(step, *level.sets);
     for (Property* p : {&entries, &sets, &ways}) set_confidence(*p, c);
+  } else if (level.sets && level.sets->ramp.found) {
+    const RampFit& ramp = level.sets->ramp;
+    entries.value = ramp.entries();
+    sets.value = ramp.sets;
+    ways.value = ramp.ways;
+    const Confidence c = sets_confidence(step, *level.sets);
+    for (Property* p : {&entries, &sets, &ways}) set_confidence(*p, c);
   } else if (level.sets) {
+    const std::string why = "the scan of sets " + level.sets->stopped +
+                            ", and its counts show no ramp of equal sets (" +
+                            level.sets->ramp.why + ")";
     set_bound(entries, level.sets->first_miss_elements - 1, Bound::lower,
-              "lower bound: the chain one shorter than the first miss fitted; the scan of sets " +
-                  level.sets->stopped);
-    set_unknown(sets, "the scan of sets " + level.sets->stopped);
-    set_unknown(ways, "the scan of sets " + level.sets->stopped);
+              "lower bound: the chain one shorter than the first miss fitted; " + why);
+    set_unknown(sets, why);
+    set_unknown(ways, why);
   } else {
     for (Property* p : {&entries, &sets, &ways}) set_unknown(*p, level.why_no_sets);
   }
@@ -169,8 +192,8 @@ void report_level(Topology& topology, const std::string& element, const Measured
   reach.evidence["page_bound"] = to_string(level.page.bound);
   reach.evidence["sets_scan"] = scan;
   reach.evidence["staircase"] = staircase_evidence(ladder.staircase, *ladder.sweep);
-  if (level.sets && level.sets->sets.complete) {
-    reach.value = level.sets->sets.entries * level.page.bytes;
+  if (level.sets && level.sets->read()) {
+    reach.value = level.sets->entries() * level.page.bytes;
     Confidence c = sets_confidence(step, *level.sets);
     c *= inherited(page_confidence(level.page)->value(), element + ".page");
     set_confidence(reach, c);

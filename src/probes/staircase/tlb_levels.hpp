@@ -84,7 +84,11 @@ struct LevelSets {
   std::vector<std::uint64_t> missing;     // elements missing on every pass, from that length on
   std::vector<double> mean_cycles;        // mean latency of each of those chains
   SetsFromOverflows sets;
+  RampFit ramp;         // equal sets off the counts' ramp, when `sets` is not complete
   std::string stopped;  // why the scan stopped before every element missed (empty if it did)
+  // Sets and ways were read: exactly (every element missed) or off the ramp.
+  bool read() const { return sets.complete || ramp.found; }
+  std::uint64_t entries() const { return sets.complete ? sets.entries : ramp.entries(); }
   nlohmann::json evidence;
   // The mean latency of the chains on which every element missed (complete scans only).
   double all_missing_mean_cycles() const;

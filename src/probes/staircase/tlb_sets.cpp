@@ -64,6 +64,7 @@ LevelSets scan_sets(Ladder& ladder, std::size_t k) {
   }
   out.sets = sets_from_overflows(out.first_miss_elements, out.missing);
   if (out.stopped.empty() && !out.sets.complete) out.stopped = "the counts never reached the chain";
+  if (!out.sets.complete) out.ramp = equal_sets_from_ramp(out.first_miss_elements, out.missing);
   out.evidence = {{"first_miss_elements", out.first_miss_elements},
                   {"missing_per_length", out.missing},
                   {"threshold_cycles", step.threshold_cycles},
@@ -73,6 +74,7 @@ LevelSets scan_sets(Ladder& ladder, std::size_t k) {
                   {"steps_explained", out.sets.consistent},
                   {"steps", out.sets.steps}};
   if (!out.stopped.empty()) out.evidence["stopped"] = out.stopped;
+  if (!out.sets.complete) out.evidence["ramp"] = out.ramp.evidence();
   return out;
 }
 
