@@ -53,7 +53,7 @@ std::string ladder_method(const Ladder& ladder) {
 Property miss_penalty(const MeasuredLevel& level) {
   const Ladder& ladder = *level.ladder;
   const std::size_t k = level.step;
-  const bool scanned = level.sets && level.sets->sets.complete;
+  const bool scanned = level.sets && level.sets->exact();
   Property p = make_property(
       "miss_penalty", "cycles",
       std::string(scanned ? "mean latency of the chains on which every element missed the level"
@@ -110,7 +110,7 @@ Property page_property(const PageTest& page) {
 // length gives account for its onset.
 Confidence sets_confidence(const RefinedStep& step, const LevelSets& sets) {
   Confidence c = refined_step_confidence(step);
-  if (sets.sets.complete) {
+  if (sets.exact()) {
     c *= agreement(sets.sets.consistent, sets.sets.steps,
                    "chain lengths whose miss count the sets explain");
     return c;
@@ -123,6 +123,15 @@ Confidence sets_confidence(const RefinedStep& step, const LevelSets& sets) {
   return c;
 }
 
+// Why a scan of sets gave neither reading.
+std::string unread(const LevelSets& sets) {
+  const std::string reading =
+      sets.sets.complete ? "the scan of sets read " + std::to_string(sets.sets.ways.size()) +
+                               " sets of too many different ways to be more than noise"
+                         : "the scan of sets " + sets.stopped;
+  return reading + ", and its counts show no ramp of equal sets (" + sets.ramp.why + ")";
+}
+
 // entries, sets and ways from a complete scan of sets; what is known without one.
 void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep& step,
                      const nlohmann::json& scan_evidence) {
@@ -130,9 +139,10 @@ void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep
       "the level's ladder chased at every chain length from its first miss until every element "
       "missed, counting the elements slow on every pass: a set that overflows adds its ways + 1 "
       "misses at once (paper 000, 4.2, Fig. 11); entries = sum of the sets' ways" +
-      std::string(level.sets && !level.sets->sets.complete && level.sets->ramp.found
-                      ? "; read off the ramp of the counts (noisy counts never reached the "
-                        "chain): ways = its slope - 1, sets = its onset / ways"
+      std::string(level.sets && level.sets->from_ramp()
+                      ? "; read off the ramp of the counts (noisy counts that never reached the "
+                        "chain, or reached it with many different ways): ways = its slope - 1, "
+                        "sets = its onset / ways"
                       : "");
   Property entries = make_property("entries", "", method);
   Property sets = make_property("sets", "", method);
@@ -141,14 +151,14 @@ void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep
                                     "; one integer when every set has the "
                                     "same, else the per-set list, largest first");
   for (Property* p : {&entries, &sets, &ways}) p->evidence = scan_evidence;
-  if (level.sets && level.sets->sets.complete) {
+  if (level.sets && level.sets->exact()) {
     const SetsFromOverflows& found = level.sets->sets;
     entries.value = found.entries;
     sets.value = found.ways.size();
     ways.value = ways_value(found.ways);
     const Confidence c = sets_confidence(step, *level.sets);
     for (Property* p : {&entries, &sets, &ways}) set_confidence(*p, c);
-  } else if (level.sets && level.sets->ramp.found) {
+  } else if (level.sets && level.sets->from_ramp()) {
     const RampFit& ramp = level.sets->ramp;
     entries.value = ramp.entries();
     sets.value = ramp.sets;
@@ -156,9 +166,7 @@ void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep
     const Confidence c = sets_confidence(step, *level.sets);
     for (Property* p : {&entries, &sets, &ways}) set_confidence(*p, c);
   } else if (level.sets) {
-    const std::string why = "the scan of sets " + level.sets->stopped +
-                            ", and its counts show no ramp of equal sets (" +
-                            level.sets->ramp.why + ")";
+    const std::string why = unread(*level.sets);
     set_bound(entries, level.sets->first_miss_elements - 1, Bound::lower,
               "lower bound: the chain one shorter than the first miss fitted; " + why);
     set_unknown(sets, why);
@@ -199,9 +207,8 @@ void report_level(Topology& topology, const std::string& element, const Measured
     set_confidence(reach, c);
   } else if (level.sets) {
     set_bound(reach, (level.sets->first_miss_elements - 1) * level.page.bytes, Bound::lower,
-              "lower bound: the chain one shorter than the first miss fitted, and the scan of "
-              "sets " +
-                  level.sets->stopped);
+              "lower bound: the chain one shorter than the first miss fitted, and " +
+                  unread(*level.sets));
   } else if (level.page.bound == Bound::upper) {
     set_bound(
         reach, edge_elements * level.page.bytes, Bound::upper,

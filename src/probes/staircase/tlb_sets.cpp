@@ -4,6 +4,7 @@
 // increments. The ladder's stride is the level's page, so consecutive elements are consecutive
 // pages and each new element is one more page in one set.
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -25,7 +26,27 @@ constexpr std::size_t kMaxSetScanChases = 512;
 // for its confidence (agreement of 9 of 9: 0.91).
 constexpr std::size_t kScanConfirmations = 8;
 
+// Different ways an exact reading may list and still be taken as it is (see LevelSets::exact).
+constexpr std::size_t kMaxDistinctWays = 3;
+
+std::size_t distinct(std::vector<std::uint64_t> values) {
+  std::sort(values.begin(), values.end());
+  return static_cast<std::size_t>(std::unique(values.begin(), values.end()) - values.begin());
+}
+
 }  // namespace
+
+bool LevelSets::exact() const {
+  if (!sets.complete) return false;
+  if (distinct(sets.ways) <= kMaxDistinctWays || !ramp.found) return true;
+  // Many different ways: noise around equal sets when the ramp's ways are the most common.
+  std::map<std::uint64_t, std::size_t> counts;
+  for (const std::uint64_t w : sets.ways) ++counts[w];
+  const auto mode = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+    return a.second < b.second;
+  });
+  return mode->first != ramp.ways;
+}
 
 double LevelSets::all_missing_mean_cycles() const {
   const std::size_t first = sets.all_missing_elements - first_miss_elements;
@@ -64,7 +85,7 @@ LevelSets scan_sets(Ladder& ladder, std::size_t k) {
   }
   out.sets = sets_from_overflows(out.first_miss_elements, out.missing);
   if (out.stopped.empty() && !out.sets.complete) out.stopped = "the counts never reached the chain";
-  if (!out.sets.complete) out.ramp = equal_sets_from_ramp(out.first_miss_elements, out.missing);
+  out.ramp = equal_sets_from_ramp(out.first_miss_elements, out.missing);
   out.evidence = {{"first_miss_elements", out.first_miss_elements},
                   {"missing_per_length", out.missing},
                   {"threshold_cycles", step.threshold_cycles},
@@ -74,7 +95,9 @@ LevelSets scan_sets(Ladder& ladder, std::size_t k) {
                   {"steps_explained", out.sets.consistent},
                   {"steps", out.sets.steps}};
   if (!out.stopped.empty()) out.evidence["stopped"] = out.stopped;
-  if (!out.sets.complete) out.evidence["ramp"] = out.ramp.evidence();
+  out.evidence["ramp"] = out.ramp.evidence();
+  out.evidence["distinct_ways"] = distinct(out.sets.ways);
+  out.evidence["reading"] = out.exact() ? "exact" : out.from_ramp() ? "ramp" : "none";
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Which steps of a TLB ladder's staircase are levels (steps_up): sure steps up onto a plateau
-// above every one before; a step passed over does not hide the levels after it.
+// above every one before; a step passed over does not hide the levels after it. Which reading
+// of a scan of sets the findings use (LevelSets::exact, from_ramp).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -48,6 +49,62 @@ TEST(TlbSteps, UnsureOrDownStepsAreNeverLevels) {
   EXPECT_TRUE(steps_up(plateaus({280.0, 270.0}, {1.0})).empty());
   EXPECT_EQ(steps_up(plateaus({270.0, 280.0}, {0.5})), (std::vector<std::size_t>{0}));
   EXPECT_TRUE(steps_up(Staircase{}).empty());
+}
+
+// The H200's L2 TLB ladder in the discovery at 8e8f22c (2026-11-24): elements missing on every
+// pass per chain length from 1898, 32 MiB apart. The exact reading completed, with noise.
+const std::vector<std::uint64_t> kH200L2TlbCompleteButNoisy = {
+    13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 41, 52,
+    60, 68, 78, 84, 87, 86, 87, 86, 97, 104, 113, 122, 132, 141, 147, 157, 168, 175, 186, 192,
+    201, 213, 223, 230, 235, 241, 249, 259, 267, 278, 287, 294, 305, 313, 323, 331, 341, 349,
+    359, 367, 377, 385, 394, 403, 413, 422, 428, 438, 448, 457, 466, 475, 485, 494, 503, 504,
+    513, 522, 531, 540, 549, 558, 567, 576, 585, 594, 603, 612, 621, 630, 639, 648, 657, 666,
+    675, 684, 693, 702, 711, 720, 729, 738, 747, 756, 765, 774, 783, 792, 801, 810, 819, 828,
+    837, 846, 855, 864, 873, 882, 891, 900, 909, 918, 927, 936, 945, 954, 963, 972, 981, 990,
+    999, 1008, 1017, 1026, 1035, 1044, 1053, 1062, 1071, 1080, 1089, 1098, 1107, 1116, 1125,
+    1134, 1143, 1152, 1161, 1170, 1179, 1188, 1197, 1206, 1215, 1224, 1233, 1242, 1251, 1260,
+    1269, 1278, 1287, 1296, 1305, 1314, 1323, 1332, 1341, 1350, 1359, 1368, 1377, 1386, 1395,
+    1404, 1413, 1422, 1431, 1440, 1449, 1458, 1467, 1476, 1485, 1494, 1503, 1512, 1521, 1530,
+    1539, 1548, 1557, 1566, 1575, 1584, 1593, 1602, 1611, 1620, 1629, 1638, 1647, 1656, 1665,
+    1674, 1683, 1692, 1701, 1710, 1719, 1728, 1737, 1746, 1755, 1764, 1773, 1782, 1791, 1800,
+    1809, 1818, 1827, 1836, 1845, 1854, 1863, 1872, 1881, 1890, 1899, 1908, 1917, 1926, 1935,
+    1944, 1953, 1962, 1971, 1980, 1989, 1998, 2007, 2016, 2025, 2034, 2043, 2052, 2061, 2070,
+    2079, 2088, 2097, 2106, 2115, 2124, 2133, 2142, 2151, 2160, 2169, 2178, 2187, 2196, 2205,
+    2214, 2223, 2232, 2241, 2250, 2259, 2268, 2269, 2270, 2271, 2272, 2273, 2274, 2275, 2276,
+    2285, 2294, 2303, 2312, 2313, 2314, 2315, 2316, 2317, 2318, 2319, 2320};
+
+LevelSets scanned(std::uint64_t first, const std::vector<std::uint64_t>& missing) {
+  LevelSets sets;
+  sets.first_miss_elements = first;
+  sets.missing = missing;
+  sets.sets = sets_from_overflows(first, missing);
+  sets.ramp = equal_sets_from_ramp(first, missing);
+  return sets;
+}
+
+TEST(TlbSets, ANoisyExactReadingGivesWayToTheRamp) {
+  const LevelSets sets = scanned(1898, kH200L2TlbCompleteButNoisy);
+  ASSERT_TRUE(sets.sets.complete);
+  EXPECT_GT(sets.sets.ways.size(), 250u);  // every set read, but with ways from 2 to 22
+  EXPECT_FALSE(sets.exact());
+  ASSERT_TRUE(sets.from_ramp()) << sets.ramp.why;
+  EXPECT_EQ(sets.ramp.ways, 8u);
+  EXPECT_EQ(sets.ramp.sets, 256u);
+  EXPECT_EQ(sets.entries(), 2048u);
+}
+
+TEST(TlbSets, ExactCountsOfUnequalSetsAreTakenAsTheyAre) {
+  // Two sets of 16 and 18 ways (a paper-like unequal level): 35 pages overflow the first
+  // (17 misses), 36 the second too (every page misses); longer chains confirm.
+  const LevelSets sets = scanned(35, {17, 36, 37, 38});
+  ASSERT_TRUE(sets.sets.complete);
+  EXPECT_TRUE(sets.exact());
+  EXPECT_FALSE(sets.from_ramp());
+  EXPECT_EQ(sets.entries(), 16u + 18u);
 }
 
 }  // namespace
