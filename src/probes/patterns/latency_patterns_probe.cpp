@@ -9,7 +9,7 @@
 //     every visit a new line (the first visit of each page also misses every TLB level: at
 //     most 1 in kMinColdRounds loads).
 // Lines go round the pages so that consecutive visits use consecutive cache sets. A row whose
-// loads fall into two modes (near and far L2 partitions) reports both (summarize_row).
+// loads fall into two modes (near and far L2 partitions) reports both (describe_latency_modes).
 #include "probes/patterns/latency_patterns_probe.hpp"
 
 #include <algorithm>
@@ -28,6 +28,7 @@
 #include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
+#include "probes/core/latency_modes.hpp"
 
 namespace memtopo {
 namespace {
@@ -251,44 +252,6 @@ nlohmann::json describe(const Plan& plan, const RowDesign& row) {
   return out;
 }
 
-nlohmann::json mode_json(const Spread& spread, double share_of_loads) {
-  return {{"cycles", spread.p50},
-          {"share", share_of_loads},
-          {"p5_cycles", spread.p5},
-          {"p95_cycles", spread.p95},
-          {"samples", spread.samples}};
-}
-
-// A row's loads summarised into `out`; returns the share of them within the band of the value
-// that describes them. An L2 hit of a device with near and far partitions has two latencies (a
-// line's partition decides, not the pattern): when the loads split into two modes, the row
-// reports both with their shares, its cycles the fast (near) one, and each load counts as
-// described when it lies within the band of its own mode.
-double summarize_row(const std::vector<double>& cycles, nlohmann::json& out) {
-  const Spread spread = summarize(cycles);
-  out["p5_cycles"] = spread.p5;
-  out["p95_cycles"] = spread.p95;
-  out["stdev_cycles"] = spread.stdev;
-  out["samples"] = spread.samples;
-  const ModeSplit split = split_two_modes(cycles);
-  if (!split.bimodal) {
-    out["cycles"] = spread.p50;
-    return fraction_within(cycles, spread.p50, kDescribedBand);
-  }
-  std::vector<double> fast, slow;
-  for (const double c : cycles) (c > split.threshold ? slow : fast).push_back(c);
-  const double n = static_cast<double>(cycles.size());
-  const double fast_share = static_cast<double>(fast.size()) / n;
-  const double slow_share = static_cast<double>(slow.size()) / n;
-  out["cycles"] = split.fast.p50;
-  out["modes"] = {mode_json(split.fast, fast_share), mode_json(split.slow, slow_share)};
-  out["mode_split"] = {{"threshold_cycles", split.threshold},
-                       {"separation_sigmas", split.separation_sigmas},
-                       {"why", split.reason}};
-  return fast_share * fraction_within(fast, split.fast.p50, kDescribedBand) +
-         slow_share * fraction_within(slow, split.slow.p50, kDescribedBand);
-}
-
 }  // namespace
 
 void LatencyPatternsProbe::run(ProbeContext& ctx) {
@@ -315,7 +278,7 @@ void LatencyPatternsProbe::run(ProbeContext& ctx) {
         ctx.progress("dram.latency_patterns: " + std::string(to_string(data)) + ", " +
                      std::to_string(s) + " TLB level(s) missed");
         const std::vector<Trace> traces = ctx.run(std::span(&spec, 1), "dram.latency_patterns");
-        const double described = summarize_row(corrected_cycles(traces.front()), out);
+        const double described = describe_latency_modes(corrected_cycles(traces.front()), out);
         out["share_within_band"] = described;
         shares.push_back(described);
       }
