@@ -5,6 +5,8 @@
 #include <functional>
 #include <numeric>
 
+#include "analysis/stats.hpp"
+
 namespace memtopo {
 
 SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
@@ -62,22 +64,28 @@ RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::
     fit.why = "only " + std::to_string(xs.size()) + " chain lengths on the ramp";
     return fit;
   }
-  const double count = static_cast<double>(xs.size());
-  const double mean_x = std::accumulate(xs.begin(), xs.end(), 0.0) / count;
-  const double mean_y = std::accumulate(ys.begin(), ys.end(), 0.0) / count;
-  double sxx = 0, sxy = 0, syy = 0;
+  // Theil-Sen: the median of the pairwise slopes and of the intercepts they leave, so that a
+  // stretch of the ramp bent by misjudged words does not tilt the line (on the H200 a least-
+  // squares line through one such ramp gave 7 ways and 290 sets, the median slope 8 and 256).
+  std::vector<double> slopes;
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    sxx += (xs[i] - mean_x) * (xs[i] - mean_x);
-    sxy += (xs[i] - mean_x) * (ys[i] - mean_y);
-    syy += (ys[i] - mean_y) * (ys[i] - mean_y);
+    for (std::size_t j = i + 1; j < xs.size(); ++j) slopes.push_back((ys[j] - ys[i]) / (xs[j] - xs[i]));
   }
-  if (sxx <= 0 || syy <= 0) {
+  fit.slope = median(slopes);
+  std::vector<double> intercepts;
+  for (std::size_t i = 0; i < xs.size(); ++i) intercepts.push_back(ys[i] - fit.slope * xs[i]);
+  const double intercept = median(intercepts);
+  const double mean_y = std::accumulate(ys.begin(), ys.end(), 0.0) / static_cast<double>(ys.size());
+  double residual = 0, total = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    residual += std::pow(ys[i] - (intercept + fit.slope * xs[i]), 2);
+    total += std::pow(ys[i] - mean_y, 2);
+  }
+  if (total <= 0) {
     fit.why = "the ramp's counts do not vary";
     return fit;
   }
-  fit.slope = sxy / sxx;
-  const double intercept = mean_y - fit.slope * mean_x;
-  fit.explained = sxy * sxy / (sxx * syy);
+  fit.explained = std::max(0.0, 1 - residual / total);
   if (fit.slope < 2 - 0.5) {
     fit.why = "the counts rise by " + std::to_string(fit.slope) +
               " per element: no set overflows at once (not LRU, or unequal fills)";
