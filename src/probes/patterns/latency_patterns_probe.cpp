@@ -139,16 +139,19 @@ std::optional<std::uint64_t> pages_for(const Plan& plan, std::size_t s, std::uin
                                        std::string& why) {
   if (s == 0) return 1;
   const TlbLevel& missed = plan.tlbs[s - 1];
-  const std::uint64_t overflowed =
-      missed.at_least ? missed.entries * kBoundMissFactor / kMissFactor : missed.entries;
   if (s == plan.tlbs.size()) {
     // Every level misses (a walk): fewer times its entries where the memory allows no more (the
     // H200's L2 TLB of 2048 entries of 32 MiB: 4x is 256 GiB, 2x fits).
-    for (std::uint64_t factor = kMissFactor; factor > kLeastMissFactor; --factor) {
-      if (factor * overflowed * page_bytes <= plan.footprint_limit) return factor * overflowed;
+    const std::uint64_t most = missed.at_least ? kBoundMissFactor : kMissFactor;
+    for (std::uint64_t factor = most; factor > kLeastMissFactor; --factor) {
+      if (factor * missed.entries * page_bytes <= plan.footprint_limit) {
+        return factor * missed.entries;
+      }
     }
-    return kLeastMissFactor * overflowed;
+    return kLeastMissFactor * missed.entries;
   }
+  const std::uint64_t overflowed =
+      missed.at_least ? missed.entries * kBoundMissFactor / kMissFactor : missed.entries;
   const std::uint64_t holdable = plan.tlbs[s].entries / kHoldingShare;
   for (std::uint64_t factor = kMissFactor; factor >= kLeastMissFactor; --factor) {
     if (factor * overflowed <= holdable) return factor * overflowed;
