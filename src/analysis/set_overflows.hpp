@@ -46,8 +46,8 @@ SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
 // line through the counts between kRampLow and kRampHigh of the chain gives W + 1 (its slope),
 // E (where it leaves 0) and E + S (where it meets the chain); sets = E / W, rounded. Unequal
 // sets, a hashed index that fills sets unevenly, or a policy other than LRU bend or flatten
-// the ramp: the fit then fails its checks (slope below 2, the line far from the counts, the
-// scan ending before the line meets the chain), and `why` says which.
+// the ramp: the fit then fails its checks (slope below 1.5 or more than 0.25 from a whole
+// number, the scan ending before the line meets the chain), and `why` says which.
 struct RampFit {
   bool found = false;
   std::string why;            // when not found
