@@ -87,10 +87,11 @@ struct LevelSets {
   RampFit ramp;         // equal sets off the counts' ramp, when `sets` is not complete
   std::string stopped;  // why the scan stopped before every element missed (empty if it did)
   // The reading the findings use: the exact one when it completed, unless it lists more than
-  // kMaxDistinctWays different ways and the most common of them is the ramp's (noise around
-  // equal sets: on the H200 noisy counts completed the exact reading with 17 different ways,
-  // 8 for 213 of 258 sets, the rest 2 to 32, where the ramp gives 256 x 8); else the ramp when
-  // it was found. A sim's unequal sets (9, 6 x 5, 5, 4) keep their exact reading.
+  // kMaxDistinctWays different ways from counts some of which it could not explain (noise: on
+  // the H200 noisy counts completed the exact reading with 17 different ways, 8 for 213 of 258
+  // sets, the rest 2 to 32, 413 of 416 counts explained, where the ramp gives 256 x 8); else
+  // the ramp when it was found. A sim's unequal sets (9, 6 x 5, 5, 4: every count explained)
+  // keep their exact reading.
   bool exact() const;
   bool from_ramp() const { return !exact() && ramp.found; }
   bool read() const { return exact() || from_ramp(); }

@@ -4,7 +4,6 @@
 // increments. The ladder's stride is the level's page, so consecutive elements are consecutive
 // pages and each new element is one more page in one set.
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -47,14 +46,8 @@ std::size_t distinct(std::vector<std::uint64_t> values) {
 
 bool LevelSets::exact() const {
   if (!sets.complete) return false;
-  if (distinct(sets.ways) <= kMaxDistinctWays || !ramp.found) return true;
-  // Many different ways: noise around equal sets when the ramp's ways are the most common.
-  std::map<std::uint64_t, std::size_t> counts;
-  for (const std::uint64_t w : sets.ways) ++counts[w];
-  const auto mode = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
-    return a.second < b.second;
-  });
-  return mode->first != ramp.ways;
+  // Many different ways are believed only from counts without noise: every count explained.
+  return distinct(sets.ways) <= kMaxDistinctWays || sets.consistent == sets.steps;
 }
 
 double LevelSets::all_missing_mean_cycles() const {
