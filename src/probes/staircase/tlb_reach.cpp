@@ -26,14 +26,8 @@
 namespace memtopo::staircase {
 namespace {
 
-// A chain of a few to thousands of elements, one per stride: the stride is chosen for
-// kMaxTlbElements, and the longest chain then fills the memory at that stride, up to
-// kMaxFillingElements. A power-of-two stride leaves up to half the memory unused at 4096
-// elements; on the H100 (78 GiB free) 4096 x 16 MiB ended exactly at the L2 TLB's capacity
-// (2048 entries of 32 MiB on the H200), where the ladder's reference chain overflowed that
-// level in part, and the level was never seen.
+// A chain of a few to thousands of elements, one per stride.
 constexpr std::uint64_t kMaxTlbElements = 4096;
-constexpr std::uint64_t kMaxFillingElements = 8192;
 constexpr std::uint64_t kMinTlbElements = 8;
 // The chain keeps to one element per KiB of L2, so that its lines hold a small share of any
 // set (any line size up to 1 KiB) and the TLB steps show over L2 hits.
@@ -143,11 +137,6 @@ TlbPlan TlbMeasurement::plan() const {
                         kSmallestLadderStride, kLargestLadderStride);
   // The stride from all the free memory; the chases within the share of it a plan may take.
   p.footprint_limit = plannable_bytes(p.footprint_limit);
-  if (p.max_elements == kMaxTlbElements) {
-    std::uint64_t filling = std::min<std::uint64_t>(kMaxFillingElements, limits.max_timed_loads / kTimedPasses);
-    if (l2_api > 0) filling = std::min(filling, l2_api / kL2BytesPerTlbElement);
-    p.max_elements = std::max(p.max_elements, filling);
-  }
   const bool memory_limited = p.max_elements * p.stride >= p.footprint_limit;
   p.max_elements = std::min(p.max_elements, p.footprint_limit / p.stride);
   if (p.max_elements < kMinTlbElements) {
@@ -161,7 +150,7 @@ TlbPlan TlbMeasurement::plan() const {
                       ": what is free, less a reserve)"
                 : "the longest chain is limited by its elements (" +
                       std::to_string(p.max_elements) + ": one per KiB of the L2, at most " +
-                      std::to_string(kMaxFillingElements) + ") at the largest stride (" +
+                      std::to_string(kMaxTlbElements) + ") at the largest stride (" +
                       format_bytes(static_cast<double>(p.stride)) + ")";
   p.sm = limits.sm_ids.empty() ? 0 : limits.sm_ids.front();
   return p;
