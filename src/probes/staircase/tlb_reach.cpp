@@ -29,6 +29,8 @@ namespace {
 // A chain of a few to thousands of elements, one per stride.
 constexpr std::uint64_t kMaxTlbElements = 4096;
 constexpr std::uint64_t kMinTlbElements = 8;
+// The first ladder's stride fills the memory with 1 / kStrideElementsShare of its elements.
+constexpr std::uint64_t kStrideElementsShare = 2;
 // The chain keeps to one element per KiB of L2, so that its lines hold a small share of any
 // set (any line size up to 1 KiB) and the TLB steps show over L2 hits.
 constexpr std::uint64_t kL2BytesPerTlbElement = 1024;
@@ -132,8 +134,15 @@ TlbPlan TlbMeasurement::plan() const {
   p.footprint_limit = limits.max_wide_footprint_bytes;
   p.max_elements = std::min<std::uint64_t>(kMaxTlbElements, limits.max_timed_loads / kTimedPasses);
   if (l2_api > 0) p.max_elements = std::min(p.max_elements, l2_api / kL2BytesPerTlbElement);
+  // The stride: the largest power of two at which half the elements fill the memory. The
+  // footprint the ladder reaches is the memory either way; a larger stride puts fewer elements
+  // into one entry of a large-page level. On the H100 (77 GiB free) the stride for all 4096
+  // elements was 16 MiB, the L1 TLB's page, and 4096 of them ended exactly at the L2 TLB's
+  // capacity (2048 entries of 32 MiB): neither level came out clean. At 32 MiB (2455
+  // elements) the ladder is the H200's.
   p.stride = std::clamp(floor_power_of_two(std::max<std::uint64_t>(
-                            1, p.footprint_limit / std::max<std::uint64_t>(1, p.max_elements))),
+                            1, p.footprint_limit / std::max<std::uint64_t>(
+                                                       1, p.max_elements / kStrideElementsShare))),
                         kSmallestLadderStride, kLargestLadderStride);
   // The stride from all the free memory; the chases within the share of it a plan may take.
   p.footprint_limit = plannable_bytes(p.footprint_limit);
