@@ -43,6 +43,8 @@ namespace {
 // Chain lengths the fit needs on the ramp, and past its end (every element missing but noise).
 constexpr std::size_t kMinRampPoints = 8;
 constexpr std::size_t kMinTailPoints = 4;
+// The least slope of a ramp: ways + 1 with at least one way, rounded (1.5 rounds to 2).
+constexpr double kMinRampSlope = 1.5;
 // The slope lies at most this far from a whole number: on the H200 the clean ramps rose by
 // 8.8-9.0 per element; one whose sets filled in bursts (a pause of 45 lengths mid-ramp) by 6.4.
 constexpr double kMaxSlopeFromWhole = 0.25;
@@ -90,7 +92,7 @@ RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::
     return fit;
   }
   fit.explained = std::max(0.0, 1 - residual / total);
-  if (fit.slope < 2 - 0.5) {
+  if (fit.slope < kMinRampSlope) {
     fit.why = "the counts rise by " + std::to_string(fit.slope) +
               " per element: no set overflows at once (not LRU, or unequal fills)";
     return fit;
