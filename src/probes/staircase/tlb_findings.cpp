@@ -132,7 +132,8 @@ std::string unread(const LevelSets& sets) {
   return reading + ", and its counts show no ramp of equal sets (" + sets.ramp.why + ")";
 }
 
-// entries, sets and ways from a complete scan of sets; what is known without one.
+// entries, sets and ways from the scan of sets (its exact reading, or its ramp); what is known
+// without either.
 void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep& step,
                      const nlohmann::json& scan_evidence) {
   const std::string method =
@@ -151,19 +152,12 @@ void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep
                                     "; one integer when every set has the "
                                     "same, else the per-set list, largest first");
   for (Property* p : {&entries, &sets, &ways}) p->evidence = scan_evidence;
-  if (level.sets && level.sets->exact()) {
-    const SetsFromOverflows& found = level.sets->sets;
-    entries.value = found.entries;
-    sets.value = found.ways.size();
-    ways.value = ways_value(found.ways);
-    const Confidence c = sets_confidence(step, *level.sets);
-    for (Property* p : {&entries, &sets, &ways}) set_confidence(*p, c);
-  } else if (level.sets && level.sets->from_ramp()) {
-    const RampFit& ramp = level.sets->ramp;
-    entries.value = ramp.entries();
-    sets.value = ramp.sets;
-    ways.value = ramp.ways;
-    const Confidence c = sets_confidence(step, *level.sets);
+  if (level.sets && level.sets->read()) {
+    const LevelSets& scan = *level.sets;
+    entries.value = scan.entries();
+    sets.value = scan.exact() ? scan.sets.ways.size() : scan.ramp.sets;
+    ways.value = scan.exact() ? ways_value(scan.sets.ways) : nlohmann::json(scan.ramp.ways);
+    const Confidence c = sets_confidence(step, scan);
     for (Property* p : {&entries, &sets, &ways}) set_confidence(*p, c);
   } else if (level.sets) {
     const std::string why = unread(*level.sets);

@@ -57,7 +57,8 @@ std::vector<std::size_t> steps_up(const Staircase& staircase);
 
 // Climbs: the staircase over 2 .. max_elements elements `stride` apart on SM `sm`, each
 // element at a seeded offset inside its stride (one per page once the stride is a page). The
-// levels are the steps up the staircase is sure of, in order, until the first that is not.
+// levels are the steps that steps_up takes, in order, until the first whose section search
+// finds no edge.
 Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
              std::uint64_t max_elements, std::uint32_t sm);
 
@@ -84,7 +85,7 @@ struct LevelSets {
   std::vector<std::uint64_t> missing;     // elements missing on every pass, from that length on
   std::vector<double> mean_cycles;        // mean latency of each of those chains
   SetsFromOverflows sets;
-  RampFit ramp;         // equal sets off the counts' ramp, when `sets` is not complete
+  RampFit ramp;         // equal sets off the counts' ramp (used when `sets` is not: exact())
   std::string stopped;  // why the scan stopped before every element missed (empty if it did)
   // The reading the findings use: the exact one when it completed, unless it lists more than
   // kMaxDistinctWays different ways from counts some of which it could not explain (noise: on
