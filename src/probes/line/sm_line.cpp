@@ -13,6 +13,7 @@
 #include "probes/line/line_constants.hpp"
 #include "probes/line/line_evidence.hpp"
 #include "probes/line/line_measurement.hpp"
+#include "probes/line/pair_line_path.hpp"
 #include "probes/line/stride_ladders.hpp"
 
 namespace memtopo {
@@ -66,6 +67,31 @@ void conclude_from_power_of_two(Property& p, const LinePaths& paths, Confidence 
   p.note = "from the power-of-two strides (" + paths.power_of_two.note +
            "); the prime strides: " + paths.prime.note;
   p.evidence["path"] = "power_of_two";
+  p.evidence["sectored"] = paths.plan.sector_bytes && line > *paths.plan.sector_bytes;
+  set_confidence(p, confidence);
+}
+
+// The prime strides found no line and the pair path did (a hashed set index: random blocks
+// spread over its sets where strides do not). The power-of-two path agrees, disagrees (even odds
+// between them, as between prime and power of two) or says nothing.
+void conclude_from_pairs(Property& p, const LinePaths& paths, const PairLinePath& pairs) {
+  const std::uint64_t line = *pairs.inference.line_bytes;
+  p.value = line;
+  Confidence confidence = pairs.inference.confidence;
+  p.note = "from pairs of words in random blocks (" + paths.prime.note + ")";
+  if (!pairs.inference.note.empty()) add_note(p, pairs.inference.note);
+  if (const auto other = paths.power_of_two.line_bytes) {
+    const bool same = *other == line;
+    confidence *= methods_agreeing(
+        same ? 2 : 1, 2,
+        "paths (pairs " + bytes(line) + ", power-of-two " + bytes(*other) + ") agreeing");
+    if (!same) {
+      add_note(p, "the power-of-two strides say " + bytes(*other) +
+                      ": their capacities assume sets evenly spread at power-of-two strides, "
+                      "which a hashed index does not give");
+    }
+  }
+  p.evidence["path"] = "pairs";
   p.evidence["sectored"] = paths.plan.sector_bytes && line > *paths.plan.sector_bytes;
   set_confidence(p, confidence);
 }
@@ -143,10 +169,25 @@ void measure_line(LineMeasurement& m) {
                       " x unit: no stride of a smaller prime held that prime times the size (it "
                       "divides the set count)");
     }
+    m.publish(std::move(p));
+    return;
+  }
+  // The prime strides found no line: ask the pairs, which no set index misleads.
+  const PairLinePath pairs = measure_line_by_pairs(m, size, plan.unit_bytes);
+  p.evidence["pairs"] = pairs.evidence;
+  p.evidence["pairs"]["note"] = pairs.inference.note;
+  p.method +=
+      "; third path, when the prime strides find no line: pairs of words o and o XOR d "
+      "in random 2 KiB blocks, as many as a ladder of reference pairs (d = 4 B) found "
+      "to fit, at d = unit .. 1 KiB; line = the smallest d whose pairs miss";
+  if (pairs.inference.line_bytes) {
+    conclude_from_pairs(p, paths, pairs);
   } else if (pow2.line_bytes) {
     conclude_from_power_of_two(p, paths, *pow2_confidence);
+    add_note(p, "pairs: " + pairs.inference.note);
   } else {
     conclude_inconclusive(p, paths);
+    add_note(p, "pairs: " + pairs.inference.note);
   }
   m.publish(std::move(p));
 }

@@ -227,26 +227,51 @@ TEST(LineRows, PowerOfTwoStridesFindTheLineUnderANonContiguousBitIndex) {
 }
 
 // With 7 sets the prime strides reach one set only and say so; the power-of-two strides answer
-// (an odd set count), so no further prime is chased.
-TEST(LineRows, PowerOfTwoStridesAnswerWhereThePrimeDividesTheSets) {
+// (an odd set count), so no further prime is chased, and the pairs of words in random blocks
+// answer too: two methods of two agree.
+TEST(LineRows, PairsAnswerWhereThePrimeDividesTheSets) {
   const std::string file = "tests/validation/sims/unequal-fifo-heavy.json";
   const auto l1 = read_truth(file).cache("L1");
   const ProbeRun run = run_on_sim(file, {"l1.size", "l1.sector", "l1.line"});
   const Property& line = property(run, "l1", "line");
   EXPECT_EQ(line.value, l1.at("line_bytes")) << line.evidence.dump(1);
-  EXPECT_EQ(line.evidence.at("path"), "power_of_two");
+  EXPECT_EQ(line.evidence.at("path"), "pairs");
+  EXPECT_EQ(line.evidence.at("power_of_two_path").at("line_bytes"), l1.at("line_bytes"));
   EXPECT_FALSE(line.evidence.contains("primes_tried"));
   EXPECT_NE(line.note.find("prime"), std::string::npos) << line.note;
-  // One of two methods answered while the other saw a mapping it cannot explain: at most even
-  // odds (methods_agreeing 1 of 2), whatever the power-of-two path's own evidence.
-  ASSERT_TRUE(line.confidence.has_value());
-  EXPECT_LE(*line.confidence, 0.5);
-  bool halved = false;
+  bool both = false;
   for (const auto& f : line.evidence.at("confidence_factors")) {
-    halved |= f.at("rule") == "methods_agreeing" && f.at("value") == 0.5;
+    both |= f.at("rule") == "methods_agreeing" && f.at("value") == 1.0;
   }
-  EXPECT_TRUE(halved) << line.evidence.at("confidence_factors").dump(1);
+  EXPECT_TRUE(both) << line.evidence.at("confidence_factors").dump(1);
 }
+
+// A hashed (XOR) set index: the prime strides find no line, and the pairs of words in random
+// blocks (a and a XOR d) give it exactly, whatever the replacement or the set sizes, on the L1
+// and on the texture path through it.
+class PairsUnderAnXorIndex : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PairsUnderAnXorIndex, GiveTheLine) {
+  const auto l1 = read_truth(GetParam()).cache("L1");
+  const ProbeRun run = run_on_sim(
+      GetParam(), {"l1.size", "l1.sector", "l1.line", "tex.size", "tex.sector", "tex.line"});
+  for (const std::string element : {"l1", "tex"}) {
+    const Property& line = property(run, element, "line");
+    EXPECT_EQ(line.value, l1.at("line_bytes")) << element << line.evidence.dump(1);
+    EXPECT_EQ(line.evidence.at("path"), "pairs") << element;
+    const auto& pairs = line.evidence.at("pairs");
+    EXPECT_GT(pairs.at("split_miss_score").get<double>(),
+              pairs.at("one_line_miss_score").get<double>());
+    ASSERT_TRUE(line.confidence.has_value());
+    EXPECT_GE(*line.confidence, 0.8) << element;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sims, PairsUnderAnXorIndex,
+                         ::testing::Values("tests/probes/sims/geometry-xor-lru.json",
+                                           "tests/probes/sims/geometry-xor-random.json",
+                                           "tests/probes/sims/geometry-xor-unequal.json"),
+                         [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 }  // namespace
 }  // namespace memtopo::testing
