@@ -72,8 +72,11 @@ void conclude_from_power_of_two(Property& p, const LinePaths& paths, Confidence 
 }
 
 // The prime strides found no line and the pair path did (a hashed set index: random blocks
-// spread over its sets where strides do not). The power-of-two path agrees, disagrees (even odds
-// between them, as between prime and power of two) or says nothing.
+// spread over its sets where strides do not). The pairs test line membership directly: words d
+// apart that missed as two lines cannot share one, words that hit as one line do. So a
+// power-of-two line that differs is refuted by the pairs' own verdicts (it is an inference from
+// capacities that assumes evenly spread sets), and does not halve the confidence as a second
+// method would; one that agrees counts as a second method agreeing.
 void conclude_from_pairs(Property& p, const LinePaths& paths, const PairLinePath& pairs) {
   const std::uint64_t line = *pairs.inference.line_bytes;
   p.value = line;
@@ -81,13 +84,15 @@ void conclude_from_pairs(Property& p, const LinePaths& paths, const PairLinePath
   p.note = "from pairs of words in random blocks (" + paths.prime.note + ")";
   if (!pairs.inference.note.empty()) add_note(p, pairs.inference.note);
   if (const auto other = paths.power_of_two.line_bytes) {
-    const bool same = *other == line;
-    confidence *= methods_agreeing(
-        same ? 2 : 1, 2,
-        "paths (pairs " + bytes(line) + ", power-of-two " + bytes(*other) + ") agreeing");
-    if (!same) {
-      add_note(p, "the power-of-two strides say " + bytes(*other) +
-                      ": their capacities assume sets evenly spread at power-of-two strides, "
+    if (*other == line) {
+      confidence *=
+          methods_agreeing(2, 2, "paths (pairs, power-of-two) agreeing on " + bytes(line));
+    } else {
+      p.evidence["power_of_two_refuted_by_pairs"] = *other;
+      add_note(p, "the power-of-two strides say " + bytes(*other) + ", which the pairs refute (" +
+                      (*other > line ? "words " + bytes(line) + " apart took two lines"
+                                     : "words " + bytes(*other) + " apart shared one") +
+                      "): their capacities assume sets evenly spread at power-of-two strides, "
                       "which a hashed index does not give");
     }
   }
