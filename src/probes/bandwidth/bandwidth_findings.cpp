@@ -6,6 +6,7 @@
 #include "analysis/confidence.hpp"
 #include "analysis/stats.hpp"
 #include "model/units.hpp"
+#include "probes/core/chase_helpers.hpp"
 #include "probes/core/findings.hpp"
 
 namespace memtopo {
@@ -92,7 +93,7 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
   } else if (!outcome.other_shape_not_run.empty()) {
     evidence["other_launch_shape"] = {{"not_run", outcome.other_shape_not_run}};
   }
-  if (!outcome.one_pass_unrolls.empty()) evidence["one_pass_unrolls"] = outcome.one_pass_unrolls;
+  if (!outcome.one_pass_configs.empty()) evidence["one_pass_configs"] = outcome.one_pass_configs;
   return evidence;
 }
 
@@ -102,21 +103,52 @@ std::vector<double> scaled(const std::vector<double>& values, double factor) {
   return out;
 }
 
+// The SM clock readings a clock-bound rate's spread takes in: evenly spaced ranks of the run's
+// log, so that a long run's thousands of readings weigh as much as a short one's dozens.
+constexpr std::size_t kClockQuantiles = 16;
+
+// A rate bound by the SM clock (the SM-local levels) at every clock of the run so far: each
+// launch's bytes per cycle (its rate over the clock measured during its launches) times each
+// reading. Empty when this launch's clock or the run's readings are unknown.
+std::vector<double> at_run_clocks(const StreamMeasurement& m, const SmClockLog& clocks) {
+  std::vector<double> out;
+  if (!(m.result.sm_clock_khz > 0)) return out;
+  for (const double clock : clocks.quantiles(kClockQuantiles)) {
+    for (const double rate : m.bytes_per_second)
+      out.push_back(rate / m.result.sm_clock_khz * clock);
+  }
+  return out;
+}
+
 }  // namespace
 
-Property rate_property(const std::string& name, const OpOutcome& outcome,
-                       const FootprintPlan& plan) {
+Property rate_property(const std::string& name, const OpOutcome& outcome, const FootprintPlan& plan,
+                       const SmClockLog* clocks) {
   const StreamMeasurement& m = outcome.final;
   Property p;
   p.name = name;
   p.unit = "bytes/second";
   p.source = Source::measured;
   p.method = method_of(m);
-  p.spread = summarize(m.bytes_per_second);
-  p.value = p.spread->p50;
   p.evidence = evidence_of(outcome, plan);
-  Confidence confidence{share_within(m.bytes_per_second, p.spread->p50, kBandwidthBand,
-                                     "timed launches within 3 % of the p50")};
+  const std::vector<double> at_clocks = clocks ? at_run_clocks(m, *clocks) : std::vector<double>{};
+  if (!at_clocks.empty()) {
+    const std::vector<double> readings = clocks->quantiles(kClockQuantiles);
+    p.method += "; value and spread over the launches' bytes per SM cycle x " +
+                std::to_string(readings.size()) +
+                " SM clocks of this run (the clock moves between phases, the rate with it)";
+    p.evidence["launch_spread"] = spread_evidence(summarize(m.bytes_per_second));
+    p.evidence["run_sm_clock_khz"] = {{"readings", clocks->readings().size()},
+                                      {"quantiles", readings}};
+  }
+  const std::vector<double>& samples = at_clocks.empty() ? m.bytes_per_second : at_clocks;
+  p.spread = summarize(samples);
+  p.value = p.spread->p50;
+  Confidence confidence{share_within(samples, p.spread->p50, kBandwidthBand,
+                                     at_clocks.empty()
+                                         ? "timed launches within 3 % of the p50"
+                                         : "timed launches at the run's SM clocks within 3 % of "
+                                           "the p50")};
   if (plan.from_confidence) {
     confidence *= inherited(*plan.from_confidence,
                             plan.from_finding + " (the footprint was planned from it)");
@@ -141,7 +173,7 @@ Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome) {
     return p;
   }
   p.spread = summarize(scaled(outcome.final.bytes_per_second, 1 / per_second));
-  p.value = rate.value.get<double>() / per_second;
+  p.value = p.spread->p50;
   set_confidence(p, Confidence{inherited(rate.confidence.value_or(1), rate.name)});
   return p;
 }

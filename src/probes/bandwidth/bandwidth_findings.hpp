@@ -9,6 +9,7 @@
 #include "probes/bandwidth/bandwidth_targets.hpp"
 #include "probes/bandwidth/launch_search.hpp"
 #include "probes/bandwidth/stream_meter.hpp"
+#include "probes/core/sm_clock_log.hpp"
 
 namespace memtopo {
 
@@ -21,16 +22,18 @@ struct OpOutcome {
   // or why it could not run.
   std::optional<StreamMeasurement> other_shape;
   std::string other_shape_not_run;
-  // DRAM: the one-pass grid at each unroll (p50 of the search's launches), and the p50 of the
-  // final launches of the unrolls measured again.
-  nlohmann::json one_pass_unrolls = nlohmann::json::array();
+  // DRAM: the one-pass grid at each block size and unroll (p50 of the search's launches, or why
+  // it could not run), and the p50 of the final launches of the two measured again.
+  nlohmann::json one_pass_configs = nlohmann::json::array();
 };
 
 // `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in
 // bytes/second, their spread, a confidence from the launches' agreement (and the finding the
-// footprint was planned from), the evidence.
-Property rate_property(const std::string& name, const OpOutcome& outcome,
-                       const FootprintPlan& plan);
+// footprint was planned from), the evidence. With `clocks` (a level bound by the SM clock): the
+// value and spread are those of every launch's bytes per SM cycle at up to 16 of the run's SM
+// clock readings (evenly spaced ranks), the launches' own spread goes into the evidence.
+Property rate_property(const std::string& name, const OpOutcome& outcome, const FootprintPlan& plan,
+                       const SmClockLog* clocks = nullptr);
 
 // bandwidth_per_sm_clock: `rate` / (SMs x the SM clock measured during its launches), in bytes
 // per SM per cycle; inconclusive where that clock is unknown.

@@ -21,7 +21,7 @@ constexpr std::uint32_t kFinalTimedLaunches = 9;
 // The final launches last longer than the search's (about 1 ms): at 4 ms the launch overhead
 // and the ramp at each launch's start and end cost a few tenths of a percent, not 1-2 %.
 constexpr double kFinalLaunchSeconds = 4e-3;
-// DRAM one-pass unrolls measured again with the final launches (try_one_pass).
+// DRAM one-pass configurations measured again with the final launches (try_one_pass).
 constexpr std::size_t kOnePassFinalists = 2;
 
 class BandwidthMeasurement {
@@ -64,46 +64,60 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
 }
 
 // DRAM: the best configuration also as a one-pass grid (StreamPlacement::one_pass), which
-// keeps the warps' stores and loads close together in the array, at each unroll (a one-pass
-// warp moves one tile: on the H200 stores gain from small tiles as gpu-stream's one element per
-// thread). The two best unrolls by the search's short launches are measured again with the
-// final launches, so that one short series cannot pick the unroll alone (a run at 34953d8 wrote
-// 3.51 TB/s one-pass where full runs had 4.68); the higher p50 of all final series is the
-// finding, and the other shape's figure stays in the evidence.
+// keeps the warps' stores and loads close together in the array, at every unroll and every
+// block size of the space (a one-pass warp moves one tile: on the H200 stores gain from small
+// tiles as gpu-stream's one element per thread). Every block size, not only the search's best:
+// the looping search ends at 256 or 512 threads by noise (two of them within its 0.3 % gain),
+// and one-pass copies at 256 threads ran 1.5 % faster than at 512 on an H200, so runs that had
+// ended at 512 reported 4.19 TB/s and runs at 256 4.25 (docs/results/nvidia-h200/
+// 2026-11-24_bdcb60a). The two best by the short launches are measured again with the final
+// launches, so that one short series cannot pick alone (a run at 34953d8 wrote 3.51 TB/s
+// one-pass where full runs had 4.68); the higher p50 of all final series is the finding, and
+// the other shape's figure stays in the evidence.
 void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& space,
                                         OpOutcome& outcome) {
   meter.relabel(id() + "/" + std::string(to_string(meter.base().op)) + "_one_pass");
   meter.set_placement(StreamPlacement::one_pass);
-  try {
-    std::vector<std::pair<double, LaunchConfig>> by_rate;
+  std::vector<std::pair<double, LaunchConfig>> by_rate;
+  std::string not_run;
+  for (const std::uint32_t threads : space.threads_per_block) {
     for (const std::uint32_t unroll : space.unroll) {
       LaunchConfig config = outcome.search.best;
+      config.threads_per_block = threads;
       config.unroll = unroll;
-      by_rate.emplace_back(meter.measure(config, kSearchTimedLaunches).median_bytes_per_second,
-                           config);
-      outcome.one_pass_unrolls.push_back(
-          {{"unroll", unroll}, {"search_p50_bytes_per_second", by_rate.back().first}});
-    }
-    std::ranges::sort(by_rate, std::greater<>{}, &std::pair<double, LaunchConfig>::first);
-    std::optional<StreamMeasurement> one_pass;
-    for (std::size_t i = 0; i < std::min(kOnePassFinalists, by_rate.size()); ++i) {
-      StreamMeasurement m =
-          meter.measure_long(by_rate[i].second, kFinalTimedLaunches, kFinalLaunchSeconds);
-      for (nlohmann::json& row : outcome.one_pass_unrolls) {
-        if (row["unroll"] == by_rate[i].second.unroll) {
-          row["final_p50_bytes_per_second"] = m.median_bytes_per_second;
-        }
+      nlohmann::json row = {{"threads_per_block", threads}, {"unroll", unroll}};
+      try {
+        by_rate.emplace_back(meter.measure(config, kSearchTimedLaunches).median_bytes_per_second,
+                             config);
+        row["search_p50_bytes_per_second"] = by_rate.back().first;
+      } catch (const ExperimentError& error) {
+        not_run = error.what();
+        row["not_run"] = not_run;
       }
-      if (!one_pass || m.median_bytes_per_second > one_pass->median_bytes_per_second) {
-        one_pass = std::move(m);
-      }
+      outcome.one_pass_configs.push_back(row);
     }
-    const bool better = one_pass->median_bytes_per_second > outcome.final.median_bytes_per_second;
-    outcome.other_shape = std::move(better ? outcome.final : *one_pass);
-    if (better) outcome.final = std::move(*one_pass);
-  } catch (const ExperimentError& error) {
-    outcome.other_shape_not_run = error.what();
   }
+  if (by_rate.empty()) {
+    outcome.other_shape_not_run = not_run;
+    meter.set_placement(target_.placement);
+    return;
+  }
+  std::ranges::sort(by_rate, std::greater<>{}, &std::pair<double, LaunchConfig>::first);
+  std::optional<StreamMeasurement> one_pass;
+  for (std::size_t i = 0; i < std::min(kOnePassFinalists, by_rate.size()); ++i) {
+    const LaunchConfig& config = by_rate[i].second;
+    StreamMeasurement m = meter.measure_long(config, kFinalTimedLaunches, kFinalLaunchSeconds);
+    for (nlohmann::json& row : outcome.one_pass_configs) {
+      if (row["unroll"] == config.unroll && row["threads_per_block"] == config.threads_per_block)
+        row["final_p50_bytes_per_second"] = m.median_bytes_per_second;
+    }
+    if (!one_pass || m.median_bytes_per_second > one_pass->median_bytes_per_second) {
+      one_pass = std::move(m);
+    }
+  }
+  const bool better = one_pass->median_bytes_per_second > outcome.final.median_bytes_per_second;
+  outcome.other_shape = std::move(better ? outcome.final : *one_pass);
+  if (better) outcome.final = std::move(*one_pass);
   meter.set_placement(target_.placement);
 }
 
@@ -112,7 +126,9 @@ void BandwidthMeasurement::run() {
   const LaunchSpace reads = read_launch_space();
   StreamMeter read_meter = meter_for(StreamOp::read);
   const OpOutcome read = measure(read_meter, reads, default_start(reads));
-  Property bandwidth = rate_property("bandwidth", read, plan_);
+  // The SM-local levels' rates follow the SM clock (bandwidth_per_sm_clock is their constant).
+  const SmClockLog* clocks = target_.per_sm ? ctx_.sm_clocks.get() : nullptr;
+  Property bandwidth = rate_property("bandwidth", read, plan_, clocks);
 
   if (target_.sweep != BandwidthSweep::none) {
     read_meter.relabel(id() + "/sweep");
@@ -129,7 +145,7 @@ void BandwidthMeasurement::run() {
     for (const auto& [op, name] : {std::pair{StreamOp::write, "write_bandwidth"},
                                    std::pair{StreamOp::copy, "copy_bandwidth"}}) {
       StreamMeter meter = meter_for(op);
-      element.set(rate_property(name, measure(meter, stores, start), plan_));
+      element.set(rate_property(name, measure(meter, stores, start), plan_, clocks));
     }
   }
   element.set(std::move(bandwidth));

@@ -3,14 +3,15 @@
 // topology. Probes only plan experiments and call analysis; they never touch a device directly.
 #include <cstdint>
 #include <functional>
-#include <span>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
 #include "model/topology.hpp"
+#include "probes/core/sm_clock_log.hpp"
 
 namespace memtopo {
 
@@ -41,6 +42,8 @@ struct ProbeContext {
   // Receives every stream a probe runs (--traces DIR writes them as CSV rows), labelled alike.
   std::function<void(const std::string& label, const StreamSpec&, const StreamResult&)>
       record_stream = nullptr;
+  // Every SM clock a chase or a stream of this run measured (run and run_stream add them).
+  std::shared_ptr<SmClockLog> sm_clocks = std::make_shared<SmClockLog>();
 
   void check_interrupted() const {
     if (interrupted()) throw Interrupted();
@@ -50,6 +53,7 @@ struct ProbeContext {
   std::vector<Trace> run(std::span<const ChaseSpec> batch, const std::string& label = "") const {
     check_interrupted();
     auto traces = backend.run(batch);
+    for (const Trace& trace : traces) sm_clocks->add(trace.clock_khz);
     if (record_trace) {
       for (std::size_t i = 0; i < traces.size(); ++i) record_trace(label, batch[i], traces[i]);
     }
@@ -60,6 +64,8 @@ struct ProbeContext {
   StreamResult run_stream(const StreamSpec& spec, const std::string& label = "") const {
     check_interrupted();
     StreamResult result = backend.run_stream(spec);
+    // A one-pass grid's clock is NVML's (no warp lives through the launch), not a measurement.
+    if (spec.placement != StreamPlacement::one_pass) sm_clocks->add(result.sm_clock_khz);
     if (record_stream) record_stream(label, spec, result);
     return result;
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/sim/sim_backend.hpp"
+#include "probes/bandwidth/bandwidth_findings.hpp"
 #include "probes/bandwidth/bandwidth_probe.hpp"
 #include "probes/bandwidth/bandwidth_targets.hpp"
 #include "probes/bandwidth/launch_search.hpp"
@@ -52,7 +53,13 @@ void expect_rate(const ProbeRun& run, const std::string& element, const std::str
   EXPECT_EQ(p.unit, "bytes/second");
   EXPECT_EQ(p.source, Source::measured);
   ASSERT_TRUE(p.spread && p.confidence);
-  EXPECT_EQ(p.spread->samples, 9u);
+  // The SM-local levels' rates follow the SM clock: their spread is over the run's clocks, the
+  // launches' own in the evidence.
+  const bool sm_local = element != "l2" && element != "dram";
+  ASSERT_EQ(p.evidence.contains("launch_spread"), sm_local);
+  EXPECT_EQ(sm_local ? p.evidence.at("launch_spread").at("samples").get<std::size_t>()
+                     : p.spread->samples,
+            9u);
   EXPECT_GE(*p.confidence, 0.9);  // every launch within 3 % of the p50
   EXPECT_TRUE(p.evidence.contains("confidence_factors"));
   // The clocks during the run and the launch that gave the figure are in the evidence.
@@ -114,12 +121,16 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
     const double modelled = m.dram * m.clock_hz * factor;
     EXPECT_NEAR(other.at("p50_bytes_per_second").get<double>(), modelled, kTolerance * modelled);
     EXPECT_LE(other.at("p50_bytes_per_second").get<double>(), p.value.get<double>());
-    // Every unroll tried one-pass with short launches, the best two again with final launches.
-    const nlohmann::json& unrolls = p.evidence.at("one_pass_unrolls");
-    EXPECT_EQ(unrolls.size(), read_launch_space().unroll.size());
+    // Every block size and unroll tried one-pass with short launches (or said why not), the
+    // best two again with final launches.
+    const nlohmann::json& configs = p.evidence.at("one_pass_configs");
+    const LaunchSpace space = read_launch_space();
+    EXPECT_EQ(configs.size(), space.unroll.size() * space.threads_per_block.size());
     std::size_t finals = 0;
-    for (const nlohmann::json& row : unrolls) {
-      EXPECT_GT(row.at("search_p50_bytes_per_second").get<double>(), 0);
+    for (const nlohmann::json& row : configs) {
+      EXPECT_TRUE(row.contains("not_run") ||
+                  row.at("search_p50_bytes_per_second").get<double>() > 0)
+          << row.dump();
       finals += row.contains("final_p50_bytes_per_second") ? 1 : 0;
     }
     EXPECT_EQ(finals, 2u);
@@ -196,6 +207,53 @@ TEST(BandwidthProbes, AKneeThatDisagreesWithTheSizeIsAWarningWithBothNumbers) {
   const Model m = model_of(read_truth(kSim));
   EXPECT_NEAR(topology.number("l1", "bandwidth").value(), m.l1 * m.sms * m.clock_hz,
               kTolerance * m.l1 * m.sms * m.clock_hz);
+}
+
+}  // namespace
+}  // namespace memtopo::testing
+
+namespace memtopo::testing {
+namespace {
+
+// A rate bound by the SM clock: launches at 1973 MHz in a run whose clock was read between 1961
+// and 1980 MHz (an H200 discovery). Value and spread are the launches' bytes per cycle at those
+// clocks, so that a run at 1980 MHz lands inside this run's p5-p95; without the log (DRAM) the
+// launches' own spread stays.
+TEST(RateProperty, AClockBoundRateSpreadsOverTheRunsClocks) {
+  OpOutcome outcome;
+  outcome.final.spec.blocks_per_sm = 4;
+  outcome.final.spec.threads_per_block = 256;
+  outcome.final.spec.vector_bytes = 16;
+  outcome.final.spec.unroll = 8;
+  outcome.final.result.sms = 132;
+  outcome.final.result.sm_clock_khz = 1973000;
+  outcome.final.bytes_per_second = {3.330e13, 3.331e13, 3.332e13};
+  SmClockLog clocks;
+  for (int i = 0; i < 40; ++i) clocks.add(i % 2 ? 1961000 : 1980000);
+  clocks.add(0);  // unknown: left out
+  const FootprintPlan plan;
+  const Property clock_bound = rate_property("write_bandwidth", outcome, plan, &clocks);
+  ASSERT_TRUE(clock_bound.spread.has_value());
+  EXPECT_EQ(clock_bound.spread->samples, 3u * 16u);  // 16 quantiles of 40 readings
+  EXPECT_NEAR(clock_bound.spread->min, 3.330e13 / 1973000 * 1961000, 1e7);
+  EXPECT_NEAR(clock_bound.spread->max, 3.332e13 / 1973000 * 1980000, 1e7);
+  EXPECT_LE(clock_bound.spread->p5, 3.331e13 / 1973000 * 1961000 * 1.0001);
+  EXPECT_GE(clock_bound.spread->p95, 3.331e13 / 1973000 * 1980000 * 0.9999);
+  EXPECT_EQ(clock_bound.evidence.at("run_sm_clock_khz").at("readings"), 40);
+  EXPECT_TRUE(clock_bound.evidence.contains("launch_spread"));
+
+  const Property alone = rate_property("write_bandwidth", outcome, plan);
+  EXPECT_EQ(alone.spread->samples, 3u);
+  EXPECT_DOUBLE_EQ(alone.value.get<double>(), 3.331e13);
+  EXPECT_FALSE(alone.evidence.contains("run_sm_clock_khz"));
+}
+
+TEST(SmClockLog, QuantilesSpanTheReadingsAtEvenRanks) {
+  SmClockLog log;
+  for (const double khz : {5.0, 1.0, 4.0, 2.0, 3.0}) log.add(khz);
+  EXPECT_EQ(log.quantiles(16), (std::vector<double>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(log.quantiles(3), (std::vector<double>{1, 3, 5}));
+  EXPECT_EQ(log.quantiles(2), (std::vector<double>{1, 5}));
 }
 
 }  // namespace

@@ -1,0 +1,27 @@
+#pragma once
+// The SM clock readings of one run: every chase and every stream that measured the clock during
+// its kernel adds its reading (ProbeContext::run and run_stream). On an H200 the clock moves
+// between phases (1961-1980 MHz within one discovery) while it stays put over one probe's
+// launches, so a rate bound by the SM clock varies between runs beyond its launches' spread;
+// this log is what lets such a rate's spread include the clock (bandwidth_findings).
+#include <cstddef>
+#include <vector>
+
+namespace memtopo {
+
+class SmClockLog {
+ public:
+  // Ignores unknown (0) readings.
+  void add(double khz) {
+    if (khz > 0) readings_.push_back(khz);
+  }
+  const std::vector<double>& readings() const { return readings_; }
+  // At most `count` readings at evenly spaced ranks of the sorted log (all of them when there
+  // are fewer), from the lowest to the highest: the clock's range and shape in a few values.
+  std::vector<double> quantiles(std::size_t count) const;
+
+ private:
+  std::vector<double> readings_;
+};
+
+}  // namespace memtopo

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""scripts/summarise-repeats' verdicts on hand-made runs: identical, within spread, DIFFERS,
+FLIPS, inconclusive, and tables judged row by row against each row's own spread."""
+import importlib.machinery
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+summarise = importlib.machinery.SourceFileLoader(
+    "summarise_repeats", os.path.join(HERE, "..", "..", "scripts", "summarise-repeats")).load_module()
+
+
+def prop(value, p5=None, p95=None, inconclusive=False):
+    out = {"value": value, "source": "measured"}
+    if p5 is not None:
+        out["spread"] = {"p5": p5, "p95": p95}
+    if inconclusive:
+        out["inconclusive"] = True
+    return out
+
+
+def row(cycles, p5, p95, data="l2"):
+    return {"data": data, "cycles": cycles, "p5_cycles": p5, "p95_cycles": p95}
+
+
+class Verdicts(unittest.TestCase):
+    def test_scalars(self):
+        self.assertEqual(summarise.verdict([prop(4), prop(4)]), "identical")
+        self.assertEqual(summarise.verdict([prop(10.0, 9, 11), prop(11.5, 10, 12)]), "within spread")
+        self.assertEqual(summarise.verdict([prop(10.0, 9.9, 10.1), prop(11.0, 10.9, 11.1)]), "DIFFERS")
+        self.assertEqual(summarise.verdict([prop(4), prop(None, inconclusive=True)]), "FLIPS")
+        self.assertEqual(summarise.verdict([prop(None, inconclusive=True)] * 2), "inconclusive")
+
+    def test_table_rows_within_their_own_spread(self):
+        first = prop([row(272, 251, 295), {"data": "l1", "reachable": False}])
+        second = prop([row(276, 249, 298), {"data": "l1", "reachable": False}])
+        self.assertEqual(summarise.verdict([first, second]), "within spread")
+
+    def test_table_row_beyond_its_spread_differs(self):
+        first = prop([row(302, 299, 304.5)])
+        second = prop([row(338.5, 336, 341)])
+        self.assertEqual(summarise.verdict([first, second]), "DIFFERS")
+
+    def test_table_rows_with_other_labels_or_no_spread_differ(self):
+        self.assertEqual(summarise.verdict([prop([row(272, 251, 295)]),
+                                            prop([row(272, 251, 295, data="dram")])]), "DIFFERS")
+        carveout = [prop([{"l1_bytes": 188416, "reserved_shared_bytes": 57084}]),
+                    prop([{"l1_bytes": 188928, "reserved_shared_bytes": 57084}])]
+        self.assertEqual(summarise.verdict(carveout), "DIFFERS")
+        self.assertEqual(summarise.verdict([prop([row(1, 0, 2)]), prop([row(1, 0, 2)] * 2)]), "DIFFERS")
+
+
+if __name__ == "__main__":
+    sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)
