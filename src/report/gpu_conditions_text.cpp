@@ -99,8 +99,9 @@ std::string conditions_summary(const RunInfo& run) {
         range_of(run, [](const DeviceConditions& c) { return c.memory_clock_mhz; }).text("MHz"));
     add("", range_of(run, [](const DeviceConditions& c) { return c.temperature_c; }).text("C"));
     add("", range_of(run, [](const DeviceConditions& c) { return c.power_w; }).text("W", 1));
-    parts.push_back("slowdowns " + slowdowns_seen(run));
     out += "  Device around the phases (NVML): " + join(parts, ", ") + "\n";
+    // A line of its own: the reasons can be long (sw_power_cap, sw_thermal_slowdown, ...).
+    out += "  Clock slowdowns (NVML): " + slowdowns_seen(run) + "\n";
     out += "  Phases repeated: " + (repeated.empty() ? "none" : join(repeated, ", ")) +
            "; marked as disturbed: " + (marked.empty() ? "none" : join(marked, ", ")) + "\n";
   }

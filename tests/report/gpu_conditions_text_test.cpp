@@ -36,7 +36,8 @@ TEST(GpuConditionsText, SummarisesTheRangesRepeatsAndMarks) {
   run.phases = {PhaseTiming("setup"), quiet, hot};
   EXPECT_EQ(conditions_summary(run),
             "  Device around the phases (NVML): SM clock 1755-1980 MHz, memory clock 3201 MHz, "
-            "38-41 C, 80.5-300.3 W, slowdowns sw_power_cap\n"
+            "38-41 C, 80.5-300.3 W\n"
+            "  Clock slowdowns (NVML): sw_power_cap\n"
             "  Phases repeated: l2.size; marked as disturbed: l2.size\n"
             "  Timing overhead (p50 per phase): 15-16 cycles\n");
 }
