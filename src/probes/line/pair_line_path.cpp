@@ -108,6 +108,15 @@ std::vector<double> miss_scores(LineMeasurement& m, const std::vector<ChaseSpec>
 
 }  // namespace
 
+std::string pair_path_method() {
+  return "pairs of words o and o XOR d in random " + std::to_string(kPairBlockBytes) +
+         " B blocks; a ladder of counts of reference pairs (d = " + std::to_string(kWordBytes) +
+         " B) in steps of sqrt(2) picks the count N whose double misses most more; N pairs at d = "
+         "unit .. " +
+         std::to_string(kLargestUnitBytes) +
+         " B; line = the first d of the higher of the two runs of miss scores";
+}
+
 PairLinePath measure_line_by_pairs(LineMeasurement& m, std::uint64_t size, std::uint64_t unit) {
   PairLinePath out;
   // A chase records at most max_timed_loads loads: two per pair, each timed at least once.

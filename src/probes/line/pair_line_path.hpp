@@ -4,6 +4,7 @@
 // from the unit to kLargestUnitBytes. Run when the prime strides found no line, which is what a
 // hashed set index does to them.
 #include <cstdint>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,9 @@ struct PairLinePath {
   PairLineInference inference;
   nlohmann::json evidence;  // the plan, the ladder's and the offsets' verdicts
 };
+
+// The pair path's method, for the finding's method text.
+std::string pair_path_method();
 
 // Measures the line by pairs for a cache of `size_bytes` whose smallest possible line is
 // `unit_bytes` (the measured sector). Needs the baselines taken (the fit rule). An inconclusive

@@ -181,10 +181,7 @@ void measure_line(LineMeasurement& m) {
   const PairLinePath pairs = measure_line_by_pairs(m, size, plan.unit_bytes);
   p.evidence["pairs"] = pairs.evidence;
   p.evidence["pairs"]["note"] = pairs.inference.note;
-  p.method +=
-      "; third path, when the prime strides find no line: pairs of words o and o XOR d "
-      "in random 2 KiB blocks, as many as a ladder of reference pairs (d = 4 B) found "
-      "to fit, at d = unit .. 1 KiB; line = the smallest d whose pairs miss";
+  p.method += "; third path, when the prime strides find no line: " + pair_path_method();
   if (pairs.inference.line_bytes) {
     conclude_from_pairs(p, paths, pairs);
   } else if (pow2.line_bytes) {
