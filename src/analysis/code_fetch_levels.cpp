@@ -56,14 +56,16 @@ CodeFetchLevels analyze_code_fetch(std::span<const std::uint64_t> code_bytes,
     t.first_slower_bytes = code_bytes[faster.end];
     t.ramp_end_bytes = code_bytes[slower.begin];
     t.ramp_sizes = slower.begin - faster.end;
-    const KsResult ks = ks_two_sample(cycles_per_instruction[faster.end - 1],
-                                      cycles_per_instruction[slower.begin]);
+    const KsResult ks =
+        ks_two_sample(cycles_per_instruction[faster.end - 1], cycles_per_instruction[slower.begin]);
     t.ks_statistic = ks.statistic;
     t.significance = change_confidence(ks);
     t.contrast = clear > 0 ? std::clamp((t.cpi_after - t.cpi_before) / clear, 0.0, 1.0) : 1.0;
     t.confidence = t.significance * t.contrast;
     t.plateau_first = faster.begin;
     t.plateau_last = faster.end - 1;
+    t.slower_first = slower.begin;
+    t.slower_last = slower.end - 1;
     out.transitions.push_back(t);
   }
   return out;

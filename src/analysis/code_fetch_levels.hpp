@@ -44,6 +44,7 @@ struct CodeFetchTransition {
   double confidence = 0;                 // significance x contrast
   double ks_statistic = 0;
   std::size_t plateau_first = 0, plateau_last = 0;  // the faster level's size indices
+  std::size_t slower_first = 0, slower_last = 0;    // the slower level's size indices
 };
 
 struct CodeFetchLevels {

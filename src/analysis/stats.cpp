@@ -40,6 +40,35 @@ Spread summarize(std::span<const double> samples) {
   return s;
 }
 
+Spread scaled(const Spread& spread, double factor) {
+  if (!std::isfinite(factor)) throw std::invalid_argument("spread scaled by a non-finite factor");
+  Spread s = spread;
+  s.p50 *= factor;
+  s.mean *= factor;
+  s.stdev *= std::abs(factor);
+  s.p5 *= factor;
+  s.p95 *= factor;
+  s.min *= factor;
+  s.max *= factor;
+  if (factor < 0) {
+    std::swap(s.p5, s.p95);
+    std::swap(s.min, s.max);
+  }
+  return s;
+}
+
+std::vector<double> pairwise_differences(std::span<const double> minuend,
+                                         std::span<const double> subtrahend) {
+  if (minuend.empty() || subtrahend.empty())
+    throw std::invalid_argument("differences of no samples");
+  std::vector<double> out;
+  out.reserve(minuend.size() * subtrahend.size());
+  for (const double a : minuend) {
+    for (const double b : subtrahend) out.push_back(a - b);
+  }
+  return out;
+}
+
 double median(std::span<const double> samples) {
   if (samples.empty()) throw std::invalid_argument("median of no samples");
   std::vector<double> sorted(samples.begin(), samples.end());

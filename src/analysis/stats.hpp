@@ -18,6 +18,18 @@ namespace memtopo {
 // count. Throws std::invalid_argument for no samples: a summary of nothing is a bug upstream.
 Spread summarize(std::span<const double> samples);
 
+// The spread of every sample multiplied by `factor` (a unit change, a ratio to a constant):
+// exact, since percentiles, mean and stdev scale with the samples; a negative factor swaps the
+// ends. Throws std::invalid_argument for a factor that is not finite.
+Spread scaled(const Spread& spread, double factor);
+
+// Every difference a - b of a sample a of `minuend` and a sample b of `subtrahend`: the
+// distribution of a difference of two measurements each sampled on its own (a miss penalty as
+// the level behind minus the level in front), whose spread holds both sides' variation. Throws
+// std::invalid_argument when either is empty.
+std::vector<double> pairwise_differences(std::span<const double> minuend,
+                                         std::span<const double> subtrahend);
+
 // The q-percentile (q in [0, 1]) of samples that are already sorted ascending, by the rule
 // above. Throws std::invalid_argument when `sorted` is empty or q is outside [0, 1].
 double percentile_of_sorted(std::span<const double> sorted, double q);

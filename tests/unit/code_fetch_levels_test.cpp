@@ -30,17 +30,18 @@ const std::vector<std::pair<std::uint64_t, double>> kH200Series = {
 // The same H200 at 7ec9471, whose sweep added sizes inside the 24 KiB step (the old staircase
 // rules then lost that level to their ramp merging).
 const std::vector<std::pair<std::uint64_t, double>> kH200RefinedSeries = {
-    {2048, 1.1172}, {3072, 1.1042}, {4096, 1.0977}, {5120, 1.0938}, {6144, 1.1172},
-    {7168, 1.1116}, {9216, 1.1042}, {11264, 1.0994}, {13312, 1.0962}, {15360, 1.0938},
-    {19456, 1.0905}, {22528, 1.0888}, {23552, 1.0883}, {24576, 1.2259}, {25600, 1.3081},
-    {26624, 1.2993}, {31744, 1.2636}, {32768, 1.2705}, {33792, 1.3366}, {34816, 1.5165},
-    {35840, 1.6866}, {36864, 1.7860}, {37888, 1.9392}, {38912, 2.0847}, {46080, 2.2340},
-    {54272, 2.2276}, {64512, 2.2267}, {77824, 2.2202}, {92160, 2.2212}, {109568, 2.2179},
+    {2048, 1.1172},   {3072, 1.1042},   {4096, 1.0977},   {5120, 1.0938},   {6144, 1.1172},
+    {7168, 1.1116},   {9216, 1.1042},   {11264, 1.0994},  {13312, 1.0962},  {15360, 1.0938},
+    {19456, 1.0905},  {22528, 1.0888},  {23552, 1.0883},  {24576, 1.2259},  {25600, 1.3081},
+    {26624, 1.2993},  {31744, 1.2636},  {32768, 1.2705},  {33792, 1.3366},  {34816, 1.5165},
+    {35840, 1.6866},  {36864, 1.7860},  {37888, 1.9392},  {38912, 2.0847},  {46080, 2.2340},
+    {54272, 2.2276},  {64512, 2.2267},  {77824, 2.2202},  {92160, 2.2212},  {109568, 2.2179},
     {130048, 2.5595}, {132096, 2.7602}, {134144, 3.2645}, {136192, 3.6357}, {138240, 4.1249},
     {140288, 4.5774}, {142336, 4.9276}, {144384, 5.3576}, {146432, 5.6738}, {148480, 5.6825},
     {150528, 5.6836}, {152576, 5.6782}, {154624, 5.6792}, {155648, 5.6811}, {185344, 5.6731},
     {220160, 5.6536}, {261120, 5.6465}, {311296, 5.6407}, {370688, 5.6518}, {440320, 5.6579},
-    {523264, 5.6478}, {524288, 5.6395},};
+    {523264, 5.6478}, {524288, 5.6395},
+};
 
 // Eight per-iteration samples around each median (0.3 % jitter, seeded): the committed run keeps
 // only the medians.
@@ -102,7 +103,8 @@ TEST(CodeFetchLevels, TheRefinedH200SeriesKeepsItsThreeLevels) {
 
 TEST(CodeFetchLevels, ACleanStepIsOneTransitionAtItsEdge) {
   std::vector<std::pair<std::uint64_t, double>> medians;
-  for (std::uint64_t kib = 2; kib <= 256; kib *= 2) medians.push_back({kib * 1024, kib <= 32 ? 1.0 : 1.5});
+  for (std::uint64_t kib = 2; kib <= 256; kib *= 2)
+    medians.push_back({kib * 1024, kib <= 32 ? 1.0 : 1.5});
   const Series s = with_jitter(medians, 0.003);
   const CodeFetchLevels levels = analyze_code_fetch(s.bytes, s.samples);
   ASSERT_EQ(levels.transitions.size(), 1u);
@@ -111,6 +113,11 @@ TEST(CodeFetchLevels, ACleanStepIsOneTransitionAtItsEdge) {
   EXPECT_EQ(levels.transitions[0].ramp_sizes, 0u);
   EXPECT_NEAR(levels.transitions[0].cpi_after - levels.transitions[0].cpi_before, 0.5, 0.02);
   EXPECT_GT(levels.transitions[0].confidence, 0.99);
+  // The two plateaus' sizes: 2..32 KiB in front, 64..256 KiB behind.
+  EXPECT_EQ(levels.transitions[0].plateau_first, 0u);
+  EXPECT_EQ(levels.transitions[0].plateau_last, 4u);
+  EXPECT_EQ(levels.transitions[0].slower_first, 5u);
+  EXPECT_EQ(levels.transitions[0].slower_last, 7u);
 }
 
 TEST(CodeFetchLevels, AFlatSeriesHasNoTransition) {
@@ -124,7 +131,8 @@ TEST(CodeFetchLevels, AFlatSeriesHasNoTransition) {
 // is in cycles per instruction.
 TEST(CodeFetchLevels, AStepSmallerThanHalfACycleIsFound) {
   std::vector<std::pair<std::uint64_t, double>> medians;
-  for (std::uint64_t kib = 2; kib <= 256; kib *= 2) medians.push_back({kib * 1024, kib <= 16 ? 1.0 : 1.2});
+  for (std::uint64_t kib = 2; kib <= 256; kib *= 2)
+    medians.push_back({kib * 1024, kib <= 16 ? 1.0 : 1.2});
   const Series s = with_jitter(medians, 0.003);
   const CodeFetchLevels levels = analyze_code_fetch(s.bytes, s.samples);
   ASSERT_EQ(levels.transitions.size(), 1u);

@@ -103,5 +103,38 @@ TEST(Stats, ClearlyFasterNeedsSeparatedBulkAndGap) {
   EXPECT_FALSE(clearly_faster(tight_but_close, l2));  // separated but only 4 % apart
 }
 
+TEST(Stats, ScalingASpreadScalesEveryFigureAndANegativeFactorSwapsTheEnds) {
+  const std::vector<double> v = one_to(100);
+  std::vector<double> halved, negated;
+  for (const double x : v) {
+    halved.push_back(x / 2);
+    negated.push_back(-x);
+  }
+  const Spread a = scaled(summarize(v), 0.5), b = summarize(halved);
+  EXPECT_DOUBLE_EQ(a.p50, b.p50);
+  EXPECT_DOUBLE_EQ(a.p5, b.p5);
+  EXPECT_DOUBLE_EQ(a.p95, b.p95);
+  EXPECT_DOUBLE_EQ(a.stdev, b.stdev);
+  EXPECT_EQ(a.samples, 100u);
+  const Spread c = scaled(summarize(v), -1), d = summarize(negated);
+  EXPECT_DOUBLE_EQ(c.p5, d.p5);
+  EXPECT_DOUBLE_EQ(c.p95, d.p95);
+  EXPECT_DOUBLE_EQ(c.min, -100);
+  EXPECT_DOUBLE_EQ(c.max, -1);
+  EXPECT_DOUBLE_EQ(c.stdev, d.stdev);
+  EXPECT_THROW(scaled(a, std::nan("")), std::invalid_argument);
+}
+
+TEST(Stats, PairwiseDifferencesHoldBothSidesVariation) {
+  const std::vector<double> after{10, 12}, before{1, 2, 3};
+  const std::vector<double> d = pairwise_differences(after, before);
+  EXPECT_EQ(d, (std::vector<double>{9, 8, 7, 11, 10, 9}));
+  const Spread s = summarize(d);
+  EXPECT_DOUBLE_EQ(s.min, 7);
+  EXPECT_DOUBLE_EQ(s.max, 11);
+  EXPECT_DOUBLE_EQ(s.p50, 9);
+  EXPECT_THROW(pairwise_differences(after, std::vector<double>{}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace memtopo

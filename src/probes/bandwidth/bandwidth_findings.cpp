@@ -84,6 +84,19 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
       {"sms", m.result.sms},
       {"seconds", m.result.seconds},
       {"search", to_json(outcome.search)}};
+  if (outcome.search_at_one_clock) {
+    evidence["search"]["compared"] =
+        "medians scaled to the SM clock of the search's first launches (bytes per cycle)";
+  }
+  if (outcome.runner_up) {
+    const StreamMeasurement& r = *outcome.runner_up;
+    nlohmann::json config = to_json(LaunchConfig{r.spec.blocks_per_sm, r.spec.threads_per_block,
+                                                 r.spec.vector_bytes, r.spec.unroll});
+    evidence["runner_up"] = {{"launch", config},
+                             {"p50_bytes_per_second", r.median_bytes_per_second},
+                             {"sm_clock_khz", r.result.sm_clock_khz},
+                             {"seconds", r.result.seconds}};
+  }
   if (outcome.other_shape) {
     const StreamMeasurement& other = *outcome.other_shape;
     evidence["other_launch_shape"] = {{"placement", std::string(to_string(other.spec.placement))},
@@ -172,7 +185,20 @@ Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome) {
     p.note = "the SM clock during the launches is unknown";
     return p;
   }
-  p.spread = summarize(scaled(outcome.final.bytes_per_second, 1 / per_second));
+  std::vector<double> per_cycle = scaled(outcome.final.bytes_per_second, 1 / per_second);
+  if (outcome.runner_up) {
+    const StreamResult& second = outcome.runner_up->result;
+    const double second_per_second = second.sms * second.sm_clock_khz * kHzPerKhz;
+    if (second_per_second > 0) {
+      const std::vector<double> more =
+          scaled(outcome.runner_up->bytes_per_second, 1 / second_per_second);
+      per_cycle.insert(per_cycle.end(), more.begin(), more.end());
+      p.method +=
+          "; value and spread over the final launches of the best configuration and of "
+          "the runner-up within the search's minimum gain (it cannot order the two)";
+    }
+  }
+  p.spread = summarize(per_cycle);
   p.value = p.spread->p50;
   set_confidence(p, Confidence{inherited(rate.confidence.value_or(1), rate.name)});
   return p;
@@ -197,8 +223,10 @@ void add_api_peak(Element& element, const Property& rate, const DeviceFacts& fac
   fraction.name = "peak_fraction";
   fraction.unit = "";
   fraction.source = Source::derived;
-  fraction.method = "bandwidth / peak_bandwidth";
+  fraction.method =
+      "bandwidth / peak_bandwidth (value and spread: the bandwidth's over the API peak)";
   fraction.value = rate.value.get<double>() / peak_rate;
+  if (rate.spread) fraction.spread = scaled(*rate.spread, 1 / peak_rate);
   set_confidence(fraction, Confidence{inherited(rate.confidence.value_or(1), rate.name)});
   element.set(std::move(peak));
   element.set(std::move(fraction));

@@ -25,6 +25,11 @@ struct OpOutcome {
   // DRAM: the one-pass grid at each block size and unroll (p50 of the search's launches, or why
   // it could not run), and the p50 of the final launches of the two measured again.
   nlohmann::json one_pass_configs = nlohmann::json::array();
+  // A level bound by the SM clock: the search compared rates at one SM clock (this one), and
+  // the configuration it ranked second, when within its minimum gain of the best, was measured
+  // again with the final launches (the search cannot order the two).
+  bool search_at_one_clock = false;
+  std::optional<StreamMeasurement> runner_up;
 };
 
 // `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in
@@ -36,7 +41,9 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
                        const SmClockLog* clocks = nullptr);
 
 // bandwidth_per_sm_clock: `rate` / (SMs x the SM clock measured during its launches), in bytes
-// per SM per cycle; inconclusive where that clock is unknown.
+// per SM per cycle; inconclusive where that clock is unknown. Value and spread over the final
+// launches of the best configuration and of the runner-up (OpOutcome::runner_up) when there is
+// one, each over its own clock.
 Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome);
 
 // peak_bandwidth (source api: memory clock x bus width x 2) and peak_fraction (derived:

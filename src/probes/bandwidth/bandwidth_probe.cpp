@@ -56,9 +56,16 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
   ctx_.progress(id() + ": " + op + " launch search over " +
                 format_bytes(static_cast<double>(plan_.bytes)));
   OpOutcome outcome;
-  outcome.search = search_launch(space, start, meter.searcher(kSearchTimedLaunches));
+  outcome.search_at_one_clock = target_.per_sm;
+  outcome.search =
+      search_launch(space, start, meter.searcher(kSearchTimedLaunches, target_.per_sm));
   meter.relabel(id() + "/" + op + "_final");
   outcome.final = meter.measure_long(outcome.search.best, kFinalTimedLaunches, kFinalLaunchSeconds);
+  if (target_.per_sm && meter.base().op == StreamOp::read) {
+    if (const auto second = runner_up(outcome.search)) {
+      outcome.runner_up = meter.measure_long(*second, kFinalTimedLaunches, kFinalLaunchSeconds);
+    }
+  }
   if (target_.footprint == BandwidthFootprint::beyond_l2) try_one_pass(meter, space, outcome);
   return outcome;
 }

@@ -228,6 +228,17 @@ SearchResult search_launch(const LaunchSpace& space, const LaunchConfig& start,
   return CoordinateSearch(space, measure, options).run(start);
 }
 
+std::optional<LaunchConfig> runner_up(const SearchResult& search) {
+  const SearchStep* second = nullptr;
+  for (const SearchStep& step : search.steps) {
+    if (!step.bytes_per_second || step.config == search.best) continue;
+    if (!second || *step.bytes_per_second > *second->bytes_per_second) second = &step;
+  }
+  if (!second || *second->bytes_per_second * (1 + search.min_gain) < search.best_bytes_per_second)
+    return std::nullopt;
+  return second->config;
+}
+
 nlohmann::json to_json(const SearchResult& result) {
   nlohmann::json steps = nlohmann::json::array();
   for (const SearchStep& step : result.steps) {

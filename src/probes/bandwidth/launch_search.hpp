@@ -74,6 +74,12 @@ using MeasureLaunch =
 SearchResult search_launch(const LaunchSpace& space, const LaunchConfig& start,
                            const MeasureLaunch& measure, const SearchOptions& options = {});
 
+// The configuration the search ranked second (the highest other step that ran), when it came
+// within the search's minimum gain of the best: the search cannot order the two. On an H200 the
+// shared-memory search ended at 4 B vectors in two of five runs and at 8 B in three (127.53
+// against 127.73 B per SM cycle): measuring both keeps that indecision in the finding's spread.
+std::optional<LaunchConfig> runner_up(const SearchResult& search);
+
 nlohmann::json to_json(const SearchResult& result);
 
 }  // namespace memtopo

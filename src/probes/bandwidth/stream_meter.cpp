@@ -84,11 +84,15 @@ StreamMeasurement StreamMeter::measure_sized(const LaunchConfig& config,
   return m;
 }
 
-MeasureLaunch StreamMeter::searcher(std::uint32_t timed_launches) {
-  return [this, timed_launches](const LaunchConfig& config,
-                                std::string& not_run) -> std::optional<double> {
+MeasureLaunch StreamMeter::searcher(std::uint32_t timed_launches, bool at_one_clock) {
+  return [this, timed_launches, at_one_clock](const LaunchConfig& config,
+                                              std::string& not_run) -> std::optional<double> {
     try {
-      return measure(config, timed_launches).median_bytes_per_second;
+      const StreamMeasurement m = measure(config, timed_launches);
+      const double clock = m.result.sm_clock_khz;
+      if (!at_one_clock || !(clock > 0)) return m.median_bytes_per_second;
+      if (!(reference_clock_khz_ > 0)) reference_clock_khz_ = clock;
+      return m.median_bytes_per_second * reference_clock_khz_ / clock;
     } catch (const ExperimentError& error) {
       not_run = error.what();
       return std::nullopt;

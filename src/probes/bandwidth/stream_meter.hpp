@@ -40,8 +40,11 @@ class StreamMeter {
   void set_placement(StreamPlacement placement) { base_.placement = placement; }
 
   // A MeasureLaunch for search_launch: the median bandwidth over `timed_launches`, nullopt
-  // (with the reason) where the backend cannot run the configuration.
-  MeasureLaunch searcher(std::uint32_t timed_launches);
+  // (with the reason) where the backend cannot run the configuration. `at_one_clock` (a level
+  // bound by the SM clock): each median is scaled to the SM clock of the meter's first
+  // measurement, so that the search compares bytes per cycle, not the clock's drift between
+  // configurations (1961-1980 MHz within one H200 discovery, more than the search's 0.3 %).
+  MeasureLaunch searcher(std::uint32_t timed_launches, bool at_one_clock = false);
 
   const StreamSpec& base() const { return base_; }
   void relabel(std::string label) { label_ = std::move(label); }
@@ -54,7 +57,8 @@ class StreamMeter {
   ProbeContext& ctx_;
   StreamSpec base_;
   std::string label_;
-  double rate_estimate_;  // bytes per second launches are sized for
+  double rate_estimate_;            // bytes per second launches are sized for
+  double reference_clock_khz_ = 0;  // the first SM clock a search at one clock measured
 };
 
 }  // namespace memtopo

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/confidence.hpp"
 #include "analysis/code_fetch_levels.hpp"
+#include "analysis/confidence.hpp"
 #include "analysis/stats.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
@@ -107,10 +107,15 @@ class IcacheProbe final : public HopperProbe {
                                         const CodeFetchLevels& levels) {
     nlohmann::json series = nlohmann::json::array();
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      series.push_back(
-          {{"code_bytes", sizes[i]}, {"cycles_per_instruction", levels.medians[i]}});
+      series.push_back({{"code_bytes", sizes[i]}, {"cycles_per_instruction", levels.medians[i]}});
     }
     return series;
+  }
+
+  static std::vector<double> plateau_medians(const std::vector<double>& medians, std::size_t first,
+                                             std::size_t last) {
+    return {medians.begin() + static_cast<std::ptrdiff_t>(first),
+            medians.begin() + static_cast<std::ptrdiff_t>(last) + 1};
   }
 
   static void write_levels(Topology& topology, const std::vector<std::uint64_t>& sizes,
@@ -157,7 +162,8 @@ class IcacheProbe final : public HopperProbe {
                        {"contrast", t.contrast},
                        {"noise_sigma", levels.noise_sigma},
                        {"series", series}};
-      set_confidence(size, Confidence{edge(t.confidence, "the transition (significance x contrast)")});
+      set_confidence(size,
+                     Confidence{edge(t.confidence, "the transition (significance x contrast)")});
       element.set(std::move(size));
 
       // What the level answers at (cycles per instruction while the code fits it), and what a
@@ -172,8 +178,12 @@ class IcacheProbe final : public HopperProbe {
       penalty.source = Source::derived;
       penalty.method =
           "cycles per instruction of the level behind minus this level's, across the "
-          "transition (per instruction executed, not per fetch)";
+          "transition (per instruction executed, not per fetch); spread over every code size's "
+          "median behind minus every one in front";
       penalty.value = t.cpi_after - t.cpi_before;
+      penalty.spread = summarize(
+          pairwise_differences(plateau_medians(levels.medians, t.slower_first, t.slower_last),
+                               plateau_medians(levels.medians, t.plateau_first, t.plateau_last)));
       set_confidence(penalty, Confidence{edge(t.confidence, "the transition")});
       element.set(std::move(penalty));
     }

@@ -64,11 +64,14 @@ Property miss_penalty(const MeasuredLevel& level) {
   const StaircaseLevel& after = ladder.after(k);
   const double missing_mean = scanned ? level.sets->all_missing_mean_cycles() : after.mean;
   p.value = missing_mean - before.mean;
-  std::vector<double> shifts;
-  for (std::size_t i = after.first; i <= after.last; ++i) {
-    shifts.push_back(ladder.staircase.mean[i] - before.mean);
-  }
-  p.spread = summarize(shifts);
+  // The spread: every chain's mean after the step minus every one before it, so that it holds
+  // the variation of both plateaus (a run's before plateau moves by about a cycle on an H200).
+  const auto plateau = [&](const StaircaseLevel& side) {
+    return std::vector<double>(
+        ladder.staircase.mean.begin() + static_cast<std::ptrdiff_t>(side.first),
+        ladder.staircase.mean.begin() + static_cast<std::ptrdiff_t>(side.last) + 1);
+  };
+  p.spread = summarize(pairwise_differences(plateau(after), plateau(before)));
   p.evidence = {{"mean_before_cycles", before.mean},
                 {"mean_after_cycles", after.mean},
                 {"mean_all_missing_cycles", missing_mean}};

@@ -154,6 +154,12 @@ TEST_F(BandwidthOnSim, PerSmClockFiguresAndTheDramPeak) {
   EXPECT_EQ(fraction.source, Source::derived);
   EXPECT_NEAR(fraction.value.get<double>(), m.dram * m.clock_hz / m.api_peak,
               kTolerance * m.dram * m.clock_hz / m.api_peak);
+  // The fraction carries the bandwidth's spread over the peak, so that it varies no more
+  // between runs than the bandwidth does.
+  const Property& dram = property(*run_, "dram", "bandwidth");
+  ASSERT_TRUE(fraction.spread && dram.spread);
+  EXPECT_DOUBLE_EQ(fraction.spread->p5, dram.spread->p5 / peak.value.get<double>());
+  EXPECT_DOUBLE_EQ(fraction.spread->p95, dram.spread->p95 / peak.value.get<double>());
 }
 
 TEST_F(BandwidthOnSim, KneesLandOnTheModelledSizes) {

@@ -137,5 +137,24 @@ TEST(LaunchSearch, StoresUseSixteenByteVectorsOnly) {
   EXPECT_EQ(evidence.at("best").at("vector_bytes"), 16);
 }
 
+TEST(LaunchSearch, TheRunnerUpIsTheBestOtherStepWithinTheMinimumGain) {
+  SearchResult result;
+  result.min_gain = 0.003;
+  result.best = {4, 512, 4, 8};
+  result.best_bytes_per_second = 1000;
+  const LaunchConfig close{4, 512, 8, 8}, far{2, 256, 16, 8}, lost{8, 1024, 16, 8};
+  result.steps = {{result.best, 1000, ""}, {far, 990, ""}, {close, 998, ""}, {lost, {}, "no fit"}};
+  ASSERT_TRUE(runner_up(result).has_value());
+  EXPECT_EQ(*runner_up(result), close);
+  // A step the search measured higher but not by its gain counts too (it could not move there).
+  result.steps.push_back({far, 1002, ""});
+  EXPECT_EQ(*runner_up(result), far);
+  // Nothing within 0.3 %: the search ordered them; no runner-up.
+  result.steps = {{result.best, 1000, ""}, {far, 990, ""}};
+  EXPECT_FALSE(runner_up(result).has_value());
+  result.steps = {{result.best, 1000, ""}};
+  EXPECT_FALSE(runner_up(result).has_value());
+}
+
 }  // namespace
 }  // namespace memtopo
