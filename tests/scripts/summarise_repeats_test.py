@@ -50,6 +50,12 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(summarise.verdict(carveout), "DIFFERS")
         self.assertEqual(summarise.verdict([prop([row(1, 0, 2)]), prop([row(1, 0, 2)] * 2)]), "DIFFERS")
 
+    def test_size_rows_within_their_search_resolution(self):
+        def carveout(l1_bytes):
+            return prop([{"l1_bytes": l1_bytes, "resolution_bytes": 128, "reserved_shared_bytes": 114168}])
+        self.assertEqual(summarise.verdict([carveout(119296), carveout(119424)]), "within spread")
+        self.assertEqual(summarise.verdict([carveout(119296), carveout(119552)]), "DIFFERS")
+
 
 if __name__ == "__main__":
     sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)

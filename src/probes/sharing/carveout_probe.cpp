@@ -187,6 +187,8 @@ Property CarveoutMeasurement::table(const std::vector<CarveoutRow>& rows) const 
         {"reserved_shared_bytes", row.reserved}, {"confidence", nullptr}, {"l1_bytes", nullptr}};
     if (row.l1_bytes) {
       entry["l1_bytes"] = *row.l1_bytes;
+      // The search's step: the edge lies between l1_bytes (fits) and l1_bytes + this (misses).
+      entry["resolution_bytes"] = stride_;
       entry["confidence"] = row.confidence->value();
       row_confidences.push_back(row.confidence->value());
     } else {

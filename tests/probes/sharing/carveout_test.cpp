@@ -44,6 +44,8 @@ TEST(Carveout, EveryReservationsL1IsWithinOneLineOfTheTruth) {
     ASSERT_TRUE(row.at("l1_bytes").is_number()) << table.note;
     EXPECT_NEAR(row.at("l1_bytes").get<double>(), true_l1_bytes(truth, reserved), line);
     EXPECT_GE(row.at("confidence").get<double>(), 0.8);
+    // The search's step, which the truth lies within (rows the search found, row 0 included).
+    EXPECT_EQ(row.at("resolution_bytes").get<double>(), line);
   }
   // The largest reservation is the API's opt-in maximum, which is the last carveout step here:
   // the bound L1(R) + R is then the unified capacity itself.
