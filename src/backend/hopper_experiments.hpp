@@ -80,7 +80,8 @@ struct TileCopySpec {
   // The tile: rows x row_bytes (1D and plain loads: one row of the whole tile).
   std::uint32_t rows = 1;
   std::uint32_t row_bytes = 4096;
-  // Latency: copies of one tile, one after another by one block (the first warms L2).
+  // Latency: copies of tiles 0 .. samples-1, one after another by one block, after one untimed
+  // copy of each (which leaves every tile in L2).
   std::uint32_t samples = 16;
   // Throughput: every SM's block copies `tiles_per_block` tiles of a source of `source_bytes`.
   std::uint64_t source_bytes = 8u << 20;
@@ -92,7 +93,7 @@ inline std::uint64_t tile_bytes(const TileCopySpec& spec) {
 }
 
 struct TileCopyLatencyResult {
-  std::vector<double> cycles;  // per copy, issue to completion; the first (cold) left out
+  std::vector<double> cycles;  // per copy (tile), issue to completion
 };
 
 struct TileCopyThroughputResult {
