@@ -56,6 +56,13 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(summarise.verdict([carveout(119296), carveout(119424)]), "within spread")
         self.assertEqual(summarise.verdict([carveout(119296), carveout(119552)]), "DIFFERS")
 
+    def test_a_rows_reason_in_words_is_no_label(self):
+        def unreachable(why):
+            return prop([{"data": "l1", "reachable": False, "why": why}])
+        self.assertEqual(summarise.verdict([unreachable("4096 lines do not fit"),
+                                            unreachable("3944 lines do not fit")]), "within spread")
+        reachable = prop([{"data": "l1", "reachable": True, "why": "4096 lines"}])
+        self.assertEqual(summarise.verdict([unreachable("4096 lines"), reachable]), "DIFFERS")
 
 if __name__ == "__main__":
     sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)

@@ -73,7 +73,7 @@ class CoordinateSearch {
 
   std::optional<double> value_at(const Position& at) {
     if (const auto known = measured_.find(at); known != measured_.end()) return known->second;
-    SearchStep step{config_at(space_, at), std::nullopt, ""};
+    LaunchStep step{config_at(space_, at), std::nullopt, ""};
     step.bytes_per_second = measure_(step.config, step.not_run);
     if (step.bytes_per_second) ++launches_;
     result_.steps.push_back(step);
@@ -229,8 +229,8 @@ SearchResult search_launch(const LaunchSpace& space, const LaunchConfig& start,
 }
 
 std::optional<LaunchConfig> runner_up(const SearchResult& search) {
-  const SearchStep* second = nullptr;
-  for (const SearchStep& step : search.steps) {
+  const LaunchStep* second = nullptr;
+  for (const LaunchStep& step : search.steps) {
     if (!step.bytes_per_second || step.config == search.best) continue;
     if (!second || *step.bytes_per_second > *second->bytes_per_second) second = &step;
   }
@@ -241,7 +241,7 @@ std::optional<LaunchConfig> runner_up(const SearchResult& search) {
 
 nlohmann::json to_json(const SearchResult& result) {
   nlohmann::json steps = nlohmann::json::array();
-  for (const SearchStep& step : result.steps) {
+  for (const LaunchStep& step : result.steps) {
     nlohmann::json row = to_json(step.config);
     if (step.bytes_per_second) {
       row["bytes_per_second"] = *step.bytes_per_second;

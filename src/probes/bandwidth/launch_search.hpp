@@ -41,8 +41,10 @@ LaunchSpace store_launch_space();
 // unroll.
 LaunchConfig default_start(const LaunchSpace& space);
 
-// One measurement of the search: the bandwidth, or why the configuration could not run.
-struct SearchStep {
+// One measurement of the search: the bandwidth, or why the configuration could not run. (Not
+// `SearchStep`: size_search.hpp has one, and two types of one name in one program broke
+// std::vector<SearchStep> under ASan once a test instantiated both.)
+struct LaunchStep {
   LaunchConfig config;
   std::optional<double> bytes_per_second;
   std::string not_run;
@@ -51,7 +53,7 @@ struct SearchStep {
 struct SearchResult {
   LaunchConfig best;
   double best_bytes_per_second = 0;
-  std::vector<SearchStep> steps;  // in the order measured
+  std::vector<LaunchStep> steps;  // in the order measured
   bool budget_spent = false;      // stopped by max_measurements, not by convergence
   double min_gain = 0;            // the gain a move needed (SearchOptions)
 };
