@@ -64,5 +64,6 @@ class Verdicts(unittest.TestCase):
         reachable = prop([{"data": "l1", "reachable": True, "why": "4096 lines"}])
         self.assertEqual(summarise.verdict([unreachable("4096 lines"), reachable]), "DIFFERS")
 
+
 if __name__ == "__main__":
     sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)

@@ -133,6 +133,14 @@ std::vector<double> at_run_clocks(const StreamMeasurement& m, const SmClockLog& 
   return out;
 }
 
+// Each launch's bytes per SM per cycle, over the SM clock measured during the launches; empty
+// where that clock is unknown.
+std::vector<double> bytes_per_sm_cycle(const StreamMeasurement& m) {
+  const double per_second = m.result.sms * m.result.sm_clock_khz * kHzPerKhz;
+  if (!(per_second > 0)) return {};
+  return scaled(m.bytes_per_second, 1 / per_second);
+}
+
 }  // namespace
 
 Property rate_property(const std::string& name, const OpOutcome& outcome, const FootprintPlan& plan,
@@ -178,20 +186,16 @@ Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome) {
   p.source = Source::derived;
   p.method = "bandwidth / (SMs x the SM clock measured during its timed launches)";
   p.evidence = {{"sms", r.sms}, {"sm_clock_khz", r.sm_clock_khz}};
-  const double per_second = r.sms * r.sm_clock_khz * kHzPerKhz;
-  if (!(per_second > 0)) {
+  std::vector<double> per_cycle = bytes_per_sm_cycle(outcome.final);
+  if (per_cycle.empty()) {
     p.value = nullptr;
     p.inconclusive = true;
     p.note = "the SM clock during the launches is unknown";
     return p;
   }
-  std::vector<double> per_cycle = scaled(outcome.final.bytes_per_second, 1 / per_second);
   if (outcome.runner_up) {
-    const StreamResult& second = outcome.runner_up->result;
-    const double second_per_second = second.sms * second.sm_clock_khz * kHzPerKhz;
-    if (second_per_second > 0) {
-      const std::vector<double> more =
-          scaled(outcome.runner_up->bytes_per_second, 1 / second_per_second);
+    const std::vector<double> more = bytes_per_sm_cycle(*outcome.runner_up);
+    if (!more.empty()) {
       per_cycle.insert(per_cycle.end(), more.begin(), more.end());
       p.method +=
           "; value and spread over the final launches of the best configuration and of "
