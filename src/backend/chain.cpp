@@ -1,7 +1,10 @@
 #include "backend/chain.hpp"
 
+#include <algorithm>
+#include <optional>
+#include <span>
 #include <string>
-#include <unordered_set>
+#include <vector>
 
 #include "backend/backend.hpp"
 
@@ -53,6 +56,29 @@ std::uint64_t loads_per_chaser(const ChaseSpec& spec) {
 
 namespace {
 
+// Arrays up to this many words are checked for repeats with a bitmap (32 MiB at most).
+constexpr std::uint64_t kBitmapWords = std::uint64_t{1} << 28;
+
+// An index that occurs more than once, if any; every index is below `words`. Chains of a million
+// elements are validated for every chase: a bitmap where the array is small enough, else a
+// sorted copy (a hash set's allocations had made this the slowest part of a simulated sweep).
+template <typename Index>
+std::optional<Index> repeated_index(std::span<const Index> indices, std::uint64_t words) {
+  if (words <= kBitmapWords) {
+    std::vector<bool> seen(words);
+    for (const Index index : indices) {
+      if (seen[index]) return index;
+      seen[index] = true;
+    }
+    return std::nullopt;
+  }
+  std::vector<Index> sorted(indices.begin(), indices.end());
+  std::sort(sorted.begin(), sorted.end());
+  const auto it = std::adjacent_find(sorted.begin(), sorted.end());
+  if (it == sorted.end()) return std::nullopt;
+  return *it;
+}
+
 template <typename Fail>
 void validate_eviction(const ChaseSpec& spec, const Fail& fail) {
   const EvictionSweep& sweep = *spec.eviction;
@@ -84,14 +110,15 @@ void validate_wide(const ChaseSpec& spec, const Fail& fail) {
     fail("wide chains take no eviction sweep and no private segments");
   }
   const std::uint64_t words = spec.footprint_bytes / 4;
-  std::unordered_set<std::uint64_t> seen;
   for (const std::uint64_t index : spec.wide_indices) {
     if (index % 2 != 0) fail("wide index " + std::to_string(index) + " is not 8-byte aligned");
     if (index + 1 >= words) {
       fail("wide index " + std::to_string(index) + " lies outside the footprint of " +
            std::to_string(words) + " words");
     }
-    if (!seen.insert(index).second) fail("wide index " + std::to_string(index) + " repeats");
+  }
+  if (const auto repeated = repeated_index(std::span(spec.wide_indices), words)) {
+    fail("wide index " + std::to_string(*repeated) + " repeats");
   }
 }
 
@@ -110,15 +137,19 @@ void validate(const ChaseSpec& spec) {
   }
   if (spec.order == ChaseOrder::explicit_indices) {
     if (spec.indices.empty()) fail("explicit_indices needs a non-empty index list");
-    std::unordered_set<std::uint32_t> seen;
     for (auto index : spec.indices) {
       if (index >= words) {
         fail("index " + std::to_string(index) + " lies outside the footprint of " +
              std::to_string(words) + " words");
       }
-      if (!seen.insert(index).second) fail("index " + std::to_string(index) + " repeats");
     }
-    if (!seen.count(spec.start_index)) fail("start_index is not on the explicit chain");
+    if (const auto repeated = repeated_index(std::span(spec.indices), words)) {
+      fail("index " + std::to_string(*repeated) + " repeats");
+    }
+    if (std::find(spec.indices.begin(), spec.indices.end(), spec.start_index) ==
+        spec.indices.end()) {
+      fail("start_index is not on the explicit chain");
+    }
     return;
   }
   if (spec.stride_bytes == 0 || spec.stride_bytes % 4 != 0) {

@@ -25,6 +25,12 @@ namespace {
 // never on where the allocator happened to put the array.
 constexpr std::uint64_t kChainAlignmentBytes = 2u << 20;
 constexpr std::uint64_t kChainAlignmentWords = kChainAlignmentBytes / 4;
+// A chase whose stride is a larger power of two (a TLB ladder's 16 or 32 MiB) starts on a
+// multiple of its stride, up to this: element k then lies in the k-th stride-sized region of
+// the address space, which a TLB entry of that size covers, and never shares it with element
+// k + 1. From a 2 MiB boundary only, the seeded offsets put some pairs of elements into one
+// region (how many depends on where cudaMalloc put the array).
+constexpr std::uint64_t kMaxChainAlignmentBytes = 64u << 20;
 // Blocks launched per SM, at most: enough that the block scheduler puts one on every SM, but
 // no more than fit at once, so that the idle ones have left before a chase starts timing.
 constexpr int kMaxBlocksPerSm = 4;
@@ -69,16 +75,28 @@ void ensure_device_words(DeviceBuffer<std::uint32_t>& buffer, std::uint64_t word
   }
 }
 
-// Words from `address` to the next 2 MiB boundary.
-std::uint64_t words_to_alignment(const std::uint32_t* address) {
+// Words from `address` to the next multiple of `alignment` bytes.
+std::uint64_t words_to_alignment(const std::uint32_t* address, std::uint64_t alignment) {
   const auto bytes = reinterpret_cast<std::uintptr_t>(address);
-  return (kChainAlignmentBytes - bytes % kChainAlignmentBytes) % kChainAlignmentBytes / 4;
+  return (alignment - bytes % alignment) % alignment / 4;
+}
+
+// Where a launch's chains start: the largest power of two that divides every chase's stride,
+// within [kChainAlignmentBytes, kMaxChainAlignmentBytes].
+std::uint64_t chain_alignment_bytes(const PlannedLaunch& launch, std::span<const ChaseSpec> batch) {
+  std::uint64_t alignment = kMaxChainAlignmentBytes;
+  for (const PlannedJob& job : launch.jobs) {
+    const std::uint64_t stride = batch[job.spec_index].stride_bytes;
+    if (stride > 0) alignment = std::min(alignment, stride & (~stride + 1));  // its lowest bit
+  }
+  return std::max(alignment, kChainAlignmentBytes);
 }
 
 }  // namespace
 
 struct ChaseRunner::Placement {
-  std::uint64_t chain_base = 0;              // first 2 MiB-aligned word of chains_
+  std::uint64_t chain_base = 0;              // first aligned word of chains_ (chain_alignment)
+  std::uint64_t chain_alignment_words = 0;   // every chain starts on a multiple of this
   std::vector<std::uint64_t> chain_offset;   // per job, words after chain_base
   std::uint64_t sweep_base = 0;              // first 2 MiB-aligned word of sweep_chains_
   std::vector<std::uint64_t> sweep_offset;   // per job, words after sweep_base
@@ -126,11 +144,12 @@ ChaseRunner::ChaseRunner(ChaseRunnerConfig config) : config_(std::move(config)) 
 ChaseRunner::Placement ChaseRunner::place(const PlannedLaunch& launch,
                                           std::span<const ChaseSpec> batch) {
   Placement placement;
+  placement.chain_alignment_words = chain_alignment_bytes(launch, batch) / 4;
   for (const PlannedJob& job : launch.jobs) {
     const ChaseSpec& spec = batch[job.spec_index];
     placement.chain_offset.push_back(placement.chain_words);
     if (spec.path != LoadPath::constant) {
-      placement.chain_words += round_up(spec.footprint_bytes / 4, kChainAlignmentWords);
+      placement.chain_words += round_up(spec.footprint_bytes / 4, placement.chain_alignment_words);
     }
     placement.sweep_offset.push_back(placement.sweep_words);
     if (spec.eviction && spec.eviction->path != LoadPath::constant) {
@@ -141,13 +160,14 @@ ChaseRunner::Placement ChaseRunner::place(const PlannedLaunch& launch,
   }
   drop_unused_arrays(placement);
   if (placement.chain_words > 0) {
-    ensure_device_words(chains_, placement.chain_words + kChainAlignmentWords, "chase arrays");
-    placement.chain_base = words_to_alignment(chains_.data());
+    ensure_device_words(chains_, placement.chain_words + placement.chain_alignment_words,
+                        "chase arrays");
+    placement.chain_base = words_to_alignment(chains_.data(), 4 * placement.chain_alignment_words);
   }
   if (placement.sweep_words > 0) {
     ensure_device_words(sweep_chains_, placement.sweep_words + kChainAlignmentWords,
                         "eviction sweep arrays");
-    placement.sweep_base = words_to_alignment(sweep_chains_.data());
+    placement.sweep_base = words_to_alignment(sweep_chains_.data(), kChainAlignmentBytes);
   }
   ensure_size(cycles_, placement.records);
   if (launch.wide) {
@@ -352,8 +372,8 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
     trace.sm_id = outcome.sm_id;
     trace.overhead_samples.assign(std::begin(outcome.overhead), std::end(outcome.overhead));
     trace.overhead_cycles = median_cycles(trace.overhead_samples);
-    trace.clock_khz = clock_khz_of(outcome.clock_end - outcome.clock_start,
-                                   outcome.ns_end - outcome.ns_start);
+    trace.clock_khz =
+        clock_khz_of(outcome.clock_end - outcome.clock_start, outcome.ns_end - outcome.ns_start);
   }
   const bool keep = std::all_of(launch.jobs.begin(), launch.jobs.end(), [&](const PlannedJob& job) {
     return batch[job.spec_index].keep_arrays;
@@ -365,11 +385,12 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
 // allocated, a held array this launch does not use goes first, so that the new one can take
 // its room (the ones it does use are freed by ensure_size before they grow).
 void ChaseRunner::drop_unused_arrays(const Placement& placement) {
-  const auto must_grow = [](const DeviceBuffer<std::uint32_t>& buffer, std::uint64_t words) {
-    return words > 0 && buffer.size() < words + kChainAlignmentWords;
+  const auto must_grow = [](const DeviceBuffer<std::uint32_t>& buffer, std::uint64_t words,
+                            std::uint64_t alignment_words) {
+    return words > 0 && buffer.size() < words + alignment_words;
   };
-  if (!must_grow(chains_, placement.chain_words) &&
-      !must_grow(sweep_chains_, placement.sweep_words)) {
+  if (!must_grow(chains_, placement.chain_words, placement.chain_alignment_words) &&
+      !must_grow(sweep_chains_, placement.sweep_words, kChainAlignmentWords)) {
     return;
   }
   if (placement.chain_words == 0) chains_ = DeviceBuffer<std::uint32_t>();

@@ -107,6 +107,16 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
     evidence["other_launch_shape"] = {{"not_run", outcome.other_shape_not_run}};
   }
   if (!outcome.one_pass_configs.empty()) evidence["one_pass_configs"] = outcome.one_pass_configs;
+  if (!outcome.other_footprints.empty()) {
+    nlohmann::json footprints = nlohmann::json::array();
+    for (const StreamMeasurement& other : outcome.other_footprints) {
+      footprints.push_back({{"footprint_bytes", other.result.footprint_bytes},
+                            {"p50_bytes_per_second", other.median_bytes_per_second},
+                            {"spread", spread_evidence(summarize(other.bytes_per_second))}});
+    }
+    evidence["other_footprints"] = std::move(footprints);
+    evidence["planned_footprint_spread"] = spread_evidence(summarize(m.bytes_per_second));
+  }
   return evidence;
 }
 
@@ -162,14 +172,25 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
     p.evidence["run_sm_clock_khz"] = {{"readings", clocks->readings().size()},
                                       {"quantiles", readings}};
   }
-  const std::vector<double>& samples = at_clocks.empty() ? m.bytes_per_second : at_clocks;
+  std::vector<double> samples = at_clocks.empty() ? m.bytes_per_second : at_clocks;
+  if (!outcome.other_footprints.empty()) {
+    for (const StreamMeasurement& other : outcome.other_footprints) {
+      samples.insert(samples.end(), other.bytes_per_second.begin(), other.bytes_per_second.end());
+    }
+    p.method += "; value and spread over the final launches at " +
+                std::to_string(outcome.other_footprints.size() + 1) +
+                " footprints inside L2 (the planned one, half and one and a half of it): the "
+                "rate moves with the footprint";
+  }
   p.spread = summarize(samples);
   p.value = p.spread->p50;
-  Confidence confidence{share_within(samples, p.spread->p50, kBandwidthBand,
-                                     at_clocks.empty()
-                                         ? "timed launches within 3 % of the p50"
-                                         : "timed launches at the run's SM clocks within 3 % of "
-                                           "the p50")};
+  Confidence confidence{share_within(
+      samples, p.spread->p50, kBandwidthBand,
+      !at_clocks.empty()                  ? "timed launches at the run's SM clocks within 3 % of "
+                                            "the p50"
+      : !outcome.other_footprints.empty() ? "timed launches at every footprint within 3 % of "
+                                            "the p50"
+                                          : "timed launches within 3 % of the p50")};
   if (plan.from_confidence) {
     confidence *= inherited(*plan.from_confidence,
                             plan.from_finding + " (the footprint was planned from it)");

@@ -30,6 +30,11 @@ struct OpOutcome {
   // again with the final launches (the search cannot order the two).
   bool search_at_one_clock = false;
   std::optional<StreamMeasurement> runner_up;
+  // Inside L2: the best configuration's final launches at other footprints inside it. An
+  // H200's all-SM L2 rate moved by a third with the footprint (13.4-18.3 TB/s over a quarter of
+  // l2.size between runs whose l2.size differed by 11 %): the finding's value and spread are
+  // over every footprint's launches.
+  std::vector<StreamMeasurement> other_footprints;
 };
 
 // `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in

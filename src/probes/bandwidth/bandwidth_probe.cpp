@@ -23,6 +23,10 @@ constexpr std::uint32_t kFinalTimedLaunches = 9;
 constexpr double kFinalLaunchSeconds = 4e-3;
 // DRAM one-pass configurations measured again with the final launches (try_one_pass).
 constexpr std::size_t kOnePassFinalists = 2;
+// Inside L2, the best configuration is also measured over these multiples of the planned
+// footprint (a quarter of l2.size: an eighth and three eighths of it), see
+// OpOutcome::other_footprints.
+constexpr double kOtherL2FootprintFactors[] = {0.5, 1.5};
 
 class BandwidthMeasurement {
  public:
@@ -67,6 +71,14 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
     }
   }
   if (target_.footprint == BandwidthFootprint::beyond_l2) try_one_pass(meter, space, outcome);
+  if (target_.footprint == BandwidthFootprint::inside_l2) {
+    meter.relabel(id() + "/" + op + "_footprints");
+    for (const double factor : kOtherL2FootprintFactors) {
+      const auto footprint = static_cast<std::uint64_t>(factor * static_cast<double>(plan_.bytes));
+      outcome.other_footprints.push_back(meter.measure_long(
+          outcome.search.best, kFinalTimedLaunches, kFinalLaunchSeconds, footprint));
+    }
+  }
   return outcome;
 }
 

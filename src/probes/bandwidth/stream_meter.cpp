@@ -56,8 +56,9 @@ StreamMeasurement StreamMeter::measure(const LaunchConfig& config, std::uint32_t
 }
 
 StreamMeasurement StreamMeter::measure_long(const LaunchConfig& config,
-                                            std::uint32_t timed_launches, double launch_seconds) {
-  return measure_sized(config, timed_launches, 0, launch_seconds);
+                                            std::uint32_t timed_launches, double launch_seconds,
+                                            std::uint64_t footprint) {
+  return measure_sized(config, timed_launches, footprint, launch_seconds);
 }
 
 StreamMeasurement StreamMeter::measure_sized(const LaunchConfig& config,

@@ -34,7 +34,7 @@ class StreamMeter {
   // The same with launches sized to last about `launch_seconds` each (a final measurement:
   // launch overhead and the ramp at a launch's start and end weigh less in longer launches).
   StreamMeasurement measure_long(const LaunchConfig& config, std::uint32_t timed_launches,
-                                 double launch_seconds);
+                                 double launch_seconds, std::uint64_t footprint = 0);
 
   // Runs with another placement from now on (a one-pass grid over the same array).
   void set_placement(StreamPlacement placement) { base_.placement = placement; }

@@ -475,6 +475,7 @@ Property segment_size_property(const SegmentPlan& plan, const SegmentCount& resu
   p.unit = "bytes";
   p.source = Source::derived;
   p.value = plan.one_sm_bytes;
+  p.spread = plan.l2_size->spread;  // the edge's spread over placements (l2.size)
   p.inconclusive = result.segments.inconclusive;
   p.method = "the one-SM l2.size: one SM's cg chase fills its own segment only (l2.segments)";
   p.evidence = {{"l2_size_bytes", plan.one_sm_bytes},

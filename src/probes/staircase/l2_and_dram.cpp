@@ -1,10 +1,14 @@
 // The L2 row: one ld.global.cg staircase from beyond L1 to beyond the API L2 size. Its last step
-// is l2.size; a step before it lies inside L2 (l2.segment_size).
+// is l2.size, refined on several placements of the chain in memory; a step before it lies inside
+// L2 (l2.segment_size).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "analysis/stats.hpp"
 
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/constants.hpp"
@@ -23,6 +27,13 @@ constexpr std::uint64_t kL1Multiple = 4;                          // start beyon
 constexpr std::uint64_t kFallbackL2SweepEndBytes = 256ull << 20;  // no API L2 size
 // The sweep needs at least this ratio between its last and first footprint.
 constexpr std::uint64_t kMinSweepSpan = 4;
+// The last step is refined on this many placements of the chain: at the array's start, then
+// each one further on by the first coarse footprint past the step, rounded up to a large page.
+// An H200's one-SM edge moved between 24.7 and 27.8 MiB from process to process, with the miss
+// share rising over several MiB (docs/results/nvidia-h200/2026-11-24_94d1e47): where misses
+// start depends on the physical pages a hashed L2 maps the chain to.
+constexpr std::size_t kL2Placements = 3;
+constexpr std::uint64_t kPlacementAlignBytes = 2ull << 20;
 
 // The footprints and stride of the L2 sweep.
 struct L2Plan {
@@ -76,15 +87,79 @@ std::string api_comparison(const RefinedStep& last, const L2Plan& plan) {
          "partition holding only its own share); above 1, the line is smaller than the stride";
 }
 
-Property l2_size(const RefinedStep& last, const L2Plan& plan, const nlohmann::json& evidence,
+// The last step refined on other placements (Sweep::refine_placed), each after the one before.
+struct Placements {
+  std::vector<std::uint64_t> offsets;  // offsets[0] = 0: the sweep's own chains
+  std::vector<RefinedStep> refined;
+};
+
+Placements refine_on_placements(ProbeContext& ctx, const StaircaseRow& row, Sweep& sweep,
+                                const Staircase& s, std::size_t k) {
+  Placements out{{0}, {sweep.refine(s, k)}};
+  const std::uint64_t gap = round_down(
+      s.footprints[s.levels[k + 1].first] + kPlacementAlignBytes - 1, kPlacementAlignBytes);
+  const std::uint64_t array_limit =
+      std::min(ctx.backend.limits().max_footprint_bytes, kMaxIndexedBytes);
+  for (std::size_t p = 1; p < kL2Placements; ++p) {
+    const std::uint64_t offset = p * gap;
+    if (offset + s.footprints[s.levels[k + 1].last] > array_limit) break;
+    ctx.progress(row.id + ": placement " + std::to_string(p + 1) + " of " +
+                 std::to_string(kL2Placements));
+    out.offsets.push_back(offset);
+    out.refined.push_back(sweep.refine_placed(s, k, out.refined.front(), offset));
+  }
+  return out;
+}
+
+nlohmann::json placements_evidence(const Placements& placements) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < placements.refined.size(); ++i) {
+    nlohmann::json entry = refined_evidence(placements.refined[i]);
+    entry["offset_bytes"] = placements.offsets[i];
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+// l2.size: the median edge of the placements that found one (the lower one of an even count:
+// always a measured edge), spread over all of them. As sure as that placement's refined step,
+// times how well the placements' edges agree (capacity_agreement of the smallest and largest)
+// and the share of placements that found an edge at all.
+Property l2_size(const Placements& placements, const L2Plan& plan, const nlohmann::json& evidence,
                  const std::string& method) {
-  Property size = size_from_step(last, method);
+  std::vector<const RefinedStep*> found;
+  for (const RefinedStep& r : placements.refined) {
+    if (r.edge_bytes > 0) found.push_back(&r);
+  }
+  std::sort(found.begin(), found.end(), [](const RefinedStep* a, const RefinedStep* b) {
+    return a->edge_bytes < b->edge_bytes;
+  });
+  const RefinedStep& chosen = *found[(found.size() - 1) / 2];
+  Property size = size_from_step(chosen, method);
+  std::vector<double> edges;
+  for (const RefinedStep* r : found) edges.push_back(static_cast<double>(r->edge_bytes));
+  size.spread = summarize(edges);
+  Confidence confidence = refined_step_confidence(chosen);
+  confidence *= capacity_agreement(
+      edges.front(), edges.back(),
+      "the smallest and largest edge of " + std::to_string(edges.size()) + " placements");
+  if (found.size() < placements.refined.size()) {
+    confidence *= agreement(found.size(), placements.refined.size(),
+                            "placements whose edge lies between the levels around the step");
+  }
+  set_confidence(size, confidence);
+  size.evidence["placements"] = placements_evidence(placements);
   size.evidence["staircase"] = evidence;
   size.evidence["api_l2_bytes"] = plan.api_l2;
   if (plan.api_l2 > 0) {
     size.evidence["measured_over_api"] =
-        static_cast<double>(last.edge_bytes) / static_cast<double>(plan.api_l2);
-    size.note = api_comparison(last, plan);
+        static_cast<double>(chosen.edge_bytes) / static_cast<double>(plan.api_l2);
+    size.note = api_comparison(chosen, plan);
+  }
+  if (edges.back() > edges.front()) {
+    size.note +=
+        "; the edge moves with the chain's physical pages: " + format_bytes(edges.front()) +
+        " to " + format_bytes(edges.back()) + " on " + std::to_string(edges.size()) + " placements";
   }
   return size;
 }
@@ -118,7 +193,8 @@ void run_l2_and_dram(ProbeContext& ctx, const StaircaseRow& row) {
     l2.set(std::move(p));
     return;
   }
-  l2.set(l2_size(sweep.refine(s, s.steps.size() - 1), plan, evidence, method));
+  l2.set(l2_size(refine_on_placements(ctx, row, sweep, s, s.steps.size() - 1), plan, evidence,
+                 method));
   if (s.steps.size() > 1)
     l2.set(inner_segment(sweep.refine(s, 0), s.steps.size(), evidence, method));
 }

@@ -190,14 +190,23 @@ ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
   const std::uint64_t elements = footprint / layout_.stride_bytes;
   const std::uint64_t timed =
       std::clamp<std::uint64_t>(elements * kTimedPasses, kMinTimedLoads, kMaxTimedLoads);
-  ChaseBuilder builder = make_chase(row_.path, footprint, layout_.stride_bytes)
-                             .on_sm(layout_.sm)
-                             .timed_loads(static_cast<std::uint32_t>(
-                                 std::min<std::uint64_t>(timed, limits_.max_timed_loads)));
+  // Placed further into the array (refine_placed): the same sequential chain over other memory.
+  const bool placed = layout_.kind == Layout::sequential && offset_bytes_ > 0;
+  ChaseBuilder builder =
+      make_chase(row_.path, offset_bytes_ * placed + footprint, layout_.stride_bytes)
+          .on_sm(layout_.sm)
+          .timed_loads(
+              static_cast<std::uint32_t>(std::min<std::uint64_t>(timed, limits_.max_timed_loads)));
   if (layout_.kind == Layout::one_per_page && layout_.wide) {
     builder.visiting_wide(one_per_page_wide_indices(elements)).keeping_arrays();
   } else if (layout_.kind == Layout::one_per_page) {
     builder.visiting(one_per_page_indices(elements));
+  } else if (placed) {
+    std::vector<std::uint32_t> words(elements);
+    for (std::uint64_t i = 0; i < elements; ++i) {
+      words[i] = static_cast<std::uint32_t>((offset_bytes_ + i * layout_.stride_bytes) / 4);
+    }
+    builder.visiting(std::move(words));
   }
   return builder;
 }
@@ -252,47 +261,89 @@ nlohmann::json Sweep::cost() const {
   return {{"batches", batches_}, {"loads", loads_}, {"timings", timings}};
 }
 
-RefinedStep Sweep::refine(const Staircase& s, std::size_t k) {
-  const StaircaseLevel& before = s.levels[k];
-  const StaircaseLevel& after = s.levels[k + 1];
-  RefinedStep r;
-  r.step = s.steps[k];
-  const std::vector<double> after_accesses = pooled(after);
-  r.threshold_cycles = step_threshold(before, after_accesses);
-  r.miss_floor_cycles = step_miss_floor(before, after_accesses);
-  FitRule rule;
-  rule.threshold_cycles = r.threshold_cycles;
-
-  Verdicts verdicts;
-  const auto judge = [&](std::span<const std::uint64_t> footprints,
-                         std::span<const Measured> measured) {
-    for (std::size_t i = 0; i < footprints.size(); ++i) {
-      verdicts[footprints[i]] = judge_fit(measured[i].cycles, measured[i].indices, rule);
-    }
-  };
-  const std::span<const std::uint64_t> level_range(s.footprints.data() + before.first,
-                                                   after.last - before.first + 1);
-  judge(level_range, std::span(coarse_).subspan(before.first, level_range.size()));
-
-  // Bracket: the first footprint that misses at or after the step's level, and the largest
-  // fitting footprint below it; then a section search between the two.
-  Bracket bracket{0, level_range.back()};
-  narrow(bracket, footprints_of(verdicts), verdicts, before.to_bytes);
-  if (bracket.fit == 0) bracket.fit = before.from_bytes;
+RefinedStep Sweep::search_edge(std::uint64_t fit, std::uint64_t miss, Verdicts& verdicts,
+                               const FitRule& rule) {
+  Bracket bracket{fit, miss};
   for (;;) {
     const auto points =
         section_points(bracket.fit, bracket.miss, stride(), chases_per_batch(),
                        resolvable_strides(verdicts.at(bracket.miss), bracket.miss, stride()));
     if (points.empty()) break;
-    judge(points, measure(points, "section"));
+    const auto measured = measure(points, "section");
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      verdicts[points[i]] = judge_fit(measured[i].cycles, measured[i].indices, rule);
+    }
     narrow(bracket, points, verdicts, 0);
   }
+  RefinedStep r;
+  r.threshold_cycles = rule.threshold_cycles;
   r.edge_bytes = bracket.fit;
   r.first_miss_bytes = bracket.miss;
   for (const auto& [footprint, verdict] : verdicts) {
     r.verdicts.push_back({footprint, verdict.miss_fraction, verdict.fits});
   }
   r.edge_confidence = edge_confidence(r.verdicts, bracket.fit);
+  return r;
+}
+
+RefinedStep Sweep::refine(const Staircase& s, std::size_t k) {
+  const StaircaseLevel& before = s.levels[k];
+  const StaircaseLevel& after = s.levels[k + 1];
+  const std::vector<double> after_accesses = pooled(after);
+  FitRule rule;
+  rule.threshold_cycles = step_threshold(before, after_accesses);
+
+  Verdicts verdicts;
+  const std::span<const std::uint64_t> level_range(s.footprints.data() + before.first,
+                                                   after.last - before.first + 1);
+  for (std::size_t i = 0; i < level_range.size(); ++i) {
+    const Measured& m = coarse_[before.first + i];
+    verdicts[level_range[i]] = judge_fit(m.cycles, m.indices, rule);
+  }
+  // Bracket: the first footprint that misses at or after the step's level, and the largest
+  // fitting footprint below it; then a section search between the two.
+  Bracket bracket{0, level_range.back()};
+  narrow(bracket, footprints_of(verdicts), verdicts, before.to_bytes);
+  if (bracket.fit == 0) bracket.fit = before.from_bytes;
+  RefinedStep r = search_edge(bracket.fit, bracket.miss, verdicts, rule);
+  r.step = s.steps[k];
+  r.miss_floor_cycles = step_miss_floor(before, after_accesses);
+  return r;
+}
+
+RefinedStep Sweep::refine_placed(const Staircase& s, std::size_t k, const RefinedStep& first,
+                                 std::uint64_t offset_bytes) {
+  const StaircaseLevel& before = s.levels[k];
+  const StaircaseLevel& after = s.levels[k + 1];
+  FitRule rule;
+  rule.threshold_cycles = first.threshold_cycles;
+  const std::uint64_t saved_offset = offset_bytes_;
+  offset_bytes_ = offset_bytes;
+  Verdicts verdicts;
+  const auto judge_one = [&](std::uint64_t footprint) {
+    const std::uint64_t points[] = {footprint};
+    const Measured m = measure(points, "placements").front();
+    return verdicts[footprint] = judge_fit(m.cycles, m.indices, rule);
+  };
+  // The coarse footprints on either side of the step, measured here: walk down from the last
+  // one before the step until one fits, up from the first one after it until one misses.
+  std::size_t low = before.last, high = after.first;
+  while (!judge_one(s.footprints[low]).fits && low > before.first) --low;
+  while (judge_one(s.footprints[high]).fits && high < after.last) ++high;
+  RefinedStep r;
+  if (verdicts.at(s.footprints[low]).fits && !verdicts.at(s.footprints[high]).fits) {
+    Bracket bracket{0, s.footprints[high]};
+    narrow(bracket, footprints_of(verdicts), verdicts, 0);
+    r = search_edge(bracket.fit, bracket.miss, verdicts, rule);
+  } else {
+    for (const auto& [footprint, verdict] : verdicts) {
+      r.verdicts.push_back({footprint, verdict.miss_fraction, verdict.fits});
+    }
+    r.threshold_cycles = rule.threshold_cycles;
+  }
+  offset_bytes_ = saved_offset;
+  r.step = s.steps[k];
+  r.miss_floor_cycles = first.miss_floor_cycles;
   return r;
 }
 

@@ -89,6 +89,13 @@ class Sweep {
   Staircase coarse(std::span<const std::uint64_t> footprints);
   // Step k of `s` (which coarse() returned), refined by a section search.
   RefinedStep refine(const Staircase& s, std::size_t k);
+  // Step k refined again on other memory: sequential chains that start `offset_bytes` into the
+  // array (other physical pages, which a hashed cache maps to other sets). `first` (refine's
+  // answer) gives the threshold; the coarse footprints around the step, measured again there,
+  // bracket the section search. An edge outside the levels around the step comes back as
+  // edge_bytes 0. Sequential layouts only.
+  RefinedStep refine_placed(const Staircase& s, std::size_t k, const RefinedStep& first,
+                            std::uint64_t offset_bytes);
 
   std::uint32_t stride() const { return layout_.stride_bytes; }
   const Layout& layout() const { return layout_; }
@@ -102,12 +109,17 @@ class Sweep {
   std::vector<std::uint32_t> one_per_page_indices(std::uint64_t elements) const;
   std::vector<std::uint64_t> one_per_page_wide_indices(std::uint64_t elements) const;
   std::uint32_t chases_per_batch() const;
+  // Section search between a fitting and a missing footprint (both judged in `verdicts`):
+  // the edge, the first miss and every verdict.
+  RefinedStep search_edge(std::uint64_t fit, std::uint64_t miss,
+                          std::map<std::uint64_t, FitVerdict>& verdicts, const FitRule& rule);
 
   ProbeContext& ctx_;
   const StaircaseRow& row_;
   Layout layout_;
   BackendLimits limits_;
   std::vector<Measured> coarse_;
+  std::uint64_t offset_bytes_ = 0;  // where sequential chains start in their array (refine_placed)
   WordReference reference_;
   double reference_median_ = 0;
   std::map<std::string, double> seconds_;

@@ -57,9 +57,20 @@ void expect_rate(const ProbeRun& run, const std::string& element, const std::str
   // launches' own in the evidence.
   const bool sm_local = element != "l2" && element != "dram";
   ASSERT_EQ(p.evidence.contains("launch_spread"), sm_local);
+  // L2's rates: the final launches at three footprints inside it (the planned one, half and
+  // one and a half of it), pooled.
+  const bool three_footprints = element == "l2";
+  ASSERT_EQ(p.evidence.contains("other_footprints"), three_footprints);
+  if (three_footprints) {
+    const double planned = p.evidence.at("footprint_bytes").get<double>();
+    const auto& others = p.evidence.at("other_footprints");
+    ASSERT_EQ(others.size(), 2u);
+    EXPECT_NEAR(others[0].at("footprint_bytes").get<double>(), planned / 2, 0.01 * planned);
+    EXPECT_NEAR(others[1].at("footprint_bytes").get<double>(), 1.5 * planned, 0.01 * planned);
+  }
   EXPECT_EQ(sm_local ? p.evidence.at("launch_spread").at("samples").get<std::size_t>()
                      : p.spread->samples,
-            9u);
+            three_footprints ? 27u : 9u);
   EXPECT_GE(*p.confidence, 0.9);  // every launch within 3 % of the p50
   EXPECT_TRUE(p.evidence.contains("confidence_factors"));
   // The clocks during the run and the launch that gave the figure are in the evidence.
