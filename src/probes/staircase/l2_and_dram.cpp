@@ -193,8 +193,10 @@ void run_l2_and_dram(ProbeContext& ctx, const StaircaseRow& row) {
     l2.set(std::move(p));
     return;
   }
-  l2.set(l2_size(refine_on_placements(ctx, row, sweep, s, s.steps.size() - 1), plan, evidence,
-                 method));
+  Property size =
+      l2_size(refine_on_placements(ctx, row, sweep, s, s.steps.size() - 1), plan, evidence, method);
+  size.evidence["cost"] = sweep.cost();  // the sweep's, the section searches' and placements'
+  l2.set(std::move(size));
   if (s.steps.size() > 1)
     l2.set(inner_segment(sweep.refine(s, 0), s.steps.size(), evidence, method));
 }

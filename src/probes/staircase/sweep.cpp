@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <utility>
 
 #include "analysis/size_rule.hpp"
@@ -28,6 +30,10 @@ constexpr double kMissFloorMinShare = 0.01;
 // Mixes the seed with an element's index for its offset inside its stride (the golden ratio's
 // 64-bit fraction: consecutive elements get unrelated offsets).
 constexpr std::uint64_t kOffsetSeedMultiplier = 0x9E3779B97F4A7C15ull;
+// Other placements' edges (refine_placed) are resolved to this share of the first one's: they
+// differ by percents (an H200's L2 by up to a fifth), and each halving of the bracket is one more
+// chase of tens of MiB.
+constexpr std::uint64_t kPlacedResolutionShare = 128;
 // The grid's own points stop a hair below `end`, which it then adds itself: no point next to it.
 constexpr double kGridEndSlack = 0.999;
 
@@ -262,12 +268,15 @@ nlohmann::json Sweep::cost() const {
 }
 
 RefinedStep Sweep::search_edge(std::uint64_t fit, std::uint64_t miss, Verdicts& verdicts,
-                               const FitRule& rule) {
+                               const FitRule& rule, std::uint64_t resolution_bytes) {
   Bracket bracket{fit, miss};
+  const auto resolution_strides =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(resolution_bytes / stride(), UINT32_MAX));
   for (;;) {
-    const auto points =
-        section_points(bracket.fit, bracket.miss, stride(), chases_per_batch(),
-                       resolvable_strides(verdicts.at(bracket.miss), bracket.miss, stride()));
+    const auto points = section_points(
+        bracket.fit, bracket.miss, stride(), chases_per_batch(),
+        std::max(resolution_strides,
+                 resolvable_strides(verdicts.at(bracket.miss), bracket.miss, stride())));
     if (points.empty()) break;
     const auto measured = measure(points, "section");
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -311,30 +320,60 @@ RefinedStep Sweep::refine(const Staircase& s, std::size_t k) {
   return r;
 }
 
+namespace {
+
+// Gallops from `from` (judged, on the wrong side) away from it in steps that double from
+// `step`, until a footprint within [lowest, highest] lands on the other side: the bracket, or
+// nullopt where none does.
+std::optional<Bracket> gallop(std::uint64_t from, bool down, std::uint64_t step,
+                              std::uint64_t lowest, std::uint64_t highest, std::uint64_t stride,
+                              const std::function<bool(std::uint64_t)>& fits) {
+  std::uint64_t last = from;
+  for (;; step *= 2) {
+    const std::uint64_t next =
+        down ? (last > lowest + step ? round_down(last - step, stride) : lowest)
+             : std::min(highest, round_down(last + step, stride));
+    if (next == last) return std::nullopt;
+    const bool fit = fits(next);
+    if (down && fit) return Bracket{next, last};
+    if (!down && !fit) return Bracket{last, next};
+    last = next;
+  }
+}
+
+}  // namespace
+
 RefinedStep Sweep::refine_placed(const Staircase& s, std::size_t k, const RefinedStep& first,
                                  std::uint64_t offset_bytes) {
-  const StaircaseLevel& before = s.levels[k];
-  const StaircaseLevel& after = s.levels[k + 1];
   FitRule rule;
   rule.threshold_cycles = first.threshold_cycles;
   const std::uint64_t saved_offset = offset_bytes_;
   offset_bytes_ = offset_bytes;
   Verdicts verdicts;
-  const auto judge_one = [&](std::uint64_t footprint) {
+  const std::function<bool(std::uint64_t)> fits = [&](std::uint64_t footprint) {
     const std::uint64_t points[] = {footprint};
     const Measured m = measure(points, "placements").front();
-    return verdicts[footprint] = judge_fit(m.cycles, m.indices, rule);
+    return (verdicts[footprint] = judge_fit(m.cycles, m.indices, rule)).fits;
   };
-  // The coarse footprints on either side of the step, measured here: walk down from the last
-  // one before the step until one fits, up from the first one after it until one misses.
-  std::size_t low = before.last, high = after.first;
-  while (!judge_one(s.footprints[low]).fits && low > before.first) --low;
-  while (judge_one(s.footprints[high]).fits && high < after.last) ++high;
+  // The first placement's bracket, measured here. Where both ends agree the edge is the same to
+  // the stride (two chases); else a gallop away from the end that disagrees finds this
+  // placement's bracket, resolved to kPlacedResolutionShare of the first edge.
+  std::optional<Bracket> bracket = Bracket{first.edge_bytes, first.first_miss_bytes};
+  std::uint64_t resolution = 0;
+  const std::uint64_t step = std::max<std::uint64_t>(
+      stride(), round_down(first.edge_bytes / kPlacedResolutionShare, stride()));
+  if (!fits(first.edge_bytes)) {
+    resolution = step;
+    bracket = gallop(first.edge_bytes, true, step, s.levels[k].from_bytes, s.levels[k + 1].to_bytes,
+                     stride(), fits);
+  } else if (fits(first.first_miss_bytes)) {
+    resolution = step;
+    bracket = gallop(first.first_miss_bytes, false, step, s.levels[k].from_bytes,
+                     s.levels[k + 1].to_bytes, stride(), fits);
+  }
   RefinedStep r;
-  if (verdicts.at(s.footprints[low]).fits && !verdicts.at(s.footprints[high]).fits) {
-    Bracket bracket{0, s.footprints[high]};
-    narrow(bracket, footprints_of(verdicts), verdicts, 0);
-    r = search_edge(bracket.fit, bracket.miss, verdicts, rule);
+  if (bracket) {
+    r = search_edge(bracket->fit, bracket->miss, verdicts, rule, resolution);
   } else {
     for (const auto& [footprint, verdict] : verdicts) {
       r.verdicts.push_back({footprint, verdict.miss_fraction, verdict.fits});

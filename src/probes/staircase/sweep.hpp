@@ -109,10 +109,12 @@ class Sweep {
   std::vector<std::uint32_t> one_per_page_indices(std::uint64_t elements) const;
   std::vector<std::uint64_t> one_per_page_wide_indices(std::uint64_t elements) const;
   std::uint32_t chases_per_batch() const;
-  // Section search between a fitting and a missing footprint (both judged in `verdicts`):
-  // the edge, the first miss and every verdict.
+  // Section search between a fitting and a missing footprint (both judged in `verdicts`),
+  // down to what the verdicts resolve or `resolution_bytes`, whichever is coarser: the edge,
+  // the first miss and every verdict.
   RefinedStep search_edge(std::uint64_t fit, std::uint64_t miss,
-                          std::map<std::uint64_t, FitVerdict>& verdicts, const FitRule& rule);
+                          std::map<std::uint64_t, FitVerdict>& verdicts, const FitRule& rule,
+                          std::uint64_t resolution_bytes = 0);
 
   ProbeContext& ctx_;
   const StaircaseRow& row_;
