@@ -92,7 +92,7 @@ TEST_F(Hopper, InstructionCacheStepOrInconclusiveWithEvidence) {
   const Property* penalty = l0->find("miss_penalty");
   ASSERT_NE(penalty, nullptr);
   EXPECT_GT(penalty->value.get<double>(), 0);
-  // Its spread: every size's median behind minus every one in front, around the value.
+  // Its spread: every sample behind minus every one in front, around the value.
   ASSERT_TRUE(penalty->spread.has_value());
   EXPECT_LE(penalty->spread->p5, penalty->value.get<double>());
   EXPECT_GE(penalty->spread->p95, penalty->value.get<double>());

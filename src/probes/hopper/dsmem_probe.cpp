@@ -21,6 +21,13 @@ constexpr std::uint32_t kClusterSizes[] = {2, 4, 8, 16};
 constexpr std::uint32_t kLargestClusterTried = 32;
 // The bandwidth headline is the smallest cluster's: pairs of blocks reading each other.
 constexpr std::uint32_t kHeadlineClusterSize = 2;
+// Passes over each block's shared memory per launch: about half a millisecond or more, so that
+// the launch's start and end weigh little. An H200's own shared memory streams at 24 TB/s:
+// 256 passes lasted 92 us, and the rate moved by 3 % between runs whose bytes per cycle agreed
+// to 0.05 % (docs/results/nvidia-h200/2026-11-24_db65700); remote streams are 6 times slower.
+constexpr std::uint32_t kLocalPasses = 2048;
+constexpr std::uint32_t kRemotePasses = 256;
+constexpr std::uint32_t kBandwidthLaunches = 9;
 
 const char* kLatencyMethod =
     "cluster latency: clusters of 2, 4, 8 and 16 blocks (16 with the non-portable opt-in) "
@@ -203,6 +210,8 @@ class DsmemBandwidthProbe final : public HopperProbe {
         ClusterBandwidthSpec spec;
         spec.cluster_size = size;
         spec.remote = remote;
+        spec.passes = remote ? kRemotePasses : kLocalPasses;
+        spec.timed_launches = kBandwidthLaunches;
         ClusterBandwidthResult r;
         try {
           r = hx.run_cluster_bandwidth(spec);

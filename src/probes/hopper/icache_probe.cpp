@@ -112,10 +112,13 @@ class IcacheProbe final : public HopperProbe {
     return series;
   }
 
-  static std::vector<double> plateau_medians(const std::vector<double>& medians, std::size_t first,
-                                             std::size_t last) {
-    return {medians.begin() + static_cast<std::ptrdiff_t>(first),
-            medians.begin() + static_cast<std::ptrdiff_t>(last) + 1};
+  // Every sample of the code sizes first..last, pooled.
+  static std::vector<double> plateau_samples(const std::vector<std::vector<double>>& samples,
+                                             std::size_t first, std::size_t last) {
+    std::vector<double> pooled;
+    for (std::size_t i = first; i <= last; ++i)
+      pooled.insert(pooled.end(), samples[i].begin(), samples[i].end());
+    return pooled;
   }
 
   static void write_levels(Topology& topology, const std::vector<std::uint64_t>& sizes,
@@ -168,9 +171,7 @@ class IcacheProbe final : public HopperProbe {
 
       // What the level answers at (cycles per instruction while the code fits it), and what a
       // miss in it costs per instruction (the transition's height).
-      std::vector<double> pooled;
-      for (std::size_t i = t.plateau_first; i <= t.plateau_last; ++i)
-        pooled.insert(pooled.end(), samples[i].begin(), samples[i].end());
+      const std::vector<double> pooled = plateau_samples(samples, t.plateau_first, t.plateau_last);
       element.set(measured_property("cycles_per_instruction", "cycles", kMethod, pooled));
       Property penalty;
       penalty.name = "miss_penalty";
@@ -178,12 +179,12 @@ class IcacheProbe final : public HopperProbe {
       penalty.source = Source::derived;
       penalty.method =
           "cycles per instruction of the level behind minus this level's, across the "
-          "transition (per instruction executed, not per fetch); spread over every code size's "
-          "median behind minus every one in front";
+          "transition (per instruction executed, not per fetch); spread over every sample "
+          "behind minus every one in front (the medians alone agreed closer within a run than "
+          "between runs)";
       penalty.value = t.cpi_after - t.cpi_before;
       penalty.spread = summarize(
-          pairwise_differences(plateau_medians(levels.medians, t.slower_first, t.slower_last),
-                               plateau_medians(levels.medians, t.plateau_first, t.plateau_last)));
+          pairwise_differences(plateau_samples(samples, t.slower_first, t.slower_last), pooled));
       set_confidence(penalty, Confidence{edge(t.confidence, "the transition")});
       element.set(std::move(penalty));
     }
