@@ -99,6 +99,40 @@ TEST(Chain, InvalidSpecsAreRejectedWithAReason) {
   EXPECT_THROW(validate(explicit_spec), ExperimentError);
 }
 
+// Repeats are found on both of validate's ways: a bitmap over a small array, a sorted copy over
+// one past 2^28 words (1 GiB), for 32-bit and for wide (64-bit) chains; the message names the
+// index that repeats.
+TEST(Chain, RepeatedIndicesAreRejectedInSmallAndHugeArrays) {
+  const auto rejects_repeat = [](const ChaseSpec& spec, const std::string& index) {
+    try {
+      validate(spec);
+      ADD_FAILURE() << "a repeated index was accepted";
+    } catch (const ExperimentError& e) {
+      EXPECT_NE(std::string(e.what()).find(index + " repeats"), std::string::npos) << e.what();
+    }
+  };
+  for (const std::uint64_t footprint : {std::uint64_t{4096}, std::uint64_t{2} << 30}) {
+    SCOPED_TRACE(footprint);
+    const std::uint32_t far = static_cast<std::uint32_t>(footprint / 4 - 8);
+    ChaseSpec spec;
+    spec.footprint_bytes = footprint;
+    spec.order = ChaseOrder::explicit_indices;
+    spec.indices = {0, far, 16, 32};
+    EXPECT_NO_THROW(validate(spec));
+    spec.indices = {0, far, 16, far};
+    rejects_repeat(spec, std::to_string(far));
+
+    ChaseSpec wide;
+    wide.path = LoadPath::cg;
+    wide.footprint_bytes = footprint;
+    wide.order = ChaseOrder::explicit_indices;
+    wide.wide_indices = {0, far, 16};
+    EXPECT_NO_THROW(validate(wide));
+    wide.wide_indices = {16, far, 16};
+    rejects_repeat(wide, "16");
+  }
+}
+
 TEST(Chain, PrivateSegmentsGiveEveryChaserItsOwnCycle) {
   ChaseSpec spec;
   spec.footprint_bytes = 4 * 1024 + 100;  // not a multiple of chasers x stride: rounded down
