@@ -127,6 +127,8 @@ nlohmann::json placements_evidence(const Placements& placements) {
 // and the share of placements that found an edge at all.
 Property l2_size(const Placements& placements, const L2Plan& plan, const nlohmann::json& evidence,
                  const std::string& method) {
+  // The first placement always has an edge (refine falls back to the level's start), so
+  // `found` is never empty.
   std::vector<const RefinedStep*> found;
   for (const RefinedStep& r : placements.refined) {
     if (r.edge_bytes > 0) found.push_back(&r);

@@ -199,7 +199,7 @@ ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
   // Placed further into the array (refine_placed): the same sequential chain over other memory.
   const bool placed = layout_.kind == Layout::sequential && offset_bytes_ > 0;
   ChaseBuilder builder =
-      make_chase(row_.path, offset_bytes_ * placed + footprint, layout_.stride_bytes)
+      make_chase(row_.path, placed ? offset_bytes_ + footprint : footprint, layout_.stride_bytes)
           .on_sm(layout_.sm)
           .timed_loads(
               static_cast<std::uint32_t>(std::min<std::uint64_t>(timed, limits_.max_timed_loads)));

@@ -91,9 +91,9 @@ class Sweep {
   RefinedStep refine(const Staircase& s, std::size_t k);
   // Step k refined again on other memory: sequential chains that start `offset_bytes` into the
   // array (other physical pages, which a hashed cache maps to other sets). `first` (refine's
-  // answer) gives the threshold; the coarse footprints around the step, measured again there,
-  // bracket the section search. An edge outside the levels around the step comes back as
-  // edge_bytes 0. Sequential layouts only.
+  // answer) gives the threshold and the bracket measured first there; where an end of it
+  // disagrees, a gallop away from that end finds this placement's bracket. An edge outside the
+  // levels around the step comes back as edge_bytes 0. Sequential layouts only.
   RefinedStep refine_placed(const Staircase& s, std::size_t k, const RefinedStep& first,
                             std::uint64_t offset_bytes);
 
