@@ -62,6 +62,7 @@ struct ClusterBandwidthSpec {
 struct ClusterBandwidthResult {
   std::vector<double> bytes_per_second;        // per timed launch (events around the launch)
   std::vector<double> bytes_per_cycle_per_sm;  // per timed launch: median over the SMs used
+  std::vector<double> sm_clock_khz;  // per timed launch: cycles / globaltimer ns, block median
   std::uint32_t clusters = 0, blocks = 0, sms_used = 0;
   std::uint64_t bytes_per_launch = 0;
 };
@@ -83,9 +84,12 @@ struct TileCopySpec {
   // Latency: copies of tiles 0 .. samples-1, one after another by one block, after one untimed
   // copy of each (which leaves every tile in L2).
   std::uint32_t samples = 16;
-  // Throughput: every SM's block copies `tiles_per_block` tiles of a source of `source_bytes`.
+  // Throughput: every SM's block copies `tiles_per_block` tiles of a source of `source_bytes`,
+  // or more when a warm launch lasted less than `min_launch_seconds` (0: never more): enough
+  // that the launch lasts that long, so that its start and end weigh little.
   std::uint64_t source_bytes = 8u << 20;
   std::uint32_t tiles_per_block = 64;
+  double min_launch_seconds = 0;
   std::uint32_t timed_launches = 3;
 };
 inline std::uint64_t tile_bytes(const TileCopySpec& spec) {
@@ -100,6 +104,7 @@ struct TileCopyThroughputResult {
   std::vector<double> bytes_per_second;        // per timed launch
   std::vector<double> bytes_per_cycle_per_sm;  // per timed launch: median over the blocks
   std::uint32_t blocks = 0;
+  std::uint32_t tiles_per_block = 0;  // as launched (see TileCopySpec::min_launch_seconds)
   std::uint64_t bytes_per_launch = 0;
 };
 

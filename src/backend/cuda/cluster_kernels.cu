@@ -25,6 +25,7 @@ namespace {
 namespace cg = cooperative_groups;
 using hopper_ptx::cluster_address;
 using special_registers::clock64_now;
+using special_registers::globaltimer_ns;
 using special_registers::shared_address;
 using special_registers::sm_id;
 
@@ -51,6 +52,7 @@ struct StreamArgs {
   std::uint32_t passes;
   std::uint32_t remote;
   unsigned long long* block_cycles;  // [block]
+  unsigned long long* block_ns;      // [block]: %globaltimer over the same loop
   std::uint32_t* block_sm;           // [block]
   std::uint32_t* sink;
 };
@@ -103,6 +105,7 @@ __global__ void __launch_bounds__(kStreamMaxThreads) cluster_stream_kernel(const
   const std::uint32_t rank = cluster.block_rank();
   const std::uint32_t target = a.remote ? (rank + 1) % cluster.num_blocks() : rank;
   const std::uint32_t base = cluster_address(shared_address(buffer), target);
+  const std::uint64_t ns_start = globaltimer_ns();
   const std::uint64_t start = clock64_now();
   std::uint32_t folded = 0;
 #pragma unroll 1
@@ -113,9 +116,11 @@ __global__ void __launch_bounds__(kStreamMaxThreads) cluster_stream_kernel(const
   }
   __syncthreads();
   const std::uint64_t end = clock64_now();
+  const std::uint64_t ns_end = globaltimer_ns();
   if (folded == 0xFFFFFFFFu) __stcg(a.sink, folded);  // keeps every load live
   if (threadIdx.x == 0) {
     __stcg(a.block_cycles + blockIdx.x, static_cast<unsigned long long>(end - start));
+    __stcg(a.block_ns + blockIdx.x, static_cast<unsigned long long>(ns_end - ns_start));
     __stcg(a.block_sm + blockIdx.x, sm_id());
   }
   cluster.sync();  // this block's buffer stays until its neighbour is done with it
@@ -257,15 +262,18 @@ ClusterBandwidthResult cluster_bandwidth(const ClusterBandwidthSpec& spec) {
   const double bytes_per_block = static_cast<double>(spec.bytes_per_block) * spec.passes;
   result.bytes_per_launch = static_cast<std::uint64_t>(bytes_per_block) * result.blocks;
   DeviceBuffer<unsigned long long> block_cycles(result.blocks);
+  DeviceBuffer<unsigned long long> block_ns(result.blocks);
   DeviceBuffer<std::uint32_t> block_sm(result.blocks);
   DeviceBuffer<std::uint32_t> sink(1);
   const StreamArgs args{spec.bytes_per_block / kVectorBytes,
                         spec.passes,
                         spec.remote ? 1u : 0u,
                         block_cycles.data(),
+                        block_ns.data(),
                         block_sm.data(),
                         sink.data()};
   std::vector<unsigned long long> host_cycles(result.blocks);
+  std::vector<unsigned long long> host_ns(result.blocks);
   std::vector<std::uint32_t> host_sm(result.blocks);
   EventTimer timer;
   for (std::uint32_t launch = 0; launch < spec.warm_launches + spec.timed_launches; ++launch) {
@@ -276,8 +284,10 @@ ClusterBandwidthResult cluster_bandwidth(const ClusterBandwidthSpec& spec) {
     const double seconds = timer.seconds();
     if (launch < spec.warm_launches) continue;
     block_cycles.download(host_cycles);
+    block_ns.download(host_ns);
     block_sm.download(host_sm);
     result.bytes_per_second.push_back(static_cast<double>(result.bytes_per_launch) / seconds);
+    result.sm_clock_khz.push_back(median_sm_clock_khz(host_cycles, host_ns));
     result.bytes_per_cycle_per_sm.push_back(
         median_bytes_per_cycle_per_sm(host_sm, host_cycles, bytes_per_block));
     std::vector<std::uint32_t> distinct(host_sm);

@@ -113,4 +113,19 @@ inline double median_bytes_per_cycle_per_sm(std::span<const std::uint32_t> block
   return rates[rates.size() / 2];
 }
 
+// The SM clock during a launch: the median over its blocks of %clock64 cycles per %globaltimer
+// nanosecond around one loop (kHz; 0 when no block measured a span).
+inline double median_sm_clock_khz(std::span<const unsigned long long> block_cycles,
+                                  std::span<const unsigned long long> block_ns) {
+  constexpr double kKhzPerCyclePerNs = 1e6;
+  std::vector<double> khz;
+  for (std::size_t b = 0; b < block_cycles.size() && b < block_ns.size(); ++b) {
+    if (block_cycles[b] > 0 && block_ns[b] > 0)
+      khz.push_back(static_cast<double>(block_cycles[b]) / block_ns[b] * kKhzPerCyclePerNs);
+  }
+  if (khz.empty()) return 0;
+  std::nth_element(khz.begin(), khz.begin() + khz.size() / 2, khz.end());
+  return khz[khz.size() / 2];
+}
+
 }  // namespace memtopo

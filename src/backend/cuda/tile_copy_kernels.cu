@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ constexpr std::uint32_t kTilesPerSourceRow = 4;  // 2D: the source is 4 tiles wi
 constexpr std::uint32_t kMaxStages = 4;          // TMA throughput: copies in flight per block
 constexpr std::uint32_t kSharedAlignment = 1024;
 constexpr std::uint32_t kTensorMapVersion = 12000;  // cuTensorMapEncodeTiled's ABI (CUDA 12.0)
+// Throughput: warm launches before the timed ones (the first also loads the module), and the
+// most tiles a block copies when a launch is lengthened to its minimum duration.
+constexpr std::uint32_t kWarmLaunches = 2;
+constexpr std::uint64_t kMaxTilesPerBlock = 1u << 16;
 
 struct TileGrid {
   std::uint32_t rows, row_bytes, pitch, tiles_per_row, bands;
@@ -275,26 +280,36 @@ TileCopyThroughputResult tile_copy_throughput(const TileCopySpec& spec, std::uin
   const CUtensorMap map = tensor_map_of(spec, grid, source.data());
   DeviceBuffer<unsigned long long> cycles(sm_count);
   DeviceBuffer<std::uint32_t> block_sm(sm_count);
-  const TileArgs args{grid,          source.data(),  stages, spec.tiles_per_block,
-                      cycles.data(), block_sm.data()};
-  TileCopyThroughputResult result;
-  result.blocks = sm_count;
-  result.bytes_per_launch = bytes * spec.tiles_per_block * sm_count;
-  std::vector<unsigned long long> host_cycles(sm_count);
-  std::vector<std::uint32_t> host_sm(sm_count);
+  TileArgs args{grid, source.data(), stages, spec.tiles_per_block, cycles.data(), block_sm.data()};
   EventTimer timer;
   const TileKernel kernel = kernel_for(spec.method, false);
-  for (std::uint32_t launch = 0; launch <= spec.timed_launches; ++launch) {  // the first warms
+  const auto timed_launch = [&] {
     timer.start();
     launch_tiles(kernel, map, args, sm_count, threads_for(spec.method), bytes * stages);
     timer.stop();
-    const double seconds = timer.seconds();
-    if (launch == 0) continue;
+    return timer.seconds();
+  };
+  double warm_seconds = 0;
+  for (std::uint32_t launch = 0; launch < kWarmLaunches; ++launch) warm_seconds = timed_launch();
+  if (spec.min_launch_seconds > 0 && warm_seconds > 0 && warm_seconds < spec.min_launch_seconds) {
+    const double scale = spec.min_launch_seconds / warm_seconds;
+    args.copies = static_cast<std::uint32_t>(
+        std::min<double>(static_cast<double>(kMaxTilesPerBlock), std::ceil(args.copies * scale)));
+    timed_launch();  // warms the longer launch
+  }
+  TileCopyThroughputResult result;
+  result.blocks = sm_count;
+  result.tiles_per_block = args.copies;
+  result.bytes_per_launch = bytes * args.copies * sm_count;
+  std::vector<unsigned long long> host_cycles(sm_count);
+  std::vector<std::uint32_t> host_sm(sm_count);
+  for (std::uint32_t launch = 0; launch < spec.timed_launches; ++launch) {
+    const double seconds = timed_launch();
     cycles.download(host_cycles);
     block_sm.download(host_sm);
     result.bytes_per_second.push_back(static_cast<double>(result.bytes_per_launch) / seconds);
     result.bytes_per_cycle_per_sm.push_back(median_bytes_per_cycle_per_sm(
-        host_sm, host_cycles, static_cast<double>(bytes) * spec.tiles_per_block));
+        host_sm, host_cycles, static_cast<double>(bytes) * args.copies));
   }
   return result;
 }

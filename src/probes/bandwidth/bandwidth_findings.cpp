@@ -126,21 +126,13 @@ std::vector<double> scaled(const std::vector<double>& values, double factor) {
   return out;
 }
 
-// The SM clock readings a clock-bound rate's spread takes in: evenly spaced ranks of the run's
-// log, so that a long run's thousands of readings weigh as much as a short one's dozens.
-constexpr std::size_t kClockQuantiles = 16;
-
 // A rate bound by the SM clock (the SM-local levels) at every clock of the run so far: each
 // launch's bytes per cycle (its rate over the clock measured during its launches) times each
 // reading. Empty when this launch's clock or the run's readings are unknown.
 std::vector<double> at_run_clocks(const StreamMeasurement& m, const SmClockLog& clocks) {
-  std::vector<double> out;
-  if (!(m.result.sm_clock_khz > 0)) return out;
-  for (const double clock : clocks.quantiles(kClockQuantiles)) {
-    for (const double rate : m.bytes_per_second)
-      out.push_back(rate / m.result.sm_clock_khz * clock);
-  }
-  return out;
+  return clocks.at_run_clocks(m.bytes_per_second,
+                              std::vector<double>(m.bytes_per_second.size(), m.result.sm_clock_khz),
+                              kRunClockQuantiles);
 }
 
 // Each launch's bytes per SM per cycle, over the SM clock measured during the launches; empty
@@ -164,7 +156,7 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
   p.evidence = evidence_of(outcome, plan);
   const std::vector<double> at_clocks = clocks ? at_run_clocks(m, *clocks) : std::vector<double>{};
   if (!at_clocks.empty()) {
-    const std::vector<double> readings = clocks->quantiles(kClockQuantiles);
+    const std::vector<double> readings = clocks->quantiles(kRunClockQuantiles);
     p.method += "; value and spread over the launches' bytes per SM cycle x " +
                 std::to_string(readings.size()) +
                 " SM clocks of this run (the clock moves between phases, the rate with it)";

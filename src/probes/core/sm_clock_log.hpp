@@ -9,6 +9,10 @@
 
 namespace memtopo {
 
+// The SM clock readings a clock-bound rate's spread takes in: evenly spaced ranks of the run's
+// log, so that a long run's thousands of readings weigh as much as a short one's dozens.
+constexpr std::size_t kRunClockQuantiles = 16;
+
 class SmClockLog {
  public:
   // Ignores unknown (0) readings.
@@ -19,6 +23,12 @@ class SmClockLog {
   // At most `count` readings at evenly spaced ranks of the sorted log (all of them when there
   // are fewer), from the lowest to the highest: the clock's range and shape in a few values.
   std::vector<double> quantiles(std::size_t count) const;
+  // A rate bound by the SM clock at every clock of the run so far: each rate over the SM clock
+  // measured while it ran (`rate_clocks_khz`, one per rate), times each of `count` quantiles of
+  // the log. Empty when a rate's clock is unknown or the log holds no reading.
+  std::vector<double> at_run_clocks(const std::vector<double>& rates,
+                                    const std::vector<double>& rate_clocks_khz,
+                                    std::size_t count) const;
 
  private:
   std::vector<double> readings_;

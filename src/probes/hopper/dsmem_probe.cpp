@@ -10,6 +10,7 @@
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
+#include "probes/core/sm_clock_log.hpp"
 #include "probes/hopper/hopper_probe.hpp"
 
 namespace memtopo {
@@ -21,11 +22,12 @@ constexpr std::uint32_t kClusterSizes[] = {2, 4, 8, 16};
 constexpr std::uint32_t kLargestClusterTried = 32;
 // The bandwidth headline is the smallest cluster's: pairs of blocks reading each other.
 constexpr std::uint32_t kHeadlineClusterSize = 2;
-// Passes over each block's shared memory per launch: about half a millisecond or more, so that
-// the launch's start and end weigh little. An H200's own shared memory streams at 24 TB/s:
-// 256 passes lasted 92 us, and the rate moved by 3 % between runs whose bytes per cycle agreed
-// to 0.05 % (docs/results/nvidia-h200/2026-11-24_db65700); remote streams are 6 times slower.
-constexpr std::uint32_t kLocalPasses = 2048;
+// Passes over each block's shared memory per launch: about a millisecond or more, so that the
+// launch's start and end weigh little. An H200's own shared memory streams at 26 TB/s: 256
+// passes lasted 92 us, and the rate moved by 3 % between runs whose bytes per cycle agreed to
+// 0.05 % (docs/results/nvidia-h200/2026-11-24_db65700); 2048 passes (0.7 ms) still moved by
+// 1 % (2026-11-24_12b85b6), with the SM clock. Remote streams are 6 times slower.
+constexpr std::uint32_t kLocalPasses = 4096;
 constexpr std::uint32_t kRemotePasses = 256;
 constexpr std::uint32_t kBandwidthLaunches = 9;
 
@@ -40,11 +42,19 @@ const char* kMaxSizeMethod =
     "launch success: the cluster latency kernel launched at 2, 4, 8, 16 blocks, then at one "
     "block more than the largest that launched; the largest that launched, beside "
     "cudaOccupancyMaxPotentialClusterSize (non-portable sizes allowed)";
-const char* kBandwidthMethod =
+const std::string kBandwidthMethod =
     "cluster stream: as many clusters as fit at once (cudaOccupancyMaxActiveClusters), every "
-    "block of 1024 threads reading 32 KiB of shared memory 256 times with ld.shared::cluster.v4 "
-    "(16 B): its neighbour's (rank + 1) for remote, its own for local; bytes / event time of 5 "
-    "timed launches after one warm-up, and bytes / %clock64 cycles per SM (median over the SMs)";
+    "block of 1024 threads reading 32 KiB of shared memory with ld.shared::cluster.v4 (16 B), " +
+    std::to_string(kLocalPasses) + " times its own (local) or " + std::to_string(kRemotePasses) +
+    " times its neighbour's, rank + 1 (remote); bytes / event time of " +
+    std::to_string(kBandwidthLaunches) +
+    " timed launches after one warm-up, and bytes / %clock64 cycles per SM (median over the SMs)";
+// Own shared memory is read at a fixed number of bytes per SM cycle, so its rate moves with the
+// SM clock, which moves between phases (1961-1980 MHz in one H200 discovery) but not over one
+// probe's launches: the local rate's spread takes in the run's clocks, as the SM-local levels'.
+const char* kLocalAtRunClocks =
+    "; local: value and spread over each launch's rate over its SM clock (%clock64 cycles per "
+    "%globaltimer ns, median over the blocks) x the run's SM clocks";
 
 struct SizeLatency {
   std::uint32_t cluster_size;
@@ -227,8 +237,22 @@ class DsmemBandwidthProbe final : public HopperProbe {
                         {"blocks", r.blocks},
                         {"sms_used", r.sms_used}});
         if (size != kHeadlineClusterSize) continue;
-        Property p = measured_property(remote ? "bandwidth_remote" : "bandwidth_local",
-                                       "bytes/second", kBandwidthMethod, r.bytes_per_second);
+        for (const double khz : r.sm_clock_khz) ctx.sm_clocks->add(khz);
+        const std::vector<double> at_clocks =
+            remote ? std::vector<double>{}
+                   : ctx.sm_clocks->at_run_clocks(r.bytes_per_second, r.sm_clock_khz,
+                                                  kRunClockQuantiles);
+        Property p = measured_property(
+            remote ? "bandwidth_remote" : "bandwidth_local", "bytes/second",
+            at_clocks.empty() ? kBandwidthMethod : kBandwidthMethod + kLocalAtRunClocks,
+            at_clocks.empty() ? r.bytes_per_second : at_clocks);
+        if (!at_clocks.empty()) {
+          p.evidence["launch_spread"] = spread_evidence(summarize(r.bytes_per_second));
+          p.evidence["launch_sm_clock_khz"] = r.sm_clock_khz;
+          p.evidence["run_sm_clock_khz"] = {
+              {"readings", ctx.sm_clocks->readings().size()},
+              {"quantiles", ctx.sm_clocks->quantiles(kRunClockQuantiles)}};
+        }
         p.evidence["cluster_size"] = size;
         p.evidence["bytes_per_cycle_per_sm"] = spread_evidence(summarize(r.bytes_per_cycle_per_sm));
         p.evidence["blocks"] = r.blocks;

@@ -23,9 +23,12 @@ constexpr std::uint32_t k2dTileEdges[] = {32, 64, 128};
 constexpr std::uint64_t kSourceShareOfL2 = 4;
 constexpr std::uint64_t kMaxSourceBytes = 16ull << 20;
 constexpr std::uint32_t kLatencySamples = 16;  // tiles, each copied once untimed first
-// Throughput launches per tile shape: a launch lasts tens of microseconds, and the p5-p95 of 3
-// had been narrower than what moved between runs (an H200's 4 KiB bulk copies: 1.92-2.11 TB/s).
+// Throughput launches per tile shape, each at least this long. 64 tiles per block lasted 17-40
+// us on an H200: 9 launches agreed within a run, yet one run of five was 10-15 % slower in every
+// row while its bytes per SM cycle agreed to 0.1 % (docs/results/nvidia-h200/2026-11-24_12b85b6):
+// the launch's start and end, not the copies, had moved.
 constexpr std::uint32_t kThroughputLaunches = 9;
+constexpr double kMinThroughputLaunchSeconds = 1e-3;
 
 const char* kLatencyMethod =
     "one block copies 16 tiles global -> shared, tile after tile, each once untimed first and "
@@ -35,10 +38,11 @@ const char* kLatencyMethod =
     "completion; plain_loads: 512 threads, ld.global.cg v4 -> st.shared v4, then __syncthreads; "
     "%clock64 cycles per copy; the source is warm in L2";
 const char* kThroughputMethod =
-    "one block per SM copies 64 tiles each of an L2-resident source (a quarter of the API's L2, "
-    "at most 16 MiB): TMA with up to 4 copies in flight per block (one mbarrier each), plain "
-    "loads by 512 threads; bytes / event time of 9 launches after one warm-up, and bytes / "
-    "%clock64 cycles per SM (median over the SMs)";
+    "one block per SM copies tiles of an L2-resident source (a quarter of the API's L2, at most "
+    "16 MiB): TMA with up to 4 copies in flight per block (one mbarrier each), plain loads by "
+    "512 threads; 64 tiles per block, or as many more as make a launch last 1 ms (from the "
+    "second of two warm launches; evidence tiles_per_block); bytes / event time of 9 launches "
+    "after a warm-up at that length, and bytes / %clock64 cycles per SM (median over the SMs)";
 
 struct TileShape {
   TileCopy method;
@@ -66,6 +70,7 @@ TileCopySpec spec_of(const TileShape& shape, const DeviceFacts& facts) {
   spec.row_bytes = shape.row_bytes;
   spec.samples = kLatencySamples;
   spec.timed_launches = kThroughputLaunches;
+  spec.min_launch_seconds = kMinThroughputLaunchSeconds;
   spec.source_bytes =
       std::min(kMaxSourceBytes,
                floor_power_of_two(std::max<std::uint64_t>(facts.l2_bytes / kSourceShareOfL2, 1)));
@@ -134,6 +139,7 @@ class TmaProbe final : public HopperProbe {
     const TileCopyThroughputResult r = hx.run_tile_copy_throughput(spec);
     row["bytes_per_cycle_per_sm"] = median(r.bytes_per_cycle_per_sm);
     row["blocks"] = r.blocks;
+    row["tiles_per_block"] = r.tiles_per_block;
     return r.bytes_per_second;
   }
 

@@ -273,5 +273,16 @@ TEST(SmClockLog, QuantilesSpanTheReadingsAtEvenRanks) {
   EXPECT_EQ(log.quantiles(2), (std::vector<double>{1, 5}));
 }
 
+TEST(SmClockLog, RatesAtRunClocksScaleEachRateByItsOwnClock) {
+  SmClockLog log;
+  for (const double khz : {1900.0, 2000.0}) log.add(khz);
+  // Two launches at different clocks: each is rescaled from its own clock to every reading.
+  const std::vector<double> out = log.at_run_clocks({100, 210}, {1000, 2100}, kRunClockQuantiles);
+  EXPECT_EQ(out, (std::vector<double>{190, 190, 200, 200}));
+  EXPECT_TRUE(log.at_run_clocks({100, 210}, {1000, 0}, kRunClockQuantiles).empty());  // unknown
+  EXPECT_TRUE(log.at_run_clocks({100}, {1000, 2000}, kRunClockQuantiles).empty());    // mismatched
+  EXPECT_TRUE(SmClockLog{}.at_run_clocks({100}, {1000}, kRunClockQuantiles).empty());
+}
+
 }  // namespace
 }  // namespace memtopo::testing
