@@ -25,6 +25,10 @@ constexpr std::uint64_t kL2SweepStartBytes = 1ull << 20;          // without a m
 constexpr std::uint64_t kL2SweepEndFactor = 3;                    // up to 3x the API L2 size
 constexpr std::uint64_t kL1Multiple = 4;                          // start beyond the L1
 constexpr std::uint64_t kFallbackL2SweepEndBytes = 256ull << 20;  // no API L2 size
+// Footprints of at least this many times the API L2 size are chased cold (Layout::
+// cold_from_bytes): their warm passes were two thirds of an H200's coarse sweep (0.8 of 1.2 s),
+// and at 120 and 180 MiB the warmed loads took 661 and 660 cycles on average, both misses.
+constexpr std::uint64_t kColdFromFactor = 2;
 // The sweep needs at least this ratio between its last and first footprint.
 constexpr std::uint64_t kMinSweepSpan = 4;
 // The last step is refined on this many placements of the chain: at the array's start, then
@@ -39,9 +43,10 @@ constexpr std::uint64_t kPlacementAlignBytes = 2ull << 20;
 struct L2Plan {
   std::uint32_t stride = 0;  // the measured L1 line, else kSmallestLineBytes
   bool line_measured = false;
-  std::uint64_t start = 0;   // beyond the measured L1
-  std::uint64_t end = 0;     // beyond the API L2 size, within the backend's limits
-  std::uint64_t api_l2 = 0;  // 0 when the API gives none
+  std::uint64_t start = 0;      // beyond the measured L1
+  std::uint64_t end = 0;        // beyond the API L2 size, within the backend's limits
+  std::uint64_t api_l2 = 0;     // 0 when the API gives none
+  std::uint64_t cold_from = 0;  // footprints chased without a warm pass, 0: none
 };
 
 L2Plan plan_l2_sweep(ProbeContext& ctx) {
@@ -57,6 +62,7 @@ L2Plan plan_l2_sweep(ProbeContext& ctx) {
   const std::uint64_t end =
       plan.api_l2 > 0 ? kL2SweepEndFactor * plan.api_l2 : kFallbackL2SweepEndBytes;
   plan.end = std::min({end, ctx.backend.limits().max_footprint_bytes, kMaxIndexedBytes});
+  plan.cold_from = plan.api_l2 * kColdFromFactor;
   if (plan.end < kMinSweepSpan * plan.start) {
     throw ProbeSkipped("the backend's footprint limit leaves no L2 sweep");
   }
@@ -70,6 +76,10 @@ std::string l2_method(const L2Plan& plan) {
          "), sequential, 1 warm pass + up to " + std::to_string(kMaxTimedLoads) +
          " timed loads, footprints " + format_bytes(static_cast<double>(plan.start)) + " to " +
          format_bytes(static_cast<double>(plan.end)) +
+         (plan.cold_from > 0 && plan.cold_from <= plan.end
+              ? " (from " + format_bytes(static_cast<double>(plan.cold_from)) +
+                    ", twice the API L2, no warm pass: the timed loads miss either way)"
+              : std::string()) +
          "; staircase (geometric reduction, PELT, KS), last step refined by a section search";
 }
 
@@ -181,7 +191,9 @@ Property inner_segment(const RefinedStep& first, std::size_t steps, const nlohma
 
 void run_l2_and_dram(ProbeContext& ctx, const StaircaseRow& row) {
   const L2Plan plan = plan_l2_sweep(ctx);
-  Sweep sweep(ctx, row, {Layout::sequential, plan.stride, std::nullopt, 0});
+  Layout layout{Layout::sequential, plan.stride, std::nullopt, 0};
+  layout.cold_from_bytes = plan.cold_from;
+  Sweep sweep(ctx, row, layout);
   const Staircase s =
       sweep.coarse(footprint_grid(plan.start, plan.end, row.grid_ratio, plan.stride));
   const std::string method = l2_method(plan);

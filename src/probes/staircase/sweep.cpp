@@ -203,6 +203,10 @@ ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
           .on_sm(layout_.sm)
           .timed_loads(
               static_cast<std::uint32_t>(std::min<std::uint64_t>(timed, limits_.max_timed_loads)));
+  if (layout_.kind == Layout::sequential && layout_.cold_from_bytes > 0 &&
+      footprint >= layout_.cold_from_bytes) {
+    builder.warm_passes(0);
+  }
   if (layout_.kind == Layout::one_per_page && layout_.wide) {
     builder.visiting_wide(one_per_page_wide_indices(elements)).keeping_arrays();
   } else if (layout_.kind == Layout::one_per_page) {

@@ -40,6 +40,10 @@ struct Layout {
   // whose arrays the backend keeps between chases (ChaseSpec::keep_arrays). Its traces' words
   // are then reported as element numbers (word x 4 / stride): what Measured::indices hold.
   bool wide = false;
+  // Sequential only: footprints of at least this many bytes (0: none) are chased without a warm
+  // pass. Far past every cache a warm pass leaves only the chain's last stretch cached and the
+  // timed loads (its first elements) miss either way, while it costs the whole chain's loads.
+  std::uint64_t cold_from_bytes = 0;
 };
 
 // Per-word reference latencies (word -> cycles), subtracted from every access of that word with

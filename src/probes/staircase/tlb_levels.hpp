@@ -34,9 +34,9 @@ inline constexpr std::uint64_t kSmallestPageBytes = 4096;
 struct Ladder {
   std::unique_ptr<Sweep> sweep;  // a Sweep holds references: a ladder is replaced whole
   Staircase staircase;
-  std::vector<RefinedStep> refined;   // one per level, in order
-  std::vector<std::size_t> step_of;   // level k is staircase.steps[step_of[k]]
-  std::size_t rejected_steps = 0;     // steps not taken as levels: down, or within the noise
+  std::vector<RefinedStep> refined;  // one per level, in order
+  std::vector<std::size_t> step_of;  // level k is staircase.steps[step_of[k]]
+  std::size_t rejected_steps = 0;    // steps not taken as levels: down, or within the noise
   std::uint64_t max_elements = 0;
 
   std::uint64_t stride() const { return sweep->stride(); }
