@@ -1,6 +1,7 @@
 #include "probes/geometry/geometry_measurement.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "analysis/size_rule.hpp"
@@ -35,6 +36,7 @@ GeometryMeasurement::GeometryMeasurement(ProbeContext& ctx, const GeometryTarget
 std::vector<Trace> GeometryMeasurement::run(const std::vector<ChaseSpec>& specs,
                                             const std::string& phase) {
   std::vector<Trace> out;
+  const auto start = std::chrono::steady_clock::now();
   // Device-wide: a batch of one, so that no other chase shares the cache under test.
   const std::size_t slots =
       target_.device_wide ? 1 : std::max<std::uint32_t>(1, limits_.concurrent_slots);
@@ -52,6 +54,7 @@ std::vector<Trace> GeometryMeasurement::run(const std::vector<ChaseSpec>& specs,
     critical_path_loads_ += longest;
     for (auto& t : traces) out.push_back(std::move(t));
   }
+  chase_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
@@ -294,6 +297,7 @@ nlohmann::json GeometryMeasurement::common_evidence() const {
           {"path", to_string(target_.path)},
           {"loads", loads_},
           {"batches", batches_},
+          {"chase_seconds", chase_seconds_},
           {"each_chase_alone", target_.device_wide}};
 }
 

@@ -127,6 +127,7 @@ class GeometryMeasurement {
   BackendLimits limits_;
   std::uint32_t passes_;
   std::uint64_t loads_ = 0, batches_ = 0, critical_path_loads_ = 0;
+  double chase_seconds_ = 0;  // in ctx_.run: building, running and reading back the chases
   std::uint64_t size_ = 0;
   std::uint32_t line_ = 0;
   std::string line_source_;
