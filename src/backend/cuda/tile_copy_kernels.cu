@@ -276,11 +276,13 @@ TileCopyThroughputResult tile_copy_throughput(const TileCopySpec& spec, std::uin
           ? 1
           : static_cast<std::uint32_t>(std::min<std::uint64_t>(kMaxStages, max_shared / bytes));
   if (stages == 0) throw ExperimentError("tile copy: one tile exceeds a block's shared memory");
-  const DeviceBuffer<unsigned char> source = make_source(spec.source_bytes);
-  const CUtensorMap map = tensor_map_of(spec, grid, source.data());
+  const DeviceBuffer<unsigned char> source =
+      make_source(spec.source_offset_bytes + spec.source_bytes);
+  const unsigned char* origin = source.data() + spec.source_offset_bytes;
+  const CUtensorMap map = tensor_map_of(spec, grid, origin);
   DeviceBuffer<unsigned long long> cycles(sm_count);
   DeviceBuffer<std::uint32_t> block_sm(sm_count);
-  TileArgs args{grid, source.data(), stages, spec.tiles_per_block, cycles.data(), block_sm.data()};
+  TileArgs args{grid, origin, stages, spec.tiles_per_block, cycles.data(), block_sm.data()};
   EventTimer timer;
   const TileKernel kernel = kernel_for(spec.method, false);
   const auto timed_launch = [&] {

@@ -27,8 +27,14 @@ constexpr std::uint32_t kLatencySamples = 16;  // tiles, each copied once untime
 // us on an H200: 9 launches agreed within a run, yet one run of five was 10-15 % slower in every
 // row while its bytes per SM cycle agreed to 0.1 % (docs/results/nvidia-h200/2026-11-24_12b85b6):
 // the launch's start and end, not the copies, had moved.
-constexpr std::uint32_t kThroughputLaunches = 9;
+constexpr std::uint32_t kThroughputLaunchesPerPlacement = 3;
 constexpr double kMinThroughputLaunchSeconds = 1e-3;
+// ... over this many placements of the source, each a source's length further into one
+// allocation. Lengthened to 1 ms, the 16 and 64 KiB tiles ran at the L2's rate, and that moved
+// by up to 37 % between runs (8.8-12.0 TB/s) while each run's launches agreed within a few %
+// (2026-11-24_15a7c10): an 8 MiB source is four 2 MiB pages, and where a hashed L2 puts them
+// decides the rate, as for the L2 bandwidth. Other pages in one run show that spread.
+constexpr std::uint32_t kThroughputPlacements = 3;
 
 const char* kLatencyMethod =
     "one block copies 16 tiles global -> shared, tile after tile, each once untimed first and "
@@ -41,8 +47,10 @@ const char* kThroughputMethod =
     "one block per SM copies tiles of an L2-resident source (a quarter of the API's L2, at most "
     "16 MiB): TMA with up to 4 copies in flight per block (one mbarrier each), plain loads by "
     "512 threads; 64 tiles per block, or as many more as make a launch last 1 ms (from the "
-    "second of two warm launches; evidence tiles_per_block); bytes / event time of 9 launches "
-    "after a warm-up at that length, and bytes / %clock64 cycles per SM (median over the SMs)";
+    "second of two warm launches); the source at 3 placements, each one source further into "
+    "one allocation (other pages; evidence placements), 3 launches each after a warm-up at the "
+    "launch's length: bytes / event time of the 9, and bytes / %clock64 cycles per SM (median "
+    "over the SMs)";
 
 struct TileShape {
   TileCopy method;
@@ -69,7 +77,7 @@ TileCopySpec spec_of(const TileShape& shape, const DeviceFacts& facts) {
   spec.rows = shape.rows;
   spec.row_bytes = shape.row_bytes;
   spec.samples = kLatencySamples;
-  spec.timed_launches = kThroughputLaunches;
+  spec.timed_launches = kThroughputLaunchesPerPlacement;
   spec.min_launch_seconds = kMinThroughputLaunchSeconds;
   spec.source_bytes =
       std::min(kMaxSourceBytes,
@@ -136,11 +144,23 @@ class TmaProbe final : public HopperProbe {
   std::vector<double> measure(HopperExperiments& hx, const TileCopySpec& spec,
                               nlohmann::json& row) const {
     if (question_ == TmaQuestion::latency) return hx.run_tile_copy_latency(spec).cycles;
-    const TileCopyThroughputResult r = hx.run_tile_copy_throughput(spec);
-    row["bytes_per_cycle_per_sm"] = median(r.bytes_per_cycle_per_sm);
-    row["blocks"] = r.blocks;
-    row["tiles_per_block"] = r.tiles_per_block;
-    return r.bytes_per_second;
+    std::vector<double> rates, per_cycle;
+    nlohmann::json placements = nlohmann::json::array();
+    for (std::uint32_t k = 0; k < kThroughputPlacements; ++k) {
+      TileCopySpec placed = spec;
+      placed.source_offset_bytes = k * spec.source_bytes;
+      const TileCopyThroughputResult r = hx.run_tile_copy_throughput(placed);
+      rates.insert(rates.end(), r.bytes_per_second.begin(), r.bytes_per_second.end());
+      per_cycle.insert(per_cycle.end(), r.bytes_per_cycle_per_sm.begin(),
+                       r.bytes_per_cycle_per_sm.end());
+      placements.push_back({{"source_offset_bytes", placed.source_offset_bytes},
+                            {"p50", median(r.bytes_per_second)},
+                            {"tiles_per_block", r.tiles_per_block}});
+      row["blocks"] = r.blocks;
+    }
+    row["bytes_per_cycle_per_sm"] = median(per_cycle);
+    row["placements"] = placements;
+    return rates;
   }
 
   TmaQuestion question_;

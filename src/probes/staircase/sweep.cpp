@@ -42,34 +42,35 @@ double seconds_since(Clock::time_point start) {
 }
 
 // The accesses of the level after a step that lie clearly above the level before's slowest
-// typical answer (its p95 plus a margin), sorted: the step's new answers.
-double new_answer_margin(const StaircaseLevel& before) {
-  return std::max(kMinThresholdMarginCycles, kThresholdMarginShare * before.spread.p95);
+// typical answer (`before_p95`, see Sweep::typical_slowest, plus a margin), sorted: the step's
+// new answers.
+double new_answer_margin(double before_p95) {
+  return std::max(kMinThresholdMarginCycles, kThresholdMarginShare * before_p95);
 }
-std::vector<double> new_answers(const StaircaseLevel& before, std::vector<double> after) {
-  const double above = before.spread.p95 + new_answer_margin(before);
+std::vector<double> new_answers(double before_p95, std::vector<double> after) {
+  const double above = before_p95 + new_answer_margin(before_p95);
   std::erase_if(after, [&](double x) { return x <= above; });
   std::sort(after.begin(), after.end());
   return after;
 }
 
-// An access is slow above the midpoint of the level before's slowest typical answer (its p95)
-// and the fastest typical new answer after the step (the p5 of the new answers). A level with
-// two modes (near and far L2) keeps its far answers below the threshold, and a level where only
-// some accesses go further (a line that several elements share) still has its new answers above.
-double step_threshold(const StaircaseLevel& before, const std::vector<double>& after) {
-  const auto fresh = new_answers(before, after);
-  if (fresh.empty()) return before.spread.p95 + new_answer_margin(before);
-  return 0.5 * (before.spread.p95 + percentile_of_sorted(fresh, 0.05));
+// An access is slow above the midpoint of the level before's slowest typical answer and the
+// fastest typical new answer after the step (the p5 of the new answers). A level with two modes
+// (near and far L2) keeps its far answers below the threshold, and a level where only some
+// accesses go further (a line that several elements share) still has its new answers above.
+double step_threshold(double before_p95, const std::vector<double>& after) {
+  const auto fresh = new_answers(before_p95, after);
+  if (fresh.empty()) return before_p95 + new_answer_margin(before_p95);
+  return 0.5 * (before_p95 + percentile_of_sorted(fresh, 0.05));
 }
 
 // A floor that almost no new answer falls under: their p5 less their p50 - p5 spread
 // (kMissFloorMinShare). A cache that every SM shares has no load path that skips only it, and
 // its hits can be slow (a far partition with a TLB miss on top) while all its misses go to the
 // next level: its geometry judges misses against this floor too (device_wide_threshold).
-double step_miss_floor(const StaircaseLevel& before, const std::vector<double>& after) {
-  const auto fresh = new_answers(before, after);
-  if (fresh.empty()) return before.spread.p95 + new_answer_margin(before);
+double step_miss_floor(double before_p95, const std::vector<double>& after) {
+  const auto fresh = new_answers(before_p95, after);
+  if (fresh.empty()) return before_p95 + new_answer_margin(before_p95);
   const double p5 = percentile_of_sorted(fresh, 0.05);
   return p5 - std::max(percentile_of_sorted(fresh, 0.5) - p5, kMissFloorMinShare * p5);
 }
@@ -257,6 +258,17 @@ Staircase Sweep::coarse(std::span<const std::uint64_t> footprints) {
   return analyze_staircase(footprints, cycles);
 }
 
+double typical_slowest(std::span<const Measured> coarse, const StaircaseLevel& level) {
+  std::vector<double> p95s;
+  for (std::size_t i = level.first; i <= level.last && i < coarse.size(); ++i) {
+    std::vector<double> sorted = coarse[i].cycles;
+    if (sorted.empty()) continue;
+    std::sort(sorted.begin(), sorted.end());
+    p95s.push_back(percentile_of_sorted(sorted, 0.95));
+  }
+  return p95s.empty() ? level.spread.p95 : median(p95s);
+}
+
 std::vector<double> Sweep::pooled(const StaircaseLevel& level) const {
   std::vector<double> out;
   for (std::size_t i = level.first; i <= level.last; ++i) {
@@ -303,8 +315,9 @@ RefinedStep Sweep::refine(const Staircase& s, std::size_t k) {
   const StaircaseLevel& before = s.levels[k];
   const StaircaseLevel& after = s.levels[k + 1];
   const std::vector<double> after_accesses = pooled(after);
+  const double before_p95 = typical_slowest(coarse_, before);
   FitRule rule;
-  rule.threshold_cycles = step_threshold(before, after_accesses);
+  rule.threshold_cycles = step_threshold(before_p95, after_accesses);
 
   Verdicts verdicts;
   const std::span<const std::uint64_t> level_range(s.footprints.data() + before.first,
@@ -320,7 +333,7 @@ RefinedStep Sweep::refine(const Staircase& s, std::size_t k) {
   if (bracket.fit == 0) bracket.fit = before.from_bytes;
   RefinedStep r = search_edge(bracket.fit, bracket.miss, verdicts, rule);
   r.step = s.steps[k];
-  r.miss_floor_cycles = step_miss_floor(before, after_accesses);
+  r.miss_floor_cycles = step_miss_floor(before_p95, after_accesses);
   return r;
 }
 

@@ -76,6 +76,12 @@ struct RefinedStep {
 std::vector<std::uint64_t> footprint_grid(std::uint64_t start, std::uint64_t end, double ratio,
                                           std::uint64_t stride);
 
+// A level's slowest typical answer: the median over its footprints (indices into `coarse`) of
+// each one's p95. Not the pooled p95: a footprint at the level's end that already misses in part
+// (on an H200 the L2 TLB ladder's 64 GiB point, at its 64 GiB reach) lifted that into the misses
+// in one run of five, and the threshold above it judged half of the misses hits.
+double typical_slowest(std::span<const Measured> coarse, const StaircaseLevel& level);
+
 // A sweep on one row: plans chases, runs them, keeps the coarse traces and the cost.
 class Sweep {
  public:
@@ -106,6 +112,7 @@ class Sweep {
   const std::vector<Measured>& coarse() const { return coarse_; }
   // Every access of a level's footprints, pooled.
   std::vector<double> pooled(const StaircaseLevel& level) const;
+
   nlohmann::json cost() const;
 
  private:
