@@ -105,6 +105,7 @@ struct TileCopyLatencyResult {
 struct TileCopyThroughputResult {
   std::vector<double> bytes_per_second;        // per timed launch
   std::vector<double> bytes_per_cycle_per_sm;  // per timed launch: median over the blocks
+  std::vector<double> sm_clock_khz;  // per timed launch: cycles / globaltimer ns, block median
   std::uint32_t blocks = 0;
   std::uint32_t tiles_per_block = 0;  // as launched (see TileCopySpec::min_launch_seconds)
   std::uint64_t bytes_per_launch = 0;

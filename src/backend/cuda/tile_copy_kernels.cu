@@ -25,6 +25,7 @@ namespace memtopo {
 namespace {
 
 using special_registers::clock64_now;
+using special_registers::globaltimer_ns;
 using special_registers::shared_address;
 using special_registers::sm_id;
 
@@ -60,6 +61,7 @@ struct TileArgs {
   std::uint32_t copies;        // latency: samples; throughput: tiles per block
   unsigned long long* cycles;  // latency: per copy; throughput: per block
   std::uint32_t* block_sm;
+  unsigned long long* block_ns;  // throughput: %globaltimer over the same span as `cycles`
 };
 
 template <TileCopy M>
@@ -134,6 +136,7 @@ __global__ void tile_throughput_kernel(const __grid_constant__ CUtensorMap map, 
   extern __shared__ __align__(kSharedAlignment) uint4 tile_buffer[];
   __shared__ __align__(8) unsigned long long barrier_words[kMaxStages];
   const std::uint32_t first = blockIdx.x * a.copies;
+  const std::uint64_t ns_start = globaltimer_ns();
   const std::uint64_t start = clock64_now();
   if constexpr (M == TileCopy::plain_loads) {
     for (std::uint32_t k = 0; k < a.copies; ++k) plain_copy(a, first + k, tile_buffer);
@@ -153,8 +156,10 @@ __global__ void tile_throughput_kernel(const __grid_constant__ CUtensorMap map, 
   }
   __syncthreads();
   const std::uint64_t end = clock64_now();
+  const std::uint64_t ns_end = globaltimer_ns();
   if (threadIdx.x == 0) {
     __stcg(a.cycles + blockIdx.x, static_cast<unsigned long long>(end - start));
+    __stcg(a.block_ns + blockIdx.x, static_cast<unsigned long long>(ns_end - ns_start));
     __stcg(a.block_sm + blockIdx.x, sm_id());
   }
 #endif
@@ -252,7 +257,7 @@ TileCopyLatencyResult tile_copy_latency(const TileCopySpec& spec) {
   const DeviceBuffer<unsigned char> source = make_source(spec.source_bytes);
   const CUtensorMap map = tensor_map_of(spec, grid, source.data());
   DeviceBuffer<unsigned long long> cycles(spec.samples);
-  const TileArgs args{grid, source.data(), 1, spec.samples, cycles.data(), nullptr};
+  const TileArgs args{grid, source.data(), 1, spec.samples, cycles.data(), nullptr, nullptr};
   launch_tiles(kernel_for(spec.method, true), map, args, 1, threads_for(spec.method),
                tile_bytes(spec));
   CUDA_CALL(cudaDeviceSynchronize());
@@ -282,7 +287,9 @@ TileCopyThroughputResult tile_copy_throughput(const TileCopySpec& spec, std::uin
   const CUtensorMap map = tensor_map_of(spec, grid, origin);
   DeviceBuffer<unsigned long long> cycles(sm_count);
   DeviceBuffer<std::uint32_t> block_sm(sm_count);
-  TileArgs args{grid, origin, stages, spec.tiles_per_block, cycles.data(), block_sm.data()};
+  DeviceBuffer<unsigned long long> block_ns(sm_count);
+  TileArgs args{grid,          origin,          stages,         spec.tiles_per_block,
+                cycles.data(), block_sm.data(), block_ns.data()};
   EventTimer timer;
   const TileKernel kernel = kernel_for(spec.method, false);
   const auto timed_launch = [&] {
@@ -305,10 +312,13 @@ TileCopyThroughputResult tile_copy_throughput(const TileCopySpec& spec, std::uin
   result.bytes_per_launch = bytes * args.copies * sm_count;
   std::vector<unsigned long long> host_cycles(sm_count);
   std::vector<std::uint32_t> host_sm(sm_count);
+  std::vector<unsigned long long> host_ns(sm_count);
   for (std::uint32_t launch = 0; launch < spec.timed_launches; ++launch) {
     const double seconds = timed_launch();
     cycles.download(host_cycles);
     block_sm.download(host_sm);
+    block_ns.download(host_ns);
+    result.sm_clock_khz.push_back(median_sm_clock_khz(host_cycles, host_ns));
     result.bytes_per_second.push_back(static_cast<double>(result.bytes_per_launch) / seconds);
     result.bytes_per_cycle_per_sm.push_back(median_bytes_per_cycle_per_sm(
         host_sm, host_cycles, static_cast<double>(bytes) * args.copies));

@@ -18,6 +18,15 @@ namespace {
 // Reservations: k/4 of the most a block may reserve, k = 1 .. 4 (0 is l1.size's own
 // measurement). Fractions of what the API reports, never a GPU's carveout steps.
 constexpr std::uint32_t kReservationQuarters = 4;
+// Each row's edge is checked on this many more placements of the chain, each a large page
+// further into the array, by a scan of the footprints from kEdgeScanBelow strides below the
+// search's edge to kEdgeScanAbove above it. On an H200 the smallest row's edge moved between
+// 21504 and 21760 B (two lines) from run to run, while every run's search resolved one line
+// (docs/results/nvidia-h200/2026-11-24_44d9a19): the row's resolution holds every edge found.
+constexpr std::uint32_t kEdgePlacements = 2;
+constexpr std::uint64_t kPlacementBytes = 2ull << 20;
+constexpr std::uint64_t kEdgeScanBelow = 3;
+constexpr std::uint64_t kEdgeScanAbove = 4;
 // The size searches run as l1.size's: from kFitsAnyCacheBytes, kTimedPasses timed passes when
 // the backend can record them (see cache_size_probe.cpp).
 
@@ -26,6 +35,9 @@ struct CarveoutRow {
   std::optional<std::uint64_t> l1_bytes;
   std::optional<Confidence> confidence;  // with l1_bytes only
   std::string how;                       // "l1.size" or the search outcome
+  // The edges found on other placements (see kEdgePlacements); empty for the l1.size row.
+  nlohmann::json placements = nlohmann::json::array();
+  std::uint64_t lowest_edge = 0, highest_edge = 0;  // over the search and the placements
 };
 
 class CarveoutMeasurement {
@@ -35,13 +47,31 @@ class CarveoutMeasurement {
   void run();
 
  private:
-  // As l1.size's chases: sequential, so that an overfull set misses on every pass.
+  // As l1.size's chases: sequential, so that an overfull set misses on every pass; placed
+  // `offset` bytes into the array (other pages).
   ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_loads,
-                  std::uint64_t reserved) const {
-    return make_chase(path, footprint, stride_)
-        .timed_loads(timed_loads)
-        .reserving_shared(static_cast<std::uint32_t>(reserved));
+                  std::uint64_t reserved, std::uint64_t offset = 0) const {
+    ChaseBuilder builder = make_chase(path, offset + footprint, stride_)
+                               .timed_loads(timed_loads)
+                               .reserving_shared(static_cast<std::uint32_t>(reserved));
+    if (offset > 0) {
+      std::vector<std::uint32_t> words;
+      for (std::uint64_t at = offset; at < offset + footprint; at += stride_)
+        words.push_back(static_cast<std::uint32_t>(at / 4));
+      builder.visiting(std::move(words));
+    }
+    return builder;
   }
+  // Timed loads of a chase over `footprint`: kTimedPasses passes where the backend can record
+  // them, else one.
+  std::uint32_t timed_loads_for(std::uint64_t footprint) const {
+    const std::uint64_t elements = footprint / stride_;
+    const std::uint64_t passes =
+        elements * kTimedPasses <= limits_.max_timed_loads ? kTimedPasses : 1;
+    return static_cast<std::uint32_t>(elements * passes);
+  }
+  // The row's edge on other placements: fills placements, lowest_edge and highest_edge.
+  void check_edge_on_placements(CarveoutRow& row, const FitRule& rule);
   // Per reservation, a small warm chase via ca and one via cg, all in one batch.
   std::vector<Trace> run_baselines(const std::vector<std::uint64_t>& reservations);
   // The fit rule of one reservation's two baselines (their summaries go to the evidence).
@@ -74,11 +104,7 @@ CarveoutRow CarveoutMeasurement::measure_row(std::uint64_t reserved, const FitRu
   const auto measure = [&](std::span<const std::uint64_t> footprints, std::string_view phase) {
     std::vector<ChaseSpec> batch;
     for (std::uint64_t footprint : footprints) {
-      const std::uint64_t elements = footprint / stride_;
-      const std::uint64_t passes =
-          elements * kTimedPasses <= limits_.max_timed_loads ? kTimedPasses : 1;
-      batch.push_back(
-          chase(LoadPath::ca, footprint, static_cast<std::uint32_t>(elements * passes), reserved));
+      batch.push_back(chase(LoadPath::ca, footprint, timed_loads_for(footprint), reserved));
     }
     ctx_.progress("l1.carveout: " + format_bytes(reserved) + " reserved, " + std::string(phase) +
                   " " + format_bytes(footprints.front()) + " .. " +
@@ -96,6 +122,7 @@ CarveoutRow CarveoutMeasurement::measure_row(std::uint64_t reserved, const FitRu
   if (result.outcome == SizeSearchOutcome::found) {
     row.l1_bytes = result.size_bytes;
     row.confidence = size_confidence(result);
+    check_edge_on_placements(row, rule);
   } else if (result.outcome == SizeSearchOutcome::fits_up_to_max) {
     // Everything up to l1.size and beyond fits; a reservation never makes the L1 larger than
     // with none, so it is l1.size, as sure as that was.
@@ -104,6 +131,45 @@ CarveoutRow CarveoutMeasurement::measure_row(std::uint64_t reserved, const FitRu
     row.how = "fits up to l1.size";
   }
   return row;
+}
+
+void CarveoutMeasurement::check_edge_on_placements(CarveoutRow& row, const FitRule& rule) {
+  const std::uint64_t edge = *row.l1_bytes;
+  row.lowest_edge = row.highest_edge = edge;
+  const std::uint64_t low =
+      edge > kEdgeScanBelow * stride_ ? edge - kEdgeScanBelow * stride_ : stride_;
+  std::vector<std::uint64_t> footprints;
+  for (std::uint64_t f = low; f <= edge + kEdgeScanAbove * stride_; f += stride_)
+    footprints.push_back(f);
+  std::vector<ChaseSpec> batch;
+  for (std::uint32_t p = 1; p <= kEdgePlacements; ++p) {
+    if (p * kPlacementBytes + footprints.back() > limits_.max_footprint_bytes) break;
+    for (const std::uint64_t f : footprints)
+      batch.push_back(
+          chase(LoadPath::ca, f, timed_loads_for(f), row.reserved, p * kPlacementBytes));
+  }
+  if (batch.empty()) return;
+  ctx_.progress("l1.carveout: " + format_bytes(row.reserved) + " reserved, edge on " +
+                std::to_string(batch.size() / footprints.size()) + " more placements");
+  const auto traces = ctx_.run(batch, "l1.carveout/placements");
+  for (const auto& spec : batch) loads_ += loads_of(spec);
+  for (std::size_t first = 0; first < traces.size(); first += footprints.size()) {
+    // The placement's edge: the largest footprint below its first miss; past the scan's ends,
+    // the end itself (then the row's range reaches it).
+    std::uint64_t placed_edge = footprints.back();
+    for (std::size_t i = 0; i < footprints.size(); ++i) {
+      const FitVerdict v =
+          judge_fit(corrected_cycles(traces[first + i]), traces[first + i].indices, rule);
+      if (!v.fits) {
+        placed_edge = i == 0 ? footprints.front() - stride_ : footprints[i - 1];
+        break;
+      }
+    }
+    row.placements.push_back({{"offset_bytes", (first / footprints.size() + 1) * kPlacementBytes},
+                              {"l1_bytes", placed_edge}});
+    row.lowest_edge = std::min(row.lowest_edge, placed_edge);
+    row.highest_edge = std::max(row.highest_edge, placed_edge);
+  }
 }
 
 std::vector<Trace> CarveoutMeasurement::run_baselines(
@@ -172,12 +238,13 @@ Property CarveoutMeasurement::table(const std::vector<CarveoutRow>& rows) const 
   table.name = "carveout";
   table.unit = "bytes";
   table.source = Source::measured;
-  char method[420];
+  char method[600];
   std::snprintf(method, sizeof method,
                 "l1.size's search (ld.global.ca, %u B stride, sequential, 1 warm + %u timed "
                 "passes) with 0, 1/4, 1/2, 3/4 and all of the %s a block may reserve; the row "
-                "for 0 is l1.size itself",
-                stride_, kTimedPasses, format_bytes(max_reserved_).c_str());
+                "for 0 is l1.size itself; each other row's edge scanned again on %u more "
+                "placements of the chain (2 MiB apart): resolution_bytes spans every edge",
+                stride_, kTimedPasses, format_bytes(max_reserved_).c_str(), kEdgePlacements);
   table.method = method;
   table.value = nlohmann::json::array();
   std::vector<double> row_confidences;
@@ -187,8 +254,11 @@ Property CarveoutMeasurement::table(const std::vector<CarveoutRow>& rows) const 
         {"reserved_shared_bytes", row.reserved}, {"confidence", nullptr}, {"l1_bytes", nullptr}};
     if (row.l1_bytes) {
       entry["l1_bytes"] = *row.l1_bytes;
-      // The search's step: the edge lies between l1_bytes (fits) and l1_bytes + this (misses).
-      entry["resolution_bytes"] = stride_;
+      // The edge lies between the lowest edge found (fits) and the highest + one step (misses):
+      // the search's step when every placement agrees.
+      entry["resolution_bytes"] =
+          row.placements.empty() ? stride_ : row.highest_edge + stride_ - row.lowest_edge;
+      if (!row.placements.empty()) entry["placements"] = row.placements;
       entry["confidence"] = row.confidence->value();
       row_confidences.push_back(row.confidence->value());
     } else {

@@ -44,8 +44,14 @@ TEST(Carveout, EveryReservationsL1IsWithinOneLineOfTheTruth) {
     ASSERT_TRUE(row.at("l1_bytes").is_number()) << table.note;
     EXPECT_NEAR(row.at("l1_bytes").get<double>(), true_l1_bytes(truth, reserved), line);
     EXPECT_GE(row.at("confidence").get<double>(), 0.8);
-    // The search's step, which the truth lies within (rows the search found, row 0 included).
+    // The search's step, which the truth lies within (rows the search found, row 0 included):
+    // every placement of a modulo-indexed sim finds the same edge.
     EXPECT_EQ(row.at("resolution_bytes").get<double>(), line);
+    if (i == 0) continue;  // l1.size's own row
+    ASSERT_EQ(row.at("placements").size(), 2u) << row;
+    for (const auto& placed : row.at("placements")) {
+      EXPECT_EQ(placed.at("l1_bytes"), row.at("l1_bytes")) << placed;
+    }
   }
   // The largest reservation is the API's opt-in maximum, which is the last carveout step here:
   // the bound L1(R) + R is then the unified capacity itself.
