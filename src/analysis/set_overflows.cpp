@@ -75,7 +75,8 @@ RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::
   // squares line through one such ramp gave 7 ways and 290 sets, the median slope 8 and 256).
   std::vector<double> slopes;
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    for (std::size_t j = i + 1; j < xs.size(); ++j) slopes.push_back((ys[j] - ys[i]) / (xs[j] - xs[i]));
+    for (std::size_t j = i + 1; j < xs.size(); ++j)
+      slopes.push_back((ys[j] - ys[i]) / (xs[j] - xs[i]));
   }
   fit.slope = median(slopes);
   std::vector<double> intercepts;
@@ -100,6 +101,7 @@ RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::
   if (std::fabs(fit.slope - 1 - std::round(fit.slope - 1)) > kMaxSlopeFromWhole) {
     fit.why = "the counts rise by " + std::to_string(fit.slope) +
               " per element, not a whole number of ways + 1: the sets fill unevenly";
+    fit.uneven = true;
     return fit;
   }
   fit.onset = -intercept / fit.slope;
@@ -127,9 +129,9 @@ RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::
 }
 
 nlohmann::json RampFit::evidence() const {
-  nlohmann::json e = {{"slope", slope},     {"onset_elements", onset}, {"end_elements", end},
-                      {"r2", explained},    {"points", points},        {"ways", ways},
-                      {"sets", sets},       {"found", found}};
+  nlohmann::json e = {{"slope", slope},  {"onset_elements", onset}, {"end_elements", end},
+                      {"r2", explained}, {"points", points},        {"ways", ways},
+                      {"sets", sets},    {"found", found}};
   if (!why.empty()) e["why"] = why;
   return e;
 }

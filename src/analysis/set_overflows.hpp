@@ -50,14 +50,15 @@ SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
 // number, the scan ending before the line meets the chain), and `why` says which.
 struct RampFit {
   bool found = false;
-  std::string why;            // when not found
-  double slope = 0;           // misses added per element on the ramp: W + 1
-  double onset = 0;           // elements where the line leaves 0: E
-  double end = 0;             // elements where the line meets the chain: E + S
-  double explained = 0;       // R^2 of the line over the ramp's counts
-  std::size_t points = 0;     // chain lengths on the ramp
-  std::uint64_t ways = 0;     // round(slope - 1)
-  std::uint64_t sets = 0;     // round(onset / ways)
+  std::string why;         // when not found
+  bool uneven = false;     // a ramp, but its slope is not a whole number of ways + 1
+  double slope = 0;        // misses added per element on the ramp: W + 1
+  double onset = 0;        // elements where the line leaves 0: E
+  double end = 0;          // elements where the line meets the chain: E + S
+  double explained = 0;    // R^2 of the line over the ramp's counts
+  std::size_t points = 0;  // chain lengths on the ramp
+  std::uint64_t ways = 0;  // round(slope - 1)
+  std::uint64_t sets = 0;  // round(onset / ways)
   std::uint64_t entries() const { return ways * sets; }
   nlohmann::json evidence() const;
 };
