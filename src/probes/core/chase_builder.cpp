@@ -29,6 +29,16 @@ ChaseBuilder& ChaseBuilder::visiting(std::vector<std::uint32_t> indices) {
   return *this;
 }
 
+ChaseBuilder& ChaseBuilder::placed_at(std::uint64_t offset_bytes) {
+  if (offset_bytes == 0) return *this;
+  const std::uint64_t chain_bytes = spec_.footprint_bytes;
+  spec_.footprint_bytes = offset_bytes + chain_bytes;
+  std::vector<std::uint32_t> words;
+  for (std::uint64_t at = offset_bytes; at < spec_.footprint_bytes; at += spec_.stride_bytes)
+    words.push_back(static_cast<std::uint32_t>(at / 4));
+  return visiting(std::move(words));
+}
+
 ChaseBuilder& ChaseBuilder::start_at(std::uint32_t word_index) {
   spec_.start_index = word_index;
   return *this;

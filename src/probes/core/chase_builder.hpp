@@ -24,6 +24,10 @@ class ChaseBuilder {
   // Visits `indices` (word indices) in this order and starts at the first of them.
   ChaseBuilder& visiting(std::vector<std::uint32_t> indices);
   ChaseBuilder& start_at(std::uint32_t word_index);
+  // The same sequential chain `offset_bytes` further into its array (other memory): the array
+  // grows by the offset, and its elements from there on are visited in address order. No-op
+  // for an offset of 0.
+  ChaseBuilder& placed_at(std::uint64_t offset_bytes);
   ChaseBuilder& warm_passes(std::uint32_t passes);
   ChaseBuilder& timed_loads(std::uint32_t loads);
   ChaseBuilder& chasers(std::uint32_t count, ChaserSchedule schedule);

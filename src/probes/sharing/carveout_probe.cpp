@@ -51,16 +51,10 @@ class CarveoutMeasurement {
   // `offset` bytes into the array (other pages).
   ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_loads,
                   std::uint64_t reserved, std::uint64_t offset = 0) const {
-    ChaseBuilder builder = make_chase(path, offset + footprint, stride_)
-                               .timed_loads(timed_loads)
-                               .reserving_shared(static_cast<std::uint32_t>(reserved));
-    if (offset > 0) {
-      std::vector<std::uint32_t> words;
-      for (std::uint64_t at = offset; at < offset + footprint; at += stride_)
-        words.push_back(static_cast<std::uint32_t>(at / 4));
-      builder.visiting(std::move(words));
-    }
-    return builder;
+    return make_chase(path, footprint, stride_)
+        .timed_loads(timed_loads)
+        .reserving_shared(static_cast<std::uint32_t>(reserved))
+        .placed_at(offset);
   }
   // Timed loads of a chase over `footprint`: kTimedPasses passes where the backend can record
   // them, else one.

@@ -199,11 +199,10 @@ ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
       std::clamp<std::uint64_t>(elements * kTimedPasses, kMinTimedLoads, kMaxTimedLoads);
   // Placed further into the array (refine_placed): the same sequential chain over other memory.
   const bool placed = layout_.kind == Layout::sequential && offset_bytes_ > 0;
-  ChaseBuilder builder =
-      make_chase(row_.path, placed ? offset_bytes_ + footprint : footprint, layout_.stride_bytes)
-          .on_sm(layout_.sm)
-          .timed_loads(
-              static_cast<std::uint32_t>(std::min<std::uint64_t>(timed, limits_.max_timed_loads)));
+  ChaseBuilder builder = make_chase(row_.path, footprint, layout_.stride_bytes)
+                             .on_sm(layout_.sm)
+                             .timed_loads(static_cast<std::uint32_t>(
+                                 std::min<std::uint64_t>(timed, limits_.max_timed_loads)));
   if (layout_.kind == Layout::sequential && layout_.cold_from_bytes > 0 &&
       footprint >= layout_.cold_from_bytes) {
     builder.warm_passes(0);
@@ -213,11 +212,7 @@ ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
   } else if (layout_.kind == Layout::one_per_page) {
     builder.visiting(one_per_page_indices(elements));
   } else if (placed) {
-    std::vector<std::uint32_t> words(elements);
-    for (std::uint64_t i = 0; i < elements; ++i) {
-      words[i] = static_cast<std::uint32_t>((offset_bytes_ + i * layout_.stride_bytes) / 4);
-    }
-    builder.visiting(std::move(words));
+    builder.placed_at(offset_bytes_);
   }
   return builder;
 }
