@@ -51,7 +51,7 @@ SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
 struct RampFit {
   bool found = false;
   std::string why;         // when not found
-  bool uneven = false;     // a ramp, but its slope is not a whole number of ways + 1
+  bool uneven = false;     // a ramp, but not whole ways + 1 or not straight (R^2 < 0.99)
   double slope = 0;        // misses added per element on the ramp: W + 1
   double onset = 0;        // elements where the line leaves 0: E
   double end = 0;          // elements where the line meets the chain: E + S

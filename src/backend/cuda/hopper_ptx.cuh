@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "backend/cuda/clock_window.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/cuda_event.hpp"
 
@@ -114,14 +115,13 @@ inline double median_bytes_per_cycle_per_sm(std::span<const std::uint32_t> block
 }
 
 // The SM clock during a launch: the median over its blocks of %clock64 cycles per %globaltimer
-// nanosecond around one loop (kHz; 0 when no block measured a span).
+// nanosecond around one loop (kHz, clock_khz_of; 0 when no block measured a long enough span).
 inline double median_sm_clock_khz(std::span<const unsigned long long> block_cycles,
                                   std::span<const unsigned long long> block_ns) {
-  constexpr double kKhzPerCyclePerNs = 1e6;
   std::vector<double> khz;
   for (std::size_t b = 0; b < block_cycles.size() && b < block_ns.size(); ++b) {
-    if (block_cycles[b] > 0 && block_ns[b] > 0)
-      khz.push_back(static_cast<double>(block_cycles[b]) / block_ns[b] * kKhzPerCyclePerNs);
+    const double clock = clock_khz_of(block_cycles[b], block_ns[b]);
+    if (clock > 0) khz.push_back(clock);
   }
   if (khz.empty()) return 0;
   std::nth_element(khz.begin(), khz.begin() + khz.size() / 2, khz.end());

@@ -161,8 +161,7 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
                 std::to_string(readings.size()) +
                 " SM clocks of this run (the clock moves between phases, the rate with it)";
     p.evidence["launch_spread"] = spread_evidence(summarize(m.bytes_per_second));
-    p.evidence["run_sm_clock_khz"] = {{"readings", clocks->readings().size()},
-                                      {"quantiles", readings}};
+    p.evidence["run_sm_clock_khz"] = clocks->evidence(kRunClockQuantiles);
   }
   std::vector<double> samples = at_clocks.empty() ? m.bytes_per_second : at_clocks;
   if (!outcome.other_footprints.empty()) {

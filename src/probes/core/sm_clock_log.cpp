@@ -30,4 +30,8 @@ std::vector<double> SmClockLog::at_run_clocks(const std::vector<double>& rates,
   return out;
 }
 
+nlohmann::json SmClockLog::evidence(std::size_t count) const {
+  return {{"readings", readings_.size()}, {"quantiles", quantiles(count)}};
+}
+
 }  // namespace memtopo

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace memtopo {
 
 // The SM clock readings a clock-bound rate's spread takes in: evenly spaced ranks of the run's
@@ -19,6 +21,9 @@ class SmClockLog {
   void add(double khz) {
     if (khz > 0) readings_.push_back(khz);
   }
+  void add(const std::vector<double>& khz) {
+    for (const double reading : khz) add(reading);
+  }
   const std::vector<double>& readings() const { return readings_; }
   // At most `count` readings at evenly spaced ranks of the sorted log (all of them when there
   // are fewer), from the lowest to the highest: the clock's range and shape in a few values.
@@ -29,6 +34,8 @@ class SmClockLog {
   std::vector<double> at_run_clocks(const std::vector<double>& rates,
                                     const std::vector<double>& rate_clocks_khz,
                                     std::size_t count) const;
+  // What a rate at the run's clocks shows of them: the readings' count and `count` quantiles.
+  nlohmann::json evidence(std::size_t count) const;
 
  private:
   std::vector<double> readings_;

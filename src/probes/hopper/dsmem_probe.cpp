@@ -240,7 +240,7 @@ class DsmemBandwidthProbe final : public HopperProbe {
                         {"blocks", r.blocks},
                         {"sms_used", r.sms_used}});
         if (size != kHeadlineClusterSize) continue;
-        for (const double khz : r.sm_clock_khz) ctx.sm_clocks->add(khz);
+        ctx.sm_clocks->add(r.sm_clock_khz);
         const std::vector<double> at_clocks =
             ctx.sm_clocks->at_run_clocks(r.bytes_per_second, r.sm_clock_khz, kRunClockQuantiles);
         Property p = measured_property(
@@ -250,9 +250,7 @@ class DsmemBandwidthProbe final : public HopperProbe {
         if (!at_clocks.empty()) {
           p.evidence["launch_spread"] = spread_evidence(summarize(r.bytes_per_second));
           p.evidence["launch_sm_clock_khz"] = r.sm_clock_khz;
-          p.evidence["run_sm_clock_khz"] = {
-              {"readings", ctx.sm_clocks->readings().size()},
-              {"quantiles", ctx.sm_clocks->quantiles(kRunClockQuantiles)}};
+          p.evidence["run_sm_clock_khz"] = ctx.sm_clocks->evidence(kRunClockQuantiles);
         }
         p.evidence["cluster_size"] = size;
         p.evidence["bytes_per_cycle_per_sm"] = spread_evidence(summarize(r.bytes_per_cycle_per_sm));

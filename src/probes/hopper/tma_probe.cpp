@@ -33,8 +33,10 @@ constexpr double kMinThroughputLaunchSeconds = 1e-3;
 // ... over this many placements of the source, each a source's length further into one
 // allocation. Lengthened to 1 ms, the 16 and 64 KiB tiles ran at the L2's rate, and that moved
 // by up to 37 % between runs (8.8-12.0 TB/s) while each run's launches agreed within a few %
-// (2026-11-24_15a7c10): an 8 MiB source is four 2 MiB pages, and where a hashed L2 puts them
-// decides the rate, as for the L2 bandwidth. Other pages in one run show that spread.
+// (2026-11-24_15a7c10). The guess was the source's pages (an 8 MiB source is four 2 MiB pages
+// of a hashed L2); the placements show such a spread in some runs, but at c454eda all 3
+// placements of one call gave 11.2 TB/s while other calls gave 9.1: placement does not explain
+// it all (docs/method.md, "TMA").
 constexpr std::uint32_t kThroughputPlacements = 3;
 
 const char* kLatencyMethod =
@@ -165,7 +167,7 @@ class TmaProbe final : public HopperProbe {
     }
     row["bytes_per_cycle_per_sm"] = median(per_cycle);
     row["placements"] = placements;
-    for (const double khz : clocks) ctx.sm_clocks->add(khz);
+    ctx.sm_clocks->add(clocks);
     const std::vector<double> at_clocks =
         ctx.sm_clocks->at_run_clocks(rates, clocks, kRunClockQuantiles);
     if (at_clocks.empty()) return rates;
