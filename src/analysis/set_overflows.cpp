@@ -49,9 +49,12 @@ constexpr double kMinRampSlope = 1.5;
 // 8.8-9.0 per element; one whose sets filled in bursts (a pause of 45 lengths mid-ramp) by 6.4.
 constexpr double kMaxSlopeFromWhole = 0.25;
 // The line explains at least this share of the ramp's variance: clean H200 ramps gave R^2 of
-// 0.9999; two scans that held at 87 % missing for 80 lengths before the end gave 0.91-0.92 and a
-// slope of 8.1-8.2, which rounds to 7 ways (docs/results/nvidia-h200/2026-11-24_732bab2).
-constexpr double kMinRampExplained = 0.99;
+// 0.9997-0.99999 (38 of 44 recorded scans); two scans that held at 87 % missing for 80 lengths
+// before the end gave 0.91-0.92 and a slope of 8.1-8.2, which rounds to 7 ways
+// (docs/results/nvidia-h200/2026-11-24_732bab2); one that paused for 12 lengths mid-ramp gave
+// 0.9957 and a slope of 8.2 (7 ways, 292 sets: 2026-11-24_385b78d), others 0.991-0.998 with a
+// slope of 8.9.
+constexpr double kMinRampExplained = 0.999;
 // Past the ramp's end most chains have at least this share of their elements missing (the rest
 // misjudged words: on the H200 about 120 of 2300 words missed only 50 lengths later).
 constexpr double kTailMissingShare = 0.9;
@@ -59,10 +62,17 @@ constexpr double kTailMissingShare = 0.9;
 }  // namespace
 
 RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::uint64_t> missing) {
+  std::vector<std::uint64_t> lengths(missing.size());
+  std::iota(lengths.begin(), lengths.end(), first_elements);
+  return equal_sets_from_ramp(std::span<const std::uint64_t>(lengths), missing);
+}
+
+RampFit equal_sets_from_ramp(std::span<const std::uint64_t> lengths,
+                             std::span<const std::uint64_t> missing) {
   RampFit fit;
   std::vector<double> xs, ys;
-  for (std::size_t i = 0; i < missing.size(); ++i) {
-    const double n = static_cast<double>(first_elements + i);
+  for (std::size_t i = 0; i < missing.size() && i < lengths.size(); ++i) {
+    const double n = static_cast<double>(lengths[i]);
     const double m = static_cast<double>(missing[i]);
     if (m >= kRampLow * n && m <= kRampHigh * n) {
       xs.push_back(n);
@@ -119,8 +129,8 @@ RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::
   fit.ways = static_cast<std::uint64_t>(std::llround(fit.slope - 1));
   fit.sets = static_cast<std::uint64_t>(std::llround(fit.onset / static_cast<double>(fit.ways)));
   std::size_t tail = 0, tail_full = 0;
-  for (std::size_t i = 0; i < missing.size(); ++i) {
-    const double n = static_cast<double>(first_elements + i);
+  for (std::size_t i = 0; i < missing.size() && i < lengths.size(); ++i) {
+    const double n = static_cast<double>(lengths[i]);
     if (n <= fit.end + 1) continue;
     ++tail;
     tail_full += static_cast<double>(missing[i]) >= kTailMissingShare * n ? 1 : 0;
@@ -144,6 +154,18 @@ nlohmann::json RampFit::evidence() const {
                       {"sets", sets},    {"found", found}};
   if (!why.empty()) e["why"] = why;
   return e;
+}
+
+std::uint64_t aligned_start(std::uint64_t start_page, std::uint64_t first_miss_elements,
+                            std::uint64_t needed_elements, std::uint64_t max_elements) {
+  if (start_page == 0 || first_miss_elements < 2) return 0;
+  std::uint64_t block = 1;
+  while (block <= first_miss_elements / 2) block *= 2;
+  for (; block > 1; block /= 2) {
+    const std::uint64_t first = (block - start_page % block) % block;
+    if (first + needed_elements <= max_elements) return first;
+  }
+  return 0;
 }
 
 nlohmann::json ways_value(const std::vector<std::uint64_t>& ways) {

@@ -51,7 +51,7 @@ SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
 struct RampFit {
   bool found = false;
   std::string why;         // when not found
-  bool uneven = false;     // a ramp, but not whole ways + 1 or not straight (R^2 < 0.99)
+  bool uneven = false;     // a ramp, but not whole ways + 1 or not straight (R^2 < 0.999)
   double slope = 0;        // misses added per element on the ramp: W + 1
   double onset = 0;        // elements where the line leaves 0: E
   double end = 0;          // elements where the line meets the chain: E + S
@@ -67,6 +67,21 @@ inline constexpr double kRampLow = 0.1;
 inline constexpr double kRampHigh = 0.9;
 
 RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::uint64_t> missing);
+// The same fit over counts of any chain lengths (ascending; a scan that steps over lengths).
+RampFit equal_sets_from_ramp(std::span<const std::uint64_t> lengths,
+                             std::span<const std::uint64_t> missing);
+
+// Where a scan of sets should start on an array whose first element lies on page `start_page`
+// (pages of the scan's stride): the offset, in elements, to the array's first page that is a
+// multiple of the largest power of two up to `first_miss_elements` for which the scan still has
+// `needed_elements` in the array's `max_elements`; 0 when none is (or `start_page` is 0:
+// unknown). A set index of S sets that is a bijection on every S-aligned block of pages (modulo,
+// or the low bits XORed with higher ones) puts consecutive pages from such a start into the sets
+// in turn, each once per block; from elsewhere the partial first block and the last can put two
+// pages into one set before another has its first. S is at most the first miss, so a block of
+// the largest power of two up to it holds whole blocks of S (S a power of two).
+std::uint64_t aligned_start(std::uint64_t start_page, std::uint64_t first_miss_elements,
+                            std::uint64_t needed_elements, std::uint64_t max_elements);
 
 // The ways as a finding's value: one integer when every set has the same, else the per-set list,
 // largest first (which set is which cannot be told from the counts).

@@ -121,6 +121,9 @@ struct Trace {
   double clock_khz = 0;                         // SM clock during the chase (measured; 0 = unknown)
   // Wide chains (is_wide): the word index each timed load read; `indices` stays empty then.
   std::vector<std::uint64_t> wide_indices;
+  // The virtual address of the chain's word 0 on the device (0: unknown, or a simulated one):
+  // evidence for what depends on where the allocator put the array (TLB sets indexed by it).
+  std::uint64_t chain_address = 0;
 };
 
 }  // namespace memtopo

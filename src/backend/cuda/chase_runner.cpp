@@ -370,6 +370,8 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
       indices_.download(std::span(trace.indices), placement.record_offset[k]);
     }
     trace.sm_id = outcome.sm_id;
+    trace.chain_address = reinterpret_cast<std::uintptr_t>(chains_.data() + placement.chain_base +
+                                                           placement.chain_offset[k]);
     trace.overhead_samples.assign(std::begin(outcome.overhead), std::end(outcome.overhead));
     trace.overhead_cycles = median_cycles(trace.overhead_samples);
     trace.clock_khz =

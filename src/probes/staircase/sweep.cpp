@@ -230,7 +230,7 @@ std::vector<Measured> Sweep::measure(std::span<const std::uint64_t> footprints,
     }
     ctx_.progress(row_.id + ": " + phase + " " + format_bytes(footprints[first]));
     for (Trace& t : ctx_.run(batch, row_.id + "/" + phase)) {
-      Measured m{corrected_cycles(t), std::move(t.indices)};
+      Measured m{corrected_cycles(t), std::move(t.indices), t.chain_address};
       for (const std::uint64_t word : t.wide_indices) {
         m.indices.push_back(static_cast<std::uint32_t>(word * 4 / layout_.stride_bytes));
       }

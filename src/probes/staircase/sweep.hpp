@@ -56,6 +56,7 @@ using WordReference = std::map<std::uint32_t, double>;
 struct Measured {
   std::vector<double> cycles;
   std::vector<std::uint32_t> indices;
+  std::uint64_t chain_address = 0;  // Trace::chain_address
 };
 
 // Per-word medians of the timed loads of some chases: a reference (see WordReference).
@@ -106,6 +107,10 @@ class Sweep {
   // levels around the step comes back as edge_bytes 0. Sequential layouts only.
   RefinedStep refine_placed(const Staircase& s, std::size_t k, const RefinedStep& first,
                             std::uint64_t offset_bytes);
+
+  // One-per-page chains from now on leave out the elements below `first` (Layout::first_element):
+  // a chain of n elements over a footprint of (first + n) strides, on other pages of the array.
+  void start_at_element(std::uint64_t first) { layout_.first_element = first; }
 
   std::uint32_t stride() const { return layout_.stride_bytes; }
   const Layout& layout() const { return layout_; }

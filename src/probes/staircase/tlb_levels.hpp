@@ -82,7 +82,12 @@ PageTest find_page(ProbeContext& ctx, const StaircaseRow& row, const Ladder& lad
 // What the scan of miss counts found for level k of a ladder at its page.
 struct LevelSets {
   std::uint64_t first_miss_elements = 0;  // the shortest chain with a miss (refined step)
-  std::vector<std::uint64_t> missing;     // elements missing on every pass, from that length on
+  std::uint64_t first_element = 0;        // the chains' placement: elements below it left out
+  std::vector<std::uint64_t> lengths;     // the chain lengths scanned, from the first miss on
+  std::vector<std::uint64_t> missing;     // elements missing on every pass, per length
+  std::size_t consecutive = 0;            // counts at consecutive lengths before the scan stepped
+  std::uint64_t chain_address = 0;        // device address of the array's word 0 (0: unknown)
+  bool array_moved = false;               // a chase of the scan found its array elsewhere
   std::vector<double> mean_cycles;        // mean latency of each of those chains
   SetsFromOverflows sets;
   RampFit ramp;         // equal sets off the counts' ramp (used when `sets` is not: exact())
@@ -91,8 +96,11 @@ struct LevelSets {
   // kMaxDistinctWays different ways from counts some of which it could not explain (noise: on
   // the H200 noisy counts completed the exact reading with 17 different ways, 8 for 213 of 258
   // sets, the rest 2 to 32, 413 of 416 counts explained, where the ramp gives 256 x 8); else
-  // the ramp when it was found. A sim's unequal sets (9, 6 x 5, 5, 4: every count explained)
-  // keep their exact reading.
+  // the ramp when it was found. An exact reading of more than kMaxDistinctWays different ways
+  // also gives way to a ramp that was found (on the H200, from aligned pages, every count was
+  // explained and the exact reading listed 254 sets of 8 to 18 ways where the ramp, R^2
+  // 0.99999, gave 256 x 8). A sim's unequal sets (9, 6 x 5, 5, 4: every count explained, no
+  // ramp) keep their exact reading.
   bool exact() const;
   bool from_ramp() const { return !exact() && ramp.found; }
   bool read() const { return exact() || from_ramp(); }
@@ -102,9 +110,18 @@ struct LevelSets {
   double all_missing_mean_cycles() const;
 };
 
+// Where level k's scan of sets starts its chains (an element number) when the ladder's array
+// starts at `chain_address` (0: unknown, a sim): analysis/set_overflows' aligned_start, with
+// room for 1.5 times the first miss (a level of 2 ways or more has every element missing by
+// then).
+std::uint64_t aligned_first_element(const Ladder& ladder, std::size_t k,
+                                    std::uint64_t chain_address);
+
 // Chases level k's ladder at every chain length from its first miss until every element
 // misses (at most kMaxSetScanChases chases, at most the ladder's longest chain), counting the
-// elements that miss on every pass, and reads the sets off the counts.
+// elements that miss on every pass, and reads the sets off the counts. The chains start at an
+// aligned page (aligned_first_element, from where its first chase finds the array), and once
+// the counts show noise the scan steps over lengths (tlb_sets.cpp).
 LevelSets scan_sets(Ladder& ladder, std::size_t k);
 
 // Everything measured about one level, for its findings (tlb_findings.cpp).

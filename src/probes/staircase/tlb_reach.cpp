@@ -230,9 +230,7 @@ MeasuredLevel TlbMeasurement::measure_level(Ladder& ladder, std::size_t k, const
                         format_bytes(static_cast<double>(ladder.stride())) + ")";
   } else {
     level.sets = scan_sets(ladder, k);
-    // A ramp that rose unevenly is scanned once more before the level is left without sets: on
-    // an H200 one scan of five paused for 14 lengths mid-ramp (its slope 8.34, the others 9:
-    // 256 sets x 8 ways; docs/results/nvidia-h200/2026-11-24_c454eda).
+    // A ramp that rose unevenly is scanned once more before the level is left without sets.
     if (!level.sets->read() && level.sets->ramp.uneven) {
       ctx_.progress("tlb: the scan of sets rose unevenly; scanning again");
       LevelSets again = scan_sets(ladder, k);

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "analysis/size_rule.hpp"
 #include "probes/core/chase_helpers.hpp"
@@ -41,6 +42,22 @@ constexpr double kStalledShare = 0.98;
 // rose by 0.72 a length for 512 lengths (0.9 s) and gave no reading.
 constexpr std::uint64_t kMaxFillRatio = 4;
 
+// Once this many consecutive counts went down or past their chain (noise: the exact reading
+// cannot come out clean), the scan steps over lengths: the ramp needs no count at every length.
+// On the H200 the L2 TLB's counts went down within the first few lengths in every scan
+// (14, 0, 15, 0), and a sim's noiseless counts never do.
+constexpr std::size_t kNoisyCounts = 2;
+// The step then: about this many lengths per first miss (about kRampLengthsWanted / 8 on the
+// ramp of a level of 8 ways), at most kMaxScanStep. The H200's L2 TLB (first miss at 1973,
+// a ramp of 256 lengths) steps by 3: 85 counts on its ramp, and the scan takes a third as long.
+constexpr std::uint64_t kRampLengthsWanted = 512;
+constexpr std::uint64_t kMaxScanStep = 4;
+
+// A level of at least 2 ways has every element missing by 1.5 times its entries (S x (W + 1)
+// <= 1.5 x S x W): the room an aligned scan needs past its start, in first misses.
+constexpr std::uint64_t kCompleteByNumerator = 3;
+constexpr std::uint64_t kCompleteByDenominator = 2;
+
 // Different ways an exact reading may list and still be taken as it is (see LevelSets::exact).
 constexpr std::size_t kMaxDistinctWays = 3;
 
@@ -53,80 +70,249 @@ std::size_t distinct(std::vector<std::uint64_t> values) {
 
 bool LevelSets::exact() const {
   if (!sets.complete) return false;
+  const std::size_t ways = distinct(sets.ways);
+  // A straight ramp of equal sets explains the counts with two numbers: many different ways
+  // read off the same counts are the noise of single words moving misses between lengths (on
+  // the H200 the increments of every aligned scan ranged over 7-11 around 9). A few different
+  // ways (a sim's 120 sets of 16 and 8 of 15, whose ramp is straight too) stay exact.
+  if (ways > kMaxDistinctWays && ramp.found) return false;
   // Many different ways are believed only from counts without noise: every count explained.
-  return distinct(sets.ways) <= kMaxDistinctWays || sets.consistent == sets.steps;
+  return ways <= kMaxDistinctWays || sets.consistent == sets.steps;
 }
 
 double LevelSets::all_missing_mean_cycles() const {
+  // Complete readings come from consecutive counts: index i is the chain of first + i elements.
   const std::size_t first = sets.all_missing_elements - first_miss_elements;
   double sum = 0;
   for (std::size_t i = first; i < mean_cycles.size(); ++i) sum += mean_cycles[i];
   return sum / static_cast<double>(std::max<std::size_t>(1, mean_cycles.size() - first));
 }
 
-LevelSets scan_sets(Ladder& ladder, std::size_t k) {
-  const RefinedStep& step = ladder.refined[k];
-  const std::uint64_t stride = ladder.stride();
-  LevelSets out;
-  out.first_miss_elements = step.first_miss_bytes / stride;
-  FitRule rule;
-  rule.threshold_cycles = step.threshold_cycles;
-  std::optional<std::size_t> complete_at;  // index into out.missing of the first all-miss
-  for (std::uint64_t elements = out.first_miss_elements;; ++elements) {
-    if (complete_at && out.missing.size() > *complete_at + kScanConfirmations) break;
-    if (complete_at && elements > ladder.max_elements) break;  // confirmed as far as possible
-    if (out.missing.size() >= kMaxSetScanChases) {
-      out.stopped = "stopped after " + std::to_string(kMaxSetScanChases) + " chain lengths";
-      break;
+namespace {
+
+// The first count at least `span` lengths before the last one (for the stall rule).
+std::size_t index_lengths_back(const std::vector<std::uint64_t>& lengths, std::uint64_t span) {
+  std::size_t j = lengths.size() - 1;
+  while (j > 0 && lengths.back() - lengths[j] < span) --j;
+  return j;
+}
+
+// Restores a ladder's placement when a scan at another one ends.
+class Placement {
+ public:
+  Placement(Sweep& sweep, std::uint64_t first) : sweep_(sweep) { sweep_.start_at_element(first); }
+  ~Placement() { sweep_.start_at_element(0); }
+  Placement(const Placement&) = delete;
+  Placement& operator=(const Placement&) = delete;
+
+ private:
+  Sweep& sweep_;
+};
+
+// One chain's count: elements missing on every pass, and the chain's mean latency.
+struct Count {
+  std::uint64_t missing = 0;
+  double mean_cycles = 0;
+  std::uint64_t chain_address = 0;
+};
+
+// The scan of one level's sets (scan_sets), step by step.
+class SetScan {
+ public:
+  SetScan(Ladder& ladder, std::size_t k) : ladder_(ladder), step_(ladder.refined[k]) {
+    rule_.threshold_cycles = step_.threshold_cycles;
+    out_.first_miss_elements = step_.first_miss_bytes / ladder.stride();
+  }
+  LevelSets run(std::size_t k);
+
+ private:
+  Count count(std::uint64_t elements);
+  bool fits(std::uint64_t elements) const {
+    return out_.first_element + elements <= ladder_.max_elements;
+  }
+  std::optional<Count> skip_lengths_without_misses(std::optional<Count> first);
+  // Why the scan stops after its latest count (empty: go on).
+  std::string stop_reason(std::uint64_t elements) const;
+  void read_and_describe(std::size_t unexplained, std::uint64_t length_step);
+
+  Ladder& ladder_;
+  const RefinedStep& step_;
+  FitRule rule_;
+  LevelSets out_;
+  std::optional<std::size_t> complete_at_;  // index into out_.missing of the first all-miss
+  std::uint64_t ladder_first_miss_ = 0;
+};
+
+Count SetScan::count(std::uint64_t elements) {
+  const std::uint64_t footprint = (out_.first_element + elements) * ladder_.stride();
+  const Measured m = ladder_.sweep->measure(std::span(&footprint, 1), "sets").front();
+  Count c;
+  c.missing = judge_fit(m.cycles, m.indices, rule_).missing;
+  c.mean_cycles = std::accumulate(m.cycles.begin(), m.cycles.end(), 0.0) /
+                  static_cast<double>(std::max<std::size_t>(1, m.cycles.size()));
+  c.chain_address = m.chain_address;
+  // The placement was chosen from the first chase's array: every chase must chase that one.
+  if (out_.chain_address > 0 && c.chain_address != out_.chain_address) out_.array_moved = true;
+  return c;
+}
+
+// Chains on which nothing misses say nothing about the sets, and the ladder's first miss can lie
+// hundreds of lengths before the first set overflows (on the H200 the L2 TLB first missed at
+// 1848-2042 elements and its first set overflowed at 2049): lengths double past them, and a
+// bisection finds the last without a miss. The scan then counts from the one after it, as if the
+// level had first missed there. Returns that first count (or `first` when it missed already).
+std::optional<Count> SetScan::skip_lengths_without_misses(std::optional<Count> first) {
+  std::uint64_t none = out_.first_miss_elements;  // the longest chain known to miss on none
+  if (!first) first = count(none);
+  if (first->missing > 0) return first;
+  std::optional<Count> some;  // the count of the shortest chain known to miss
+  std::uint64_t some_at = 0;
+  // Counts a chain of `length` and moves the bracket's end on its side.
+  const auto judge = [&](std::uint64_t length) {
+    const Count c = count(length);
+    if (c.missing > 0) {
+      some = c;
+      some_at = length;
+    } else {
+      none = length;
     }
-    if (elements > ladder.max_elements) {
-      out.stopped = "stopped at the longest chain the ladder allows (" +
-                    std::to_string(ladder.max_elements) + " elements)";
-      break;
-    }
-    const std::uint64_t footprint = elements * stride;
-    const Measured m = ladder.sweep->measure(std::span(&footprint, 1), "sets").front();
-    const FitVerdict verdict = judge_fit(m.cycles, m.indices, rule);
-    out.missing.push_back(verdict.missing);
-    out.mean_cycles.push_back(std::accumulate(m.cycles.begin(), m.cycles.end(), 0.0) /
-                              static_cast<double>(std::max<std::size_t>(1, m.cycles.size())));
-    if (!complete_at && verdict.missing >= elements) complete_at = out.missing.size() - 1;
-    if (!complete_at && out.missing.size() >= kStallLengths &&
-        elements >= kMaxFillRatio * out.first_miss_elements) {
-      out.stopped = "stopped at " + std::to_string(elements) + " elements, " +
-                    std::to_string(kMaxFillRatio) +
-                    " times the first miss, short of every element missing: not sets that "
-                    "fill in turn (those would have completed)";
-      break;
-    }
-    if (!complete_at && out.missing.size() > kStallLengths) {
-      const std::uint64_t now = out.missing.back();
-      const std::uint64_t then = out.missing[out.missing.size() - 1 - kStallLengths];
-      if (now <= then + kStallLengths &&
-          static_cast<double>(now) >= kStalledShare * static_cast<double>(elements)) {
-        out.stopped = "stopped at " + std::to_string(elements) +
-                      " elements: the count rose by at most one per element over the last " +
-                      std::to_string(kStallLengths) + " lengths (no set overflowed at once)";
-        break;
-      }
+  };
+  for (std::uint64_t jump = 1; !some; jump *= 2) {
+    const std::uint64_t next = std::min(none + jump, ladder_.max_elements - out_.first_element);
+    if (next <= none) return std::nullopt;  // no room: nothing missed up to the longest chain
+    judge(next);
+  }
+  while (some_at > none + 1) judge(none + (some_at - none) / 2);
+  out_.first_miss_elements = some_at;
+  return some;
+}
+
+std::string SetScan::stop_reason(std::uint64_t elements) const {
+  if (complete_at_) return {};
+  const std::uint64_t scanned = elements - out_.first_miss_elements;
+  if (scanned >= kStallLengths && elements >= kMaxFillRatio * out_.first_miss_elements) {
+    return "stopped at " + std::to_string(elements) + " elements, " +
+           std::to_string(kMaxFillRatio) +
+           " times the first miss, short of every element missing: not sets that fill in turn "
+           "(those would have completed)";
+  }
+  if (scanned > kStallLengths) {
+    const std::size_t then_at = index_lengths_back(out_.lengths, kStallLengths);
+    const std::uint64_t now = out_.missing.back();
+    const std::uint64_t then = out_.missing[then_at];
+    if (now <= then + (elements - out_.lengths[then_at]) &&
+        static_cast<double>(now) >= kStalledShare * static_cast<double>(elements)) {
+      return "stopped at " + std::to_string(elements) +
+             " elements: the count rose by at most one per element over the last " +
+             std::to_string(kStallLengths) + " lengths (no set overflowed at once)";
     }
   }
-  out.sets = sets_from_overflows(out.first_miss_elements, out.missing);
-  if (out.stopped.empty() && !out.sets.complete) out.stopped = "the counts never reached the chain";
-  out.ramp = equal_sets_from_ramp(out.first_miss_elements, out.missing);
+  return {};
+}
+
+LevelSets SetScan::run(std::size_t k) {
+  ladder_first_miss_ = out_.first_miss_elements;
+  // Where the array lies now (the ladder's may have been freed and allocated again since): the
+  // first chase, which becomes the first count when the array's first page is aligned already.
+  std::optional<Count> pending = count(out_.first_miss_elements);
+  out_.chain_address = pending->chain_address;
+  const std::uint64_t first_element = aligned_first_element(ladder_, k, out_.chain_address);
+  if (first_element > 0) pending.reset();
+  const Placement placement(*ladder_.sweep, first_element);
+  out_.first_element = first_element;
+  pending = skip_lengths_without_misses(pending);
+
+  const std::uint64_t noisy_step =
+      std::clamp<std::uint64_t>(out_.first_miss_elements / kRampLengthsWanted, 1, kMaxScanStep);
+  std::uint64_t length_step = 1;
+  std::size_t unexplained = 0;
+  for (std::uint64_t elements = out_.first_miss_elements;; elements += length_step) {
+    if (complete_at_ && out_.missing.size() > *complete_at_ + kScanConfirmations) break;
+    if (complete_at_ && !fits(elements)) break;  // confirmed as far as possible
+    if (out_.missing.size() >= kMaxSetScanChases) {
+      out_.stopped = "stopped after " + std::to_string(kMaxSetScanChases) + " chain lengths";
+      break;
+    }
+    if (!fits(elements)) {
+      out_.stopped = "stopped at the longest chain the ladder allows (" +
+                     std::to_string(ladder_.max_elements - first_element) +
+                     " elements from element " + std::to_string(first_element) + ")";
+      break;
+    }
+    const Count c = pending ? *std::exchange(pending, std::nullopt) : count(elements);
+    if (length_step == 1 && !out_.missing.empty() &&
+        (c.missing < out_.missing.back() || c.missing > elements)) {
+      ++unexplained;
+    }
+    out_.lengths.push_back(elements);
+    out_.missing.push_back(c.missing);
+    out_.mean_cycles.push_back(c.mean_cycles);
+    if (length_step == 1) out_.consecutive = out_.missing.size();
+    if (length_step == 1 && unexplained >= kNoisyCounts && !complete_at_) length_step = noisy_step;
+    if (!complete_at_ && c.missing >= elements) complete_at_ = out_.missing.size() - 1;
+    out_.stopped = stop_reason(elements);
+    if (!out_.stopped.empty()) break;
+  }
+  read_and_describe(unexplained, length_step);
+  return std::move(out_);
+}
+
+void SetScan::read_and_describe(std::size_t unexplained, std::uint64_t length_step) {
+  LevelSets& out = out_;
+  // The exact reading needs a count at every length: the counts before the scan stepped.
+  out.sets =
+      sets_from_overflows(out.first_miss_elements, std::span(out.missing.data(), out.consecutive));
+  if (out.stopped.empty() && !out.sets.complete) {
+    out.stopped = out.consecutive < out.missing.size()
+                      ? "the counts never reached the chain at consecutive lengths"
+                      : "the counts never reached the chain";
+  }
+  out.ramp = equal_sets_from_ramp(std::span<const std::uint64_t>(out.lengths), out.missing);
   out.evidence = {{"first_miss_elements", out.first_miss_elements},
                   {"missing_per_length", out.missing},
-                  {"threshold_cycles", step.threshold_cycles},
+                  {"threshold_cycles", step_.threshold_cycles},
                   {"sets_in_overflow_order", out.sets.ways},
                   {"complete", out.sets.complete},
                   {"all_missing_elements", out.sets.all_missing_elements},
                   {"steps_explained", out.sets.consistent},
                   {"steps", out.sets.steps}};
+  if (out.first_miss_elements != ladder_first_miss_) {
+    out.evidence["ladder_first_miss_elements"] = ladder_first_miss_;
+  }
+  if (out.consecutive < out.missing.size()) {
+    // Counts that went down or past the chain: the exact reading cannot be clean, so the scan
+    // steps over lengths for the ramp, which needs no count at every length.
+    out.evidence["chain_lengths"] = out.lengths;
+    out.evidence["stepped_after_lengths"] = out.consecutive;
+    out.evidence["length_step"] = length_step;
+    out.evidence["unexplained_counts_before_stepping"] = unexplained;
+  }
+  if (out.first_element > 0) out.evidence["first_element"] = out.first_element;
+  if (out.chain_address > 0) {
+    // Where the array lies in the device's address space, in pages of the stride: a set index
+    // hashed from address bits fills in another order from another start.
+    out.evidence["chain_address"] = out.chain_address;
+    out.evidence["chain_start_page"] = out.chain_address / ladder_.stride() + out.first_element;
+    if (out.array_moved) out.evidence["array_moved_during_scan"] = true;
+  }
   if (!out.stopped.empty()) out.evidence["stopped"] = out.stopped;
   out.evidence["ramp"] = out.ramp.evidence();
   out.evidence["distinct_ways"] = distinct(out.sets.ways);
   out.evidence["reading"] = out.exact() ? "exact" : out.from_ramp() ? "ramp" : "none";
-  return out;
+}
+
+}  // namespace
+
+std::uint64_t aligned_first_element(const Ladder& ladder, std::size_t k,
+                                    std::uint64_t chain_address) {
+  const std::uint64_t first_miss = ladder.refined[k].first_miss_bytes / ladder.stride();
+  return aligned_start(chain_address / ladder.stride(), first_miss,
+                       first_miss * kCompleteByNumerator / kCompleteByDenominator,
+                       ladder.max_elements);
+}
+
+LevelSets scan_sets(Ladder& ladder, std::size_t k) {
+  return SetScan(ladder, k).run(k);
 }
 
 }  // namespace memtopo::staircase
