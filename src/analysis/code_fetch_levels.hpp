@@ -32,6 +32,9 @@ inline constexpr double kCodeFetchNoiseFloor = 0.01;
 inline constexpr double kRampOctaves = 0.25;
 // A difference of this many noise sigmas between two plateaus counts as fully clear.
 inline constexpr double kCodeFetchClearSigmas = 10;
+// Neighbouring plateaus whose levels differ by less than this share of the clear difference are
+// one level (a step there would have a contrast, and a confidence, below one half).
+inline constexpr double kSameLevelContrast = 0.5;
 
 struct CodeFetchTransition {
   std::uint64_t size_bytes = 0;          // the last code size at the faster level's speed

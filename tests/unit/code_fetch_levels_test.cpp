@@ -43,6 +43,21 @@ const std::vector<std::pair<std::uint64_t, double>> kH200RefinedSeries = {
     {523264, 5.6478}, {524288, 5.6395},
 };
 
+// The same H200 at 957cad7 (GPU-88861f72): the L2's plateau reads 5.68 just past the L1.5's
+// ramp and 5.64 further on, a change point within the noise between them.
+const std::vector<std::pair<std::uint64_t, double>> kH200CutPlateauSeries = {
+    {2048, 1.1172},   {3072, 1.1042},   {4096, 1.0977},   {5120, 1.0938},   {6144, 1.1172},
+    {7168, 1.1116},   {9216, 1.1042},   {11264, 1.0994},  {13312, 1.0962},  {15360, 1.0938},
+    {19456, 1.0905},  {22528, 1.0888},  {23552, 1.0883},  {24576, 1.2259},  {25600, 1.3081},
+    {26624, 1.2993},  {31744, 1.2636},  {33792, 1.3366},  {35840, 1.6866},  {37888, 1.9392},
+    {38912, 2.0847},  {39936, 2.1663},  {41984, 2.2332},  {44032, 2.2293},  {46080, 2.2340},
+    {48128, 2.2301},  {50176, 2.2267},  {52224, 2.2310},  {54272, 2.2276},  {64512, 2.2267},
+    {77824, 2.2202},  {92160, 2.2212},  {98304, 2.2204},  {104448, 2.2197}, {109568, 2.2179},
+    {110592, 2.2190}, {116736, 2.6118}, {122880, 2.5921}, {129024, 2.5745}, {130048, 2.5678},
+    {135168, 3.4598}, {141312, 4.7588}, {147456, 5.6801}, {153600, 5.6736}, {155648, 5.6708},
+    {185344, 5.6646}, {220160, 5.6483}, {261120, 5.6395}, {311296, 5.6350}, {370688, 5.6463},
+    {440320, 5.6514}, {523264, 5.6447}, {524288, 5.6341}};
+
 // Eight per-iteration samples around each median (0.3 % jitter, seeded): the committed run keeps
 // only the medians.
 struct Series {
@@ -99,6 +114,17 @@ TEST(CodeFetchLevels, TheRefinedH200SeriesKeepsItsThreeLevels) {
   EXPECT_NEAR(t[2].cpi_before, 2.22, 0.02);
   EXPECT_NEAR(t[2].cpi_after, 5.66, 0.03);
   for (const auto& transition : t) EXPECT_GE(transition.confidence, 0.9);
+}
+
+TEST(CodeFetchLevels, ALevelCutWithinTheNoiseIsOnePlateau) {
+  const Series s = with_jitter(kH200CutPlateauSeries, 0.003);
+  const CodeFetchLevels levels = analyze_code_fetch(s.bytes, s.samples);
+  ASSERT_FALSE(levels.transitions.empty());
+  const CodeFetchTransition& last = levels.transitions.back();
+  EXPECT_EQ(last.size_bytes, 110592u);
+  // The level behind is every size from the ramp's end to the largest, not its first part.
+  EXPECT_EQ(last.slower_last, kH200CutPlateauSeries.size() - 1);
+  EXPECT_NEAR(last.cpi_after, 5.648, 0.006);
 }
 
 TEST(CodeFetchLevels, ACleanStepIsOneTransitionAtItsEdge) {
