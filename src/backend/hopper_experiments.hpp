@@ -88,7 +88,7 @@ struct TileCopySpec {
   // or more when a warm launch lasted less than `min_launch_seconds` (0: never more): enough
   // that the launch lasts that long, so that its start and end weigh little.
   std::uint64_t source_bytes = 8u << 20;
-  // Throughput: the source starts this far into its allocation (other physical pages).
+  // The source starts this far into its allocation (other physical pages).
   std::uint64_t source_offset_bytes = 0;
   std::uint32_t tiles_per_block = 64;
   double min_launch_seconds = 0;

@@ -254,10 +254,12 @@ DeviceBuffer<unsigned char> make_source(std::uint64_t bytes) {
 TileCopyLatencyResult tile_copy_latency(const TileCopySpec& spec) {
   const TileGrid grid = grid_of(spec);
   if (spec.samples < 2) throw ExperimentError("tile copy latency: at least two samples");
-  const DeviceBuffer<unsigned char> source = make_source(spec.source_bytes);
-  const CUtensorMap map = tensor_map_of(spec, grid, source.data());
+  const DeviceBuffer<unsigned char> source =
+      make_source(spec.source_offset_bytes + spec.source_bytes);
+  const unsigned char* origin = source.data() + spec.source_offset_bytes;
+  const CUtensorMap map = tensor_map_of(spec, grid, origin);
   DeviceBuffer<unsigned long long> cycles(spec.samples);
-  const TileArgs args{grid, source.data(), 1, spec.samples, cycles.data(), nullptr, nullptr};
+  const TileArgs args{grid, origin, 1, spec.samples, cycles.data(), nullptr, nullptr};
   launch_tiles(kernel_for(spec.method, true), map, args, 1, threads_for(spec.method),
                tile_bytes(spec));
   CUDA_CALL(cudaDeviceSynchronize());

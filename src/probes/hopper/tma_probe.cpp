@@ -24,6 +24,11 @@ constexpr std::uint32_t k2dTileEdges[] = {32, 64, 128};
 constexpr std::uint64_t kSourceShareOfL2 = 4;
 constexpr std::uint64_t kMaxSourceBytes = 16ull << 20;
 constexpr std::uint32_t kLatencySamples = 16;  // tiles, each copied once untimed first
+// ... at this many placements of the source (as for throughput), pooled: a 2D tile's p50 moved
+// by 20 cycles (2 %) between runs whose 16 samples spanned 15-19 cycles p5-p95 each
+// (docs/results/nvidia-h200/2026-11-25_f70b0e4): which L2 lines, and partitions, the tiles
+// take is fixed within a run at one placement.
+constexpr std::uint32_t kLatencyPlacements = 3;
 // Throughput launches per tile shape, each at least this long. 64 tiles per block lasted 17-40
 // us on an H200: 9 launches agreed within a run, yet one run of five was 10-15 % slower in every
 // row while its bytes per SM cycle agreed to 0.1 % (docs/results/nvidia-h200/2026-11-24_12b85b6):
@@ -41,7 +46,8 @@ constexpr std::uint32_t kThroughputPlacements = 3;
 
 const char* kLatencyMethod =
     "one block copies 16 tiles global -> shared, tile after tile, each once untimed first and "
-    "then timed (different addresses, so either L2 partition, as a kernel's tiles are): "
+    "then timed (different addresses, so either L2 partition, as a kernel's tiles are), at 3 "
+    "placements of the source (a source's length apart in one allocation), pooled: "
     "bulk_1d: cp.async.bulk by one thread, tensor_2d: cp.async.bulk.tensor.2d through a tensor "
     "map (cuTensorMapEncodeTiled, 4 B elements, no swizzle), both from issue to the mbarrier's "
     "completion; plain_loads: 512 threads, ld.global.cg v4 -> st.shared v4, then __syncthreads; "
@@ -149,7 +155,7 @@ class TmaProbe final : public HopperProbe {
  private:
   std::vector<double> measure(ProbeContext& ctx, HopperExperiments& hx, const TileCopySpec& spec,
                               nlohmann::json& row) const {
-    if (question_ == TmaQuestion::latency) return hx.run_tile_copy_latency(spec).cycles;
+    if (question_ == TmaQuestion::latency) return latency_at_placements(hx, spec, row);
     std::vector<double> rates, per_cycle, clocks;
     nlohmann::json placements = nlohmann::json::array();
     for (std::uint32_t k = 0; k < kThroughputPlacements; ++k) {
@@ -173,6 +179,22 @@ class TmaProbe final : public HopperProbe {
     if (at_clocks.empty()) return rates;
     row["launch_spread"] = spread_evidence(summarize(rates));
     return at_clocks;
+  }
+
+  static std::vector<double> latency_at_placements(HopperExperiments& hx, const TileCopySpec& spec,
+                                                   nlohmann::json& row) {
+    std::vector<double> cycles;
+    nlohmann::json placements = nlohmann::json::array();
+    for (std::uint32_t k = 0; k < kLatencyPlacements; ++k) {
+      TileCopySpec placed = spec;
+      placed.source_offset_bytes = k * spec.source_bytes;
+      const std::vector<double> c = hx.run_tile_copy_latency(placed).cycles;
+      cycles.insert(cycles.end(), c.begin(), c.end());
+      placements.push_back(
+          {{"source_offset_bytes", placed.source_offset_bytes}, {"p50", median(c)}});
+    }
+    row["placements"] = placements;
+    return cycles;
   }
 
   TmaQuestion question_;
