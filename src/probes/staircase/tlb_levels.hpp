@@ -8,6 +8,7 @@
 //     the first where every element misses (tlb_sets.cpp, analysis/set_overflows).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,6 +117,13 @@ struct LevelSets {
 // then).
 std::uint64_t aligned_first_element(const Ladder& ladder, std::size_t k,
                                     std::uint64_t chain_address);
+
+// The shortest chain length above `none` (one known to miss on none) at which `misses` (one chase)
+// finds a miss, up to `longest`: lengths double away from `none` until one misses, then a
+// bisection closes the bracket; nullopt when none misses up to `longest`. The scan of sets skips
+// the ladder's lengths without misses with it (tlb_sets.cpp).
+std::optional<std::uint64_t> first_length_missing(std::uint64_t none, std::uint64_t longest,
+                                                  const std::function<bool(std::uint64_t)>& misses);
 
 // Chases level k's ladder at every chain length from its first miss until every element
 // misses (at most kMaxSetScanChases chases, at most the ladder's longest chain), counting the

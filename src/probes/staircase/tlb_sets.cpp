@@ -4,6 +4,7 @@
 // increments. The ladder's stride is the level's page, so consecutive elements are consecutive
 // pages and each new element is one more page in one set.
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -162,29 +163,22 @@ Count SetScan::count(std::uint64_t elements) {
 // bisection finds the last without a miss. The scan then counts from the one after it, as if the
 // level had first missed there. Returns that first count (or `first` when it missed already).
 std::optional<Count> SetScan::skip_lengths_without_misses(std::optional<Count> first) {
-  std::uint64_t none = out_.first_miss_elements;  // the longest chain known to miss on none
+  const std::uint64_t none = out_.first_miss_elements;  // the ladder's first miss
   if (!first) first = count(none);
   if (first->missing > 0) return first;
-  std::optional<Count> some;  // the count of the shortest chain known to miss
-  std::uint64_t some_at = 0;
-  // Counts a chain of `length` and moves the bracket's end on its side.
-  const auto judge = [&](std::uint64_t length) {
+  std::optional<Count> shortest_missing;
+  const auto misses = [&](std::uint64_t length) {
     const Count c = count(length);
-    if (c.missing > 0) {
-      some = c;
-      some_at = length;
-    } else {
-      none = length;
-    }
+    if (c.missing == 0) return false;
+    shortest_missing = c;  // the bisection only ever shortens it
+    return true;
   };
-  for (std::uint64_t jump = 1; !some; jump *= 2) {
-    const std::uint64_t next = std::min(none + jump, ladder_.max_elements - out_.first_element);
-    if (next <= none) return std::nullopt;  // no room: nothing missed up to the longest chain
-    judge(next);
-  }
-  while (some_at > none + 1) judge(none + (some_at - none) / 2);
-  out_.first_miss_elements = some_at;
-  return some;
+  const std::optional<std::uint64_t> found =
+      first_length_missing(none, ladder_.max_elements - out_.first_element, misses);
+  // Nothing missed up to the longest chain: the scan starts there and stops at once.
+  out_.first_miss_elements = found.value_or(ladder_.max_elements - out_.first_element);
+  if (!found) return std::nullopt;
+  return shortest_missing;
 }
 
 std::string SetScan::stop_reason(std::uint64_t elements) const {
@@ -309,6 +303,29 @@ std::uint64_t aligned_first_element(const Ladder& ladder, std::size_t k,
   return aligned_start(chain_address / ladder.stride(), first_miss,
                        first_miss * kCompleteByNumerator / kCompleteByDenominator,
                        ladder.max_elements);
+}
+
+std::optional<std::uint64_t> first_length_missing(
+    std::uint64_t none, std::uint64_t longest, const std::function<bool(std::uint64_t)>& misses) {
+  std::optional<std::uint64_t> some;  // the shortest length known to miss
+  for (std::uint64_t jump = 1; !some; jump *= 2) {
+    const std::uint64_t next = std::min(none + jump, longest);
+    if (next <= none) return std::nullopt;
+    if (misses(next)) {
+      some = next;
+    } else {
+      none = next;
+    }
+  }
+  while (*some > none + 1) {
+    const std::uint64_t middle = none + (*some - none) / 2;
+    if (misses(middle)) {
+      some = middle;
+    } else {
+      none = middle;
+    }
+  }
+  return some;
 }
 
 LevelSets scan_sets(Ladder& ladder, std::size_t k) {

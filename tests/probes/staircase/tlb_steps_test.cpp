@@ -3,6 +3,7 @@
 // of a scan of sets the findings use (LevelSets::exact, from_ramp).
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 #include "probes/staircase/sweep.hpp"
@@ -136,6 +137,26 @@ TEST(TlbSets, ManyWaysFromAnExplainedScanGiveWayToAStraightRamp) {
   EXPECT_EQ(sets.ramp.ways, 8u);
   EXPECT_EQ(sets.ramp.sets, 256u);
   EXPECT_EQ(sets.entries(), 2048u);
+}
+
+TEST(TlbSets, LengthsWithoutMissesAreGallopedOverToTheFirstThatMisses) {
+  // As on the H200: the ladder's first miss at 1848, the first set overflowing at 2049.
+  std::vector<std::uint64_t> chased;
+  const auto misses = [&](std::uint64_t length) {
+    chased.push_back(length);
+    return length >= 2049;
+  };
+  EXPECT_EQ(first_length_missing(1848, 4096, misses), std::optional<std::uint64_t>(2049));
+  EXPECT_LE(chased.size(), 16u);  // doubling, then bisecting: not 201 lengths one by one
+  chased.clear();
+  // The longest chain caps the doubling; nothing missing up to it gives nothing.
+  EXPECT_EQ(first_length_missing(1848, 2000, misses), std::nullopt);
+  EXPECT_EQ(chased.back(), 2000u);
+  EXPECT_EQ(first_length_missing(1848, 1848, misses), std::nullopt);
+  // A miss right after: one chase.
+  chased.clear();
+  EXPECT_EQ(first_length_missing(2048, 4096, misses), std::optional<std::uint64_t>(2049));
+  EXPECT_EQ(chased.size(), 1u);
 }
 
 TEST(TlbSets, ExactCountsOfUnequalSetsAreTakenAsTheyAre) {
