@@ -120,11 +120,11 @@ struct Count {
 // The scan of one level's sets (scan_sets), step by step.
 class SetScan {
  public:
-  SetScan(Ladder& ladder, std::size_t k) : ladder_(ladder), step_(ladder.refined[k]) {
+  SetScan(Ladder& ladder, std::size_t k) : ladder_(ladder), k_(k), step_(ladder.refined[k]) {
     rule_.threshold_cycles = step_.threshold_cycles;
     out_.first_miss_elements = step_.first_miss_bytes / ladder.stride();
   }
-  LevelSets run(std::size_t k);
+  LevelSets run();
 
  private:
   Count count(std::uint64_t elements);
@@ -137,6 +137,7 @@ class SetScan {
   void read_and_describe(std::size_t unexplained, std::uint64_t length_step);
 
   Ladder& ladder_;
+  std::size_t k_;  // the level scanned: ladder_.refined[k_]
   const RefinedStep& step_;
   FitRule rule_;
   LevelSets out_;
@@ -204,13 +205,13 @@ std::string SetScan::stop_reason(std::uint64_t elements) const {
   return {};
 }
 
-LevelSets SetScan::run(std::size_t k) {
+LevelSets SetScan::run() {
   ladder_first_miss_ = out_.first_miss_elements;
   // Where the array lies now (the ladder's may have been freed and allocated again since): the
   // first chase, which becomes the first count when the array's first page is aligned already.
   std::optional<Count> pending = count(out_.first_miss_elements);
   out_.chain_address = pending->chain_address;
-  const std::uint64_t first_element = aligned_first_element(ladder_, k, out_.chain_address);
+  const std::uint64_t first_element = aligned_first_element(ladder_, k_, out_.chain_address);
   if (first_element > 0) pending.reset();
   const Placement placement(*ladder_.sweep, first_element);
   out_.first_element = first_element;
@@ -329,7 +330,7 @@ std::optional<std::uint64_t> first_length_missing(
 }
 
 LevelSets scan_sets(Ladder& ladder, std::size_t k) {
-  return SetScan(ladder, k).run(k);
+  return SetScan(ladder, k).run();
 }
 
 }  // namespace memtopo::staircase
