@@ -26,8 +26,9 @@ constexpr std::uint64_t kMaxSourceBytes = 16ull << 20;
 constexpr std::uint32_t kLatencySamples = 16;  // tiles, each copied once untimed first
 // ... at this many placements of the source (as for throughput), pooled: a 2D tile's p50 moved
 // by 20 cycles (2 %) between runs whose 16 samples spanned 15-19 cycles p5-p95 each
-// (docs/results/nvidia-h200/2026-11-25_f70b0e4): which L2 lines, and partitions, the tiles
-// take is fixed within a run at one placement.
+// (docs/results/nvidia-h200/2026-11-25_f70b0e4). Placement does not explain it all: at 2615002
+// one process read that tile 1027-1030 cycles at all 3 placements, the others 1019-1023 (which
+// SM ran the block is not pinned); pooled, the rows came out within spread.
 constexpr std::uint32_t kLatencyPlacements = 3;
 // Throughput launches per tile shape, each at least this long. 64 tiles per block lasted 17-40
 // us on an H200: 9 launches agreed within a run, yet one run of five was 10-15 % slower in every
