@@ -107,6 +107,7 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
     evidence["other_launch_shape"] = {{"not_run", outcome.other_shape_not_run}};
   }
   if (!outcome.one_pass_configs.empty()) evidence["one_pass_configs"] = outcome.one_pass_configs;
+  if (!outcome.finalists.empty()) evidence["finalists"] = outcome.finalists;
   if (!outcome.other_footprints.empty()) {
     nlohmann::json footprints = nlohmann::json::array();
     for (const StreamMeasurement& other : outcome.other_footprints) {
@@ -153,6 +154,10 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
   p.unit = "bytes/second";
   p.source = Source::measured;
   p.method = method_of(m);
+  if (outcome.finalists.size() > 1) {
+    p.method += "; the fastest by these launches of the search's " +
+                std::to_string(outcome.finalists.size()) + " fastest configurations";
+  }
   p.evidence = evidence_of(outcome, plan);
   const std::vector<double> at_clocks = clocks ? at_run_clocks(m, *clocks) : std::vector<double>{};
   if (!at_clocks.empty()) {

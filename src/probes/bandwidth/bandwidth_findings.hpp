@@ -35,6 +35,9 @@ struct OpOutcome {
   // l2.size between runs whose l2.size differed by 11 %): the finding's value and spread are
   // over every footprint's launches.
   std::vector<StreamMeasurement> other_footprints;
+  // Inside L2: the search's best and next fastest configurations, each with its search p50 and
+  // the p50 of its final launches; `final` is the fastest of them by the latter.
+  nlohmann::json finalists = nlohmann::json::array();
 };
 
 // `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in

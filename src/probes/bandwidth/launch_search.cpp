@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -237,6 +238,23 @@ std::optional<LaunchConfig> runner_up(const SearchResult& search) {
   if (!second || *second->bytes_per_second * (1 + search.min_gain) < search.best_bytes_per_second)
     return std::nullopt;
   return second->config;
+}
+
+std::vector<LaunchConfig> finalists(const SearchResult& search, std::size_t count) {
+  std::vector<const LaunchStep*> ran;
+  for (const LaunchStep& step : search.steps) {
+    if (step.bytes_per_second && !(step.config == search.best)) ran.push_back(&step);
+  }
+  std::ranges::stable_sort(ran, std::greater<>{},
+                           [](const LaunchStep* step) { return *step->bytes_per_second; });
+  std::vector<LaunchConfig> out;
+  if (count == 0) return out;
+  out.push_back(search.best);
+  for (const LaunchStep* step : ran) {
+    if (out.size() == count) break;
+    if (std::ranges::find(out, step->config) == out.end()) out.push_back(step->config);
+  }
+  return out;
 }
 
 nlohmann::json to_json(const SearchResult& result) {

@@ -82,6 +82,12 @@ SearchResult search_launch(const LaunchSpace& space, const LaunchConfig& start,
 // against 127.73 B per SM cycle): measuring both keeps that indecision in the finding's spread.
 std::optional<LaunchConfig> runner_up(const SearchResult& search);
 
+// Up to `count` configurations the search measured, distinct, fastest first by their search
+// rate but with the search's best always first: the finalists that a probe measures again with
+// longer launches. A move needs min_gain, so a configuration may have measured faster than the
+// best without becoming it.
+std::vector<LaunchConfig> finalists(const SearchResult& search, std::size_t count);
+
 nlohmann::json to_json(const SearchResult& result);
 
 }  // namespace memtopo

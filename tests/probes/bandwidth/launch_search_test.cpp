@@ -156,5 +156,20 @@ TEST(LaunchSearch, TheRunnerUpIsTheBestOtherStepWithinTheMinimumGain) {
   EXPECT_FALSE(runner_up(result).has_value());
 }
 
+TEST(LaunchSearch, FinalistsAreTheBestThenTheFastestOtherConfigurations) {
+  SearchResult result;
+  result.best = {2, 256, 16, 8};
+  result.best_bytes_per_second = 4.687;
+  const LaunchConfig a{1, 256, 16, 8}, b{1, 512, 16, 8}, c{4, 256, 16, 8}, lost{16, 64, 16, 8};
+  // c measured faster than the best (by less than the gain a move needs), a twice.
+  result.steps = {{c, 4.690, ""},       {result.best, 4.687, ""}, {a, 4.60, ""},
+                  {lost, {}, "no fit"}, {b, 4.663, ""},           {a, 4.679, ""}};
+  EXPECT_EQ(finalists(result, 3), (std::vector<LaunchConfig>{result.best, c, a}));
+  EXPECT_EQ(finalists(result, 4), (std::vector<LaunchConfig>{result.best, c, a, b}));
+  EXPECT_EQ(finalists(result, 9).size(), 4u);  // only configurations that ran, each once
+  EXPECT_EQ(finalists(result, 1), (std::vector<LaunchConfig>{result.best}));
+  EXPECT_TRUE(finalists(result, 0).empty());
+}
+
 }  // namespace
 }  // namespace memtopo
