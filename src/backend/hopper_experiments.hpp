@@ -6,6 +6,7 @@
 // compute capability 9.0 and later); probes reach it through hopper_experiments(backend), which
 // is nullptr for a backend without them (the simulated device models none of these).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,8 @@ struct CodeFetchSpec {
   std::uint32_t code_bytes = 0;  // a multiple of CodeFetchLayout::block_bytes
   std::uint32_t warm_iterations = 2;
   std::uint32_t timed_iterations = 16;
+  // The %smid to run on (one of DeviceFacts::sm_ids); empty: wherever the block is scheduled.
+  std::optional<std::uint32_t> sm_id;
 };
 
 // What the compiled kernel offers: blocks of straight-line code, each ending in the check
@@ -130,6 +133,7 @@ struct CodeFetchLayout {
 
 struct CodeFetchResult {
   std::vector<double> cycles_per_instruction;  // per timed iteration
+  std::uint32_t sm_id = 0;                     // %smid of the warp that ran
 };
 
 class HopperExperiments {

@@ -77,6 +77,24 @@ TEST_F(Hopper, EveryTileCopyCompletes) {
   }
 }
 
+TEST_F(Hopper, CodeFetchRunsOnTheSmItIsPinnedTo) {
+  HopperExperiments& hx = *hopper_experiments(backend());
+  const std::vector<std::uint32_t>& ids = backend().limits().sm_ids;
+  const std::uint32_t last = ids.empty() ? backend().facts().sm_count - 1 : ids.back();
+  CodeFetchSpec spec;
+  spec.code_bytes = hx.code_fetch_layout().block_bytes * 4;
+  spec.timed_iterations = 8;
+  for (const std::uint32_t sm : {ids.empty() ? 0u : ids.front(), last}) {
+    spec.sm_id = sm;
+    const CodeFetchResult result = hx.run_code_fetch(spec);
+    EXPECT_EQ(result.sm_id, sm);
+    ASSERT_EQ(result.cycles_per_instruction.size(), 8u);
+    EXPECT_GT(result.cycles_per_instruction.front(), 0.5);  // one FFMA per cycle, at best
+  }
+  spec.sm_id.reset();
+  EXPECT_EQ(hx.run_code_fetch(spec).cycles_per_instruction.size(), 8u);
+}
+
 TEST_F(Hopper, InstructionCacheStepOrInconclusiveWithEvidence) {
   Topology topology;
   run_probes(topology, {"icache_l0.size"});

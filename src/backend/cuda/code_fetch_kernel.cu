@@ -6,7 +6,9 @@
 // 1 KiB (checked on the sm_90 cubin: the kernel's .text grows by exactly 0x400 per block).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -29,10 +31,10 @@ constexpr std::uint32_t kThreads = 32;
 // 62 FMAs: 7 rounds over the eight accumulators and six more. ptxas cannot fold them (fma.rn
 // with operands it does not know), and asm volatile keeps them in order.
 #define MEMTOPO_FMA(i) "fma.rn.f32 %" #i ", %" #i ", %8, %9;\n\t"
-#define MEMTOPO_FMA_ROUND                                                                   \
-  MEMTOPO_FMA(0)                                                                            \
-  MEMTOPO_FMA(1) MEMTOPO_FMA(2) MEMTOPO_FMA(3) MEMTOPO_FMA(4) MEMTOPO_FMA(5) MEMTOPO_FMA(6) \
-      MEMTOPO_FMA(7)
+#define MEMTOPO_FMA_ROUND \
+  MEMTOPO_FMA(0)          \
+  MEMTOPO_FMA(1)          \
+  MEMTOPO_FMA(2) MEMTOPO_FMA(3) MEMTOPO_FMA(4) MEMTOPO_FMA(5) MEMTOPO_FMA(6) MEMTOPO_FMA(7)
 
 __device__ __forceinline__ void fma_block(float (&a)[kAccumulators], float y, float z) {
   asm volatile(MEMTOPO_FMA_ROUND MEMTOPO_FMA_ROUND MEMTOPO_FMA_ROUND MEMTOPO_FMA_ROUND
@@ -54,7 +56,15 @@ __device__ __forceinline__ void run_blocks(float (&a)[kAccumulators], float y, f
   (void)(((fma_block(a, y, z)), K + 1 < blocks) && ...);
 }
 
+// A pinned launch has this many blocks per SM: every SM then almost surely gets one, and the
+// first block on the wanted SM runs while all others leave at once.
+constexpr std::uint32_t kPinnedBlocksPerSm = 2;
+constexpr std::int64_t kAnySm = -1;
+
 struct CodeFetchArgs {
+  std::int64_t pinned_sm;  // the %smid to run on, or kAnySm
+  unsigned int* claimed;   // 0 until a block claims the run
+  unsigned int* ran_on;    // %smid of the block that ran
   std::uint32_t blocks;
   std::uint32_t warm_iterations;
   std::uint32_t timed_iterations;
@@ -65,6 +75,14 @@ struct CodeFetchArgs {
 };
 
 __global__ void __launch_bounds__(kThreads) code_fetch_kernel(const CodeFetchArgs a) {
+  __shared__ bool runs;
+  if (threadIdx.x == 0) {
+    const std::uint32_t smid = special_registers::sm_id();
+    runs = (a.pinned_sm == kAnySm || smid == a.pinned_sm) && atomicCAS(a.claimed, 0u, 1u) == 0u;
+    if (runs) *a.ran_on = smid;
+  }
+  __syncthreads();
+  if (!runs) return;
   float acc[kAccumulators];
   for (std::uint32_t i = 0; i < kAccumulators; ++i) acc[i] = a.addend * static_cast<float>(i);
   const std::uint32_t total = a.warm_iterations + a.timed_iterations;
@@ -88,7 +106,7 @@ CodeFetchLayout code_fetch_layout() {
   return CodeFetchLayout{kBlockBytes, kInstructionsPerBlock, kCodeBlocks * kBlockBytes};
 }
 
-CodeFetchResult code_fetch(const CodeFetchSpec& spec) {
+CodeFetchResult code_fetch(const CodeFetchSpec& spec, std::uint32_t sm_count) {
   const std::uint32_t blocks = spec.code_bytes / kBlockBytes;
   if (blocks == 0 || blocks > kCodeBlocks || spec.code_bytes % kBlockBytes != 0 ||
       spec.timed_iterations == 0) {
@@ -97,14 +115,32 @@ CodeFetchResult code_fetch(const CodeFetchSpec& spec) {
   }
   DeviceBuffer<unsigned long long> cycles(spec.timed_iterations);
   DeviceBuffer<float> sink(1);
-  const CodeFetchArgs args{blocks,        spec.warm_iterations, spec.timed_iterations, 1.0f, 0.0f,
-                           cycles.data(), sink.data()};
-  code_fetch_kernel<<<1, kThreads>>>(args);
+  DeviceBuffer<unsigned int> claim(2);  // claimed, ran_on
+  claim.fill_bytes_async(0, 0, claim.bytes());
+  const CodeFetchArgs args{spec.sm_id ? static_cast<std::int64_t>(*spec.sm_id) : kAnySm,
+                           claim.data(),
+                           claim.data() + 1,
+                           blocks,
+                           spec.warm_iterations,
+                           spec.timed_iterations,
+                           1.0f,
+                           0.0f,
+                           cycles.data(),
+                           sink.data()};
+  const std::uint32_t grid = spec.sm_id ? kPinnedBlocksPerSm * std::max(sm_count, 1u) : 1;
+  code_fetch_kernel<<<grid, kThreads>>>(args);
   CUDA_CHECK_LAUNCH("code fetch kernel");
   CUDA_CALL(cudaDeviceSynchronize());
+  std::vector<unsigned int> claimed(2);
+  claim.download(claimed);
+  if (claimed[0] == 0) {
+    throw ExperimentError("code fetch: none of " + std::to_string(grid) +
+                          " blocks was scheduled on SM " + std::to_string(*spec.sm_id));
+  }
   std::vector<unsigned long long> host(spec.timed_iterations);
   cycles.download(host);
   CodeFetchResult result;
+  result.sm_id = claimed[1];
   const double instructions = static_cast<double>(blocks) * kInstructionsPerBlock;
   for (const unsigned long long c : host) result.cycles_per_instruction.push_back(c / instructions);
   return result;

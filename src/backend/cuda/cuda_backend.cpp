@@ -240,7 +240,7 @@ class CudaBackend final : public Backend,
   CodeFetchLayout code_fetch_layout() const override { return memtopo::code_fetch_layout(); }
   CodeFetchResult run_code_fetch(const CodeFetchSpec& spec) override {
     CUDA_CALL(cudaSetDevice(device_));
-    return code_fetch(spec);
+    return code_fetch(spec, facts_.sm_count);
   }
 
  private:

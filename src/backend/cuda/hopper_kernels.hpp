@@ -18,6 +18,7 @@ TileCopyLatencyResult tile_copy_latency(const TileCopySpec& spec);
 TileCopyThroughputResult tile_copy_throughput(const TileCopySpec& spec, std::uint32_t sm_count);
 
 CodeFetchLayout code_fetch_layout();
-CodeFetchResult code_fetch(const CodeFetchSpec& spec);
+// `sm_count`: the grid of a pinned launch is twice it (see code_fetch_kernel.cu).
+CodeFetchResult code_fetch(const CodeFetchSpec& spec, std::uint32_t sm_count);
 
 }  // namespace memtopo

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "analysis/code_fetch_levels.hpp"
 #include "analysis/confidence.hpp"
 #include "analysis/stats.hpp"
+#include "model/partition_rows.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
@@ -64,6 +66,7 @@ class IcacheProbe final : public HopperProbe {
   void run(ProbeContext& ctx) override {
     HopperExperiments& hx = require_experiments(ctx, "instruction caches");
     const CodeFetchLayout layout = hx.code_fetch_layout();
+    sites_ = code_fetch_sites(ctx.topology, ctx.backend.limits());
     std::vector<std::uint64_t> sizes = coarse_sizes(layout);
     std::vector<std::vector<double>> samples;
     for (const std::uint64_t bytes : sizes) samples.push_back(measure(ctx, hx, layout, bytes));
@@ -83,6 +86,11 @@ class IcacheProbe final : public HopperProbe {
       if (at != sizes.end() && *at == bytes) continue;
       const auto index = at - sizes.begin();
       samples.insert(samples.begin() + index, measure(ctx, hx, layout, bytes));
+      for (Site& site : sites_) {  // measure() appended this size's samples at the end
+        std::vector<double> latest = std::move(site.samples.back());
+        site.samples.pop_back();
+        site.samples.insert(site.samples.begin() + index, std::move(latest));
+      }
       sizes.insert(sizes.begin() + index, bytes);
     }
     const CodeFetchLevels levels = added.empty() ? coarse : analyze_code_fetch(sizes, samples);
@@ -90,8 +98,35 @@ class IcacheProbe final : public HopperProbe {
   }
 
  private:
-  static std::vector<double> measure(ProbeContext& ctx, HopperExperiments& hx,
-                                     const CodeFetchLayout& layout, std::uint64_t bytes) {
+  // Where the code runs, and what it measured there (per code size, in the order of `sizes`).
+  struct Site {
+    std::optional<std::uint32_t> sm_id;  // pinned (%smid), or wherever the block is scheduled
+    std::set<std::uint32_t> ran_on;
+    std::vector<std::vector<double>> samples;
+  };
+
+  // The first SM of every partition of a conclusive l2.partition_map (the code's lines sit in
+  // both partitions, near to some SMs and far from others); without one, one block wherever it
+  // is scheduled. At 113d560 an H200's icache_l15.miss_penalty read 3.41 in three processes and
+  // 3.44 in two, each with a p5-p95 of 0.035 (docs/results/nvidia-h200/2026-11-25_113d560).
+  static std::vector<Site> code_fetch_sites(const Topology& topology, const BackendLimits& limits) {
+    std::vector<Site> sites;
+    const Property* map = any_finding(topology, "l2", "partition_map");
+    if (map && map->source == Source::measured && !map->inconclusive) {
+      const std::set<std::uint32_t> known(limits.sm_ids.begin(), limits.sm_ids.end());
+      for (const PartitionRow& row : partition_rows(*map)) {
+        if (!row.sms.empty() && (known.empty() || known.contains(row.sms.front()))) {
+          sites.push_back(Site{row.sms.front(), {}, {}});
+        }
+      }
+    }
+    if (sites.size() < 2) sites = {Site{}};
+    return sites;
+  }
+
+  // Every site's samples at `bytes`, pooled (each site's also kept in its Site).
+  std::vector<double> measure(ProbeContext& ctx, HopperExperiments& hx,
+                              const CodeFetchLayout& layout, std::uint64_t bytes) {
     ctx.check_interrupted();
     CodeFetchSpec spec;
     spec.code_bytes = static_cast<std::uint32_t>(bytes);
@@ -100,7 +135,40 @@ class IcacheProbe final : public HopperProbe {
     spec.timed_iterations =
         std::clamp(static_cast<std::uint32_t>(std::ceil(kTimedInstructions / instructions)),
                    kMinTimedIterations, kMaxTimedIterations);
-    return hx.run_code_fetch(spec).cycles_per_instruction;
+    std::vector<double> pooled;
+    for (Site& site : sites_) {
+      spec.sm_id = site.sm_id;
+      CodeFetchResult result = hx.run_code_fetch(spec);
+      site.ran_on.insert(result.sm_id);
+      pooled.insert(pooled.end(), result.cycles_per_instruction.begin(),
+                    result.cycles_per_instruction.end());
+      site.samples.push_back(std::move(result.cycles_per_instruction));
+    }
+    return pooled;
+  }
+
+  nlohmann::json sites_evidence() const {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Site& site : sites_) {
+      out.push_back({{"pinned_sm", site.sm_id ? nlohmann::json(*site.sm_id) : nlohmann::json()},
+                     {"ran_on_sms", site.ran_on}});
+    }
+    return out;
+  }
+
+  // Each site's cycles per instruction on the two plateaus of `t` (median of its samples) and
+  // their difference: how much of the transition depends on the SM.
+  nlohmann::json by_site(const CodeFetchTransition& t) const {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Site& site : sites_) {
+      const double before = median(plateau_samples(site.samples, t.plateau_first, t.plateau_last));
+      const double after = median(plateau_samples(site.samples, t.slower_first, t.slower_last));
+      out.push_back({{"sms", site.ran_on},
+                     {"cycles_per_instruction_before", before},
+                     {"cycles_per_instruction_after", after},
+                     {"miss_penalty", after - before}});
+    }
+    return out;
   }
 
   static nlohmann::json series_evidence(const std::vector<std::uint64_t>& sizes,
@@ -112,6 +180,8 @@ class IcacheProbe final : public HopperProbe {
     return series;
   }
 
+  std::vector<Site> sites_;
+
   // Every sample of the code sizes first..last, pooled.
   static std::vector<double> plateau_samples(const std::vector<std::vector<double>>& samples,
                                              std::size_t first, std::size_t last) {
@@ -121,10 +191,9 @@ class IcacheProbe final : public HopperProbe {
     return pooled;
   }
 
-  static void write_levels(Topology& topology, const std::vector<std::uint64_t>& sizes,
-                           const CodeFetchLevels& levels,
-                           const std::vector<std::vector<double>>& samples,
-                           const CodeFetchLayout& layout) {
+  void write_levels(Topology& topology, const std::vector<std::uint64_t>& sizes,
+                    const CodeFetchLevels& levels, const std::vector<std::vector<double>>& samples,
+                    const CodeFetchLayout& layout) {
     const nlohmann::json series = series_evidence(sizes, levels);
     std::vector<const CodeFetchTransition*> accepted;
     for (const CodeFetchTransition& t : levels.transitions) {
@@ -141,6 +210,7 @@ class IcacheProbe final : public HopperProbe {
       p.bound = Bound::lower;
       p.note = "no transition in cycles per instruction up to the largest code the kernel has";
       p.evidence = {{"series", series},
+                    {"sites", sites_evidence()},
                     {"transitions_found", levels.transitions.size()},
                     {"noise_sigma", levels.noise_sigma}};
       element_for(topology, kLevels[0]).set(std::move(p));
@@ -164,6 +234,7 @@ class IcacheProbe final : public HopperProbe {
                        {"significance", t.significance},
                        {"contrast", t.contrast},
                        {"noise_sigma", levels.noise_sigma},
+                       {"sites", sites_evidence()},
                        {"series", series}};
       set_confidence(size,
                      Confidence{edge(t.confidence, "the transition (significance x contrast)")});
@@ -185,6 +256,7 @@ class IcacheProbe final : public HopperProbe {
       penalty.value = t.cpi_after - t.cpi_before;
       penalty.spread = summarize(
           pairwise_differences(plateau_samples(samples, t.slower_first, t.slower_last), pooled));
+      penalty.evidence["by_sm"] = by_site(t);
       set_confidence(penalty, Confidence{edge(t.confidence, "the transition")});
       element.set(std::move(penalty));
     }
