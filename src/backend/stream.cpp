@@ -76,6 +76,13 @@ void validate(const StreamSpec& spec) {
     fail("footprint_bytes " + std::to_string(spec.footprint_bytes) + " holds no warp tile of " +
          std::to_string(warp_tile_bytes(spec)) + " bytes (32 x vector_bytes x unroll)");
   }
+  if (spec.array_offset_bytes % kStreamArrayOffsetAlignment != 0) {
+    fail("array_offset_bytes " + std::to_string(spec.array_offset_bytes) +
+         " is not a multiple of " + std::to_string(kStreamArrayOffsetAlignment));
+  }
+  if (spec.path == LoadPath::shared && spec.array_offset_bytes != 0) {
+    fail("array_offset_bytes moves global arrays; the shared path has none");
+  }
   if (spec.path == LoadPath::shared && spec.placement != StreamPlacement::per_block) {
     fail("shared memory belongs to a block: the shared path needs placement per_block");
   }
@@ -123,7 +130,8 @@ std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec) {
 
 std::uint64_t stream_device_bytes(const StreamSpec& spec) {
   if (spec.path == LoadPath::shared) return 0;
-  return spec.op == StreamOp::copy ? 2 * spec.footprint_bytes : spec.footprint_bytes;
+  const std::uint64_t array = spec.array_offset_bytes + spec.footprint_bytes;
+  return spec.op == StreamOp::copy ? 2 * array : array;
 }
 
 }  // namespace memtopo

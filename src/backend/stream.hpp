@@ -66,7 +66,13 @@ struct StreamSpec {
   std::uint64_t bytes_per_launch = 0;
   std::uint32_t warmup_launches = 1;  // untimed launches first (fill the level under test)
   std::uint32_t timed_launches = 3;
+  // Global arrays only: each array starts this many bytes into its allocation, so that the same
+  // footprint lies elsewhere in device memory (a multiple of kStreamArrayOffsetAlignment).
+  std::uint64_t array_offset_bytes = 0;
 };
+// Array offsets are whole 2 MiB pages: another offset is other physical memory, and every
+// vector and texture stays aligned.
+inline constexpr std::uint64_t kStreamArrayOffsetAlignment = 2ull << 20;
 
 struct StreamResult {
   std::vector<double> seconds;        // per timed launch
@@ -98,8 +104,8 @@ StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms);
 // copy, source and destination), 0 otherwise.
 std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec);
 
-// Device memory the stream's arrays take: the footprint (twice for a copy) outside shared
-// memory, 0 on the shared path.
+// Device memory the stream's arrays take: the footprint and the array offset (twice for a copy)
+// outside shared memory, 0 on the shared path.
 std::uint64_t stream_device_bytes(const StreamSpec& spec);
 
 // The backend cannot run streams at all (a simulated device without a throughput model, a

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <string>
 
 #include "gpu_fixture.hpp"
@@ -94,6 +95,38 @@ TEST_F(StreamKernelsOnGpu, AnL1WindowStreamsFasterThanDram) {
   expect_sane(dram, slow, facts);
   const auto rate = [](const StreamResult& r) { return r.bytes_moved / r.seconds.front(); };
   EXPECT_GT(rate(fast), 2 * rate(slow)) << "L1 " << rate(fast) << " B/s, DRAM " << rate(slow);
+}
+
+// A read, a write, a copy and a texture read on arrays a footprint into their allocations: each
+// runs, and a DRAM read there is about as fast as at the start (the same footprint, elsewhere).
+TEST_F(StreamKernelsOnGpu, ArraysAtAnOffsetRunEveryOpAtTheSameRate) {
+  const DeviceFacts& facts = backend().facts();
+  const std::uint64_t footprint = 8 * facts.l2_bytes;
+  const std::uint64_t offset = (footprint + kStreamArrayOffsetAlignment - 1) /
+                               kStreamArrayOffsetAlignment * kStreamArrayOffsetAlignment;
+  for (const auto& [path, op] :
+       {std::pair{LoadPath::cg, StreamOp::read}, std::pair{LoadPath::cg, StreamOp::write},
+        std::pair{LoadPath::cg, StreamOp::copy}, std::pair{LoadPath::tex, StreamOp::read}}) {
+    StreamSpec spec = stream(path, op, StreamPlacement::shared_by_all, footprint, 16, 4);
+    spec.array_offset_bytes = offset;
+    expect_sane(spec, backend().run_stream(spec), facts);
+  }
+  StreamSpec here =
+      stream(LoadPath::cg, StreamOp::read, StreamPlacement::shared_by_all, footprint, 16, 4);
+  here.blocks_per_sm = 4;
+  here.bytes_per_launch = kTimedBytesPerLaunch;
+  here.timed_launches = 3;
+  StreamSpec elsewhere = here;
+  elsewhere.array_offset_bytes = offset;
+  const auto rate = [&](const StreamSpec& spec) {
+    const StreamResult r = backend().run_stream(spec);
+    return r.bytes_moved / r.seconds.back();
+  };
+  const double at_start = rate(here);
+  const double at_offset = rate(elsewhere);
+  std::cout << "[ stream ] DRAM read " << at_start << " B/s at the start, " << at_offset
+            << " B/s one footprint on\n";
+  EXPECT_NEAR(at_offset, at_start, 0.1 * at_start);
 }
 
 TEST_F(StreamKernelsOnGpu, ConfigurationsThatNeedASecondWaveAreRefused) {

@@ -240,6 +240,25 @@ TEST(StreamSpecs, ValidationAndGeometry) {
     s.path = LoadPath::nc;
     s.op = StreamOp::copy;
   });
+  invalid([](StreamSpec& s) { s.array_offset_bytes = 4096; });  // not whole 2 MiB pages
+  invalid([](StreamSpec& s) {
+    s.path = LoadPath::shared;
+    s.placement = StreamPlacement::per_block;
+    s.array_offset_bytes = kStreamArrayOffsetAlignment;  // shared memory has no arrays to move
+  });
+}
+
+TEST(StreamSpecs, AnArrayOffsetTakesMemoryBeforeEveryArray) {
+  StreamSpec spec;
+  spec.footprint_bytes = 64ull << 20;
+  spec.bytes_per_launch = 1ull << 30;
+  spec.array_offset_bytes = 2 * kStreamArrayOffsetAlignment;
+  EXPECT_NO_THROW(validate(spec));
+  EXPECT_EQ(stream_device_bytes(spec), (64ull + 4) << 20);
+  spec.op = StreamOp::copy;
+  EXPECT_EQ(stream_device_bytes(spec), 2 * ((64ull + 4) << 20));
+  spec.array_offset_bytes = 0;
+  EXPECT_EQ(stream_device_bytes(spec), 2 * (64ull << 20));
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ CodeFetchResult code_fetch(const CodeFetchSpec& spec, std::uint32_t sm_count) {
   DeviceBuffer<unsigned long long> cycles(spec.timed_iterations);
   DeviceBuffer<float> sink(1);
   DeviceBuffer<unsigned int> claim(2);  // claimed, ran_on
-  claim.fill_bytes_async(0, 0, claim.bytes());
+  claim.fill_zero();
   const CodeFetchArgs args{spec.sm_id ? static_cast<std::int64_t>(*spec.sm_id) : kAnySm,
                            claim.data(),
                            claim.data() + 1,

@@ -99,7 +99,7 @@ void StreamRunner::provide_arrays(const StreamSpec& spec, std::uint64_t device_b
     fail(spec, "its arrays need " + std::to_string(needed) + " bytes of device memory, " +
                    std::to_string(device_bytes_free + held) + " are free");
   }
-  const std::uint64_t bytes = spec.footprint_bytes;
+  const std::uint64_t bytes = spec.array_offset_bytes + spec.footprint_bytes;
   if (reads_global && source_.bytes() < bytes) {
     source_ = DeviceBuffer<unsigned char>();  // free before allocating the larger one
     source_ = DeviceBuffer<unsigned char>(bytes);
@@ -138,14 +138,18 @@ StreamRunner::Launch StreamRunner::prepare(const StreamSpec& spec,
     if (elements > config_.max_texture_1d_linear_elements || geometry.footprint_bytes > INT32_MAX) {
       fail(spec, "the footprint exceeds the largest 1D linear texture");
     }
-    launch.texture.emplace(source_.data(), elements, static_cast<int>(spec.vector_bytes / 4));
+    launch.texture.emplace(source_.data() + spec.array_offset_bytes, elements,
+                           static_cast<int>(spec.vector_bytes / 4));
   }
 
   const std::uint64_t warps_per_block = spec.threads_per_block / kStreamWarpThreads;
   const bool per_block = spec.placement == StreamPlacement::per_block;
   StreamArgs& args = launch.args;
-  args.source = source_.data();
-  args.destination = destination_.data();
+  // Only the arrays a stream uses were provided (a write has no source, a read no destination).
+  const bool reads_global = spec.op != StreamOp::write;
+  const bool writes_global = spec.op != StreamOp::read;
+  args.source = source_.data() + (reads_global ? spec.array_offset_bytes : 0);
+  args.destination = destination_.data() + (writes_global ? spec.array_offset_bytes : 0);
   args.texture = launch.texture ? launch.texture->handle() : 0;
   args.footprint_bytes = geometry.footprint_bytes;
   args.start_warp_multiplier = per_block ? 0 : warps_per_block;

@@ -108,15 +108,31 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
   }
   if (!outcome.one_pass_configs.empty()) evidence["one_pass_configs"] = outcome.one_pass_configs;
   if (!outcome.finalists.empty()) evidence["finalists"] = outcome.finalists;
-  if (!outcome.other_footprints.empty()) {
-    nlohmann::json footprints = nlohmann::json::array();
-    for (const StreamMeasurement& other : outcome.other_footprints) {
-      footprints.push_back({{"footprint_bytes", other.result.footprint_bytes},
-                            {"p50_bytes_per_second", other.median_bytes_per_second},
-                            {"spread", spread_evidence(summarize(other.bytes_per_second))}});
+  // The same configuration's final launches under other conditions, as rows under `name`: each
+  // one's condition (`key`: `what` of it), p50 and spread; the first launches' spread as
+  // `first_key`.
+  const auto others = [&](const char* name, const std::vector<StreamMeasurement>& measured,
+                          const char* key, const char* first_key, auto what) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const StreamMeasurement& other : measured) {
+      rows.push_back({{key, what(other)},
+                      {"p50_bytes_per_second", other.median_bytes_per_second},
+                      {"spread", spread_evidence(summarize(other.bytes_per_second))}});
     }
-    evidence["other_footprints"] = std::move(footprints);
-    evidence["planned_footprint_spread"] = spread_evidence(summarize(m.bytes_per_second));
+    evidence[name] = std::move(rows);
+    evidence[first_key] = spread_evidence(summarize(m.bytes_per_second));
+  };
+  if (!outcome.other_footprints.empty()) {
+    others("other_footprints", outcome.other_footprints, "footprint_bytes",
+           "planned_footprint_spread",
+           [](const StreamMeasurement& o) { return o.result.footprint_bytes; });
+  }
+  if (!outcome.other_placements.empty()) {
+    others("other_placements", outcome.other_placements, "array_offset_bytes",
+           "first_placement_spread",
+           [](const StreamMeasurement& o) { return o.spec.array_offset_bytes; });
+  } else if (!outcome.other_placements_not_run.empty()) {
+    evidence["other_placements"] = {{"not_run", outcome.other_placements_not_run}};
   }
   return evidence;
 }
@@ -178,6 +194,13 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
                 " footprints inside L2 (the planned one, half and one and a half of it): the "
                 "rate moves with the footprint";
   }
+  for (const StreamMeasurement& other : outcome.other_placements) {
+    samples.insert(samples.end(), other.bytes_per_second.begin(), other.bytes_per_second.end());
+  }
+  if (!outcome.other_placements.empty()) {
+    p.method += "; value and spread over the final launches on arrays at " +
+                std::to_string(outcome.other_placements.size() + 1) + " places in device memory";
+  }
   p.spread = summarize(samples);
   p.value = p.spread->p50;
   Confidence confidence{share_within(
@@ -185,6 +208,8 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
       !at_clocks.empty()                  ? "timed launches at the run's SM clocks within 3 % of "
                                             "the p50"
       : !outcome.other_footprints.empty() ? "timed launches at every footprint within 3 % of "
+                                            "the p50"
+      : !outcome.other_placements.empty() ? "timed launches at every placement within 3 % of "
                                             "the p50"
                                           : "timed launches within 3 % of the p50")};
   if (plan.from_confidence) {

@@ -38,6 +38,13 @@ struct OpOutcome {
   // Inside L2: the search's best and next fastest configurations, each with its search p50 and
   // the p50 of its final launches; `final` is the fastest of them by the latter.
   nlohmann::json finalists = nlohmann::json::array();
+  // DRAM: the final configuration's launches again on arrays elsewhere in device memory. On an
+  // H200 five processes read 4.768-4.782 TB/s with one launch configuration, each process's
+  // launches within 0.2 % (docs/results/nvidia-h200/2026-11-25_6f0d00e): something of the
+  // process, such as where its arrays lie, moves the rate. The finding's value and spread are
+  // over every placement's launches, and the evidence gives each placement's p50.
+  std::vector<StreamMeasurement> other_placements;
+  std::string other_placements_not_run;  // why they could not run
 };
 
 // `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in

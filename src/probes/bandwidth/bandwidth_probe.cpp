@@ -47,6 +47,7 @@ class BandwidthMeasurement {
   OpOutcome measure(StreamMeter& meter, const LaunchSpace& space, const LaunchConfig& start);
   void try_one_pass(StreamMeter& meter, const LaunchSpace& space, OpOutcome& outcome);
   static void measure_finalists(StreamMeter& meter, OpOutcome& outcome);
+  void measure_elsewhere(StreamMeter& meter, OpOutcome& outcome);
 
   ProbeContext& ctx_;
   const BandwidthTarget& target_;
@@ -78,7 +79,10 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
       outcome.runner_up = meter.measure_long(*second, kFinalTimedLaunches, kFinalLaunchSeconds);
     }
   }
-  if (target_.footprint == BandwidthFootprint::beyond_l2) try_one_pass(meter, space, outcome);
+  if (target_.footprint == BandwidthFootprint::beyond_l2) {
+    try_one_pass(meter, space, outcome);
+    measure_elsewhere(meter, outcome);
+  }
   if (target_.footprint == BandwidthFootprint::inside_l2) {
     meter.relabel(id() + "/" + op + "_finalists");
     measure_finalists(meter, outcome);
@@ -121,6 +125,25 @@ void BandwidthMeasurement::measure_finalists(StreamMeter& meter, OpOutcome& outc
       outcome.final = std::move(m);
     }
   }
+}
+
+// DRAM: the final configuration, in its launch shape, on arrays that start one footprint (in
+// whole 2 MiB pages) further into their allocations: other DRAM pages and channels. Where that
+// cannot run (too little memory), the finding keeps the first placement alone and says so.
+void BandwidthMeasurement::measure_elsewhere(StreamMeter& meter, OpOutcome& outcome) {
+  const std::uint64_t offset = (plan_.bytes + kStreamArrayOffsetAlignment - 1) /
+                               kStreamArrayOffsetAlignment * kStreamArrayOffsetAlignment;
+  meter.relabel(id() + "/" + std::string(to_string(meter.base().op)) + "_elsewhere");
+  meter.set_placement(outcome.final.spec.placement);
+  meter.set_array_offset(offset);
+  try {
+    outcome.other_placements.push_back(
+        meter.measure_long(config_of(outcome.final), kFinalTimedLaunches, kFinalLaunchSeconds));
+  } catch (const ExperimentError& error) {
+    outcome.other_placements_not_run = error.what();
+  }
+  meter.set_array_offset(0);
+  meter.set_placement(target_.placement);
 }
 
 // DRAM: the best configuration also as a one-pass grid (StreamPlacement::one_pass), which
