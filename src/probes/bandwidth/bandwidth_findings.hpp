@@ -23,7 +23,7 @@ struct OpOutcome {
   std::optional<StreamMeasurement> other_shape;
   std::string other_shape_not_run;
   // DRAM: the one-pass grid at each block size and unroll (p50 of the search's launches, or why
-  // it could not run), and the p50 of the final launches of the two measured again.
+  // it could not run), and the p50 of the final launches of the three measured again.
   nlohmann::json one_pass_configs = nlohmann::json::array();
   // A level bound by the SM clock: the search compared rates at one SM clock (this one), and
   // the configuration it ranked second, when within its minimum gain of the best, was measured
@@ -35,8 +35,9 @@ struct OpOutcome {
   // l2.size between runs whose l2.size differed by 11 %): the finding's value and spread are
   // over every footprint's launches.
   std::vector<StreamMeasurement> other_footprints;
-  // Inside L2: the search's best and next fastest configurations, each with its search p50 and
-  // the p50 of its final launches; `final` is the fastest of them by the latter.
+  // L2 and DRAM: the search's best and next fastest configurations, each with its search p50
+  // and the p50 of its final launches; `final` is the fastest of them by the latter (before
+  // DRAM's one-pass shape is tried).
   nlohmann::json finalists = nlohmann::json::array();
   // DRAM: the final configuration's launches again on arrays elsewhere in device memory. On an
   // H200 five processes read 4.768-4.782 TB/s with one launch configuration, each process's

@@ -22,14 +22,14 @@ constexpr std::uint32_t kFinalTimedLaunches = 9;
 // and the ramp at each launch's start and end cost a few tenths of a percent, not 1-2 %.
 constexpr double kFinalLaunchSeconds = 4e-3;
 // DRAM one-pass configurations measured again with the final launches (try_one_pass).
-constexpr std::size_t kOnePassFinalists = 2;
+constexpr std::size_t kOnePassFinalists = 3;
 // Inside L2, the best configuration is also measured over these multiples of the planned
 // footprint (a quarter of l2.size: an eighth and three eighths of it), see
 // OpOutcome::other_footprints.
 constexpr double kOtherL2FootprintFactors[] = {0.5, 1.5};
-// Inside L2, the search's best and its next fastest configurations, measured again with the
+// L2 and DRAM: the search's best and its next fastest configurations, measured again with the
 // final launches (measure_finalists).
-constexpr std::size_t kL2Finalists = 3;
+constexpr std::size_t kDeviceWideFinalists = 3;
 
 LaunchConfig config_of(const StreamMeasurement& m) {
   return {m.spec.blocks_per_sm, m.spec.threads_per_block, m.spec.vector_bytes, m.spec.unroll};
@@ -79,13 +79,15 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
       outcome.runner_up = meter.measure_long(*second, kFinalTimedLaunches, kFinalLaunchSeconds);
     }
   }
+  if (!target_.per_sm) {
+    meter.relabel(id() + "/" + op + "_finalists");
+    measure_finalists(meter, outcome);
+  }
   if (target_.footprint == BandwidthFootprint::beyond_l2) {
     try_one_pass(meter, space, outcome);
     measure_elsewhere(meter, outcome);
   }
   if (target_.footprint == BandwidthFootprint::inside_l2) {
-    meter.relabel(id() + "/" + op + "_finalists");
-    measure_finalists(meter, outcome);
     meter.relabel(id() + "/" + op + "_footprints");
     const LaunchConfig best = config_of(outcome.final);
     for (const double factor : kOtherL2FootprintFactors) {
@@ -97,12 +99,15 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
   return outcome;
 }
 
-// Inside L2 the rate hardly depends on the launch (an H200's L2 writes: 4.58-4.69 TB/s over
-// 12 configurations), and the search's short launches order neighbours by noise: five
-// processes at 2615002 ended on five configurations and wrote 4.73-4.83 TB/s, while each one's
-// final launches spread by 0.02-0.09 TB/s (docs/results/nvidia-h200/2026-11-25_2615002). The
-// search's next fastest configurations are measured again with the final launches, the highest
-// p50 is the finding, and every finalist's p50 stays in the evidence.
+// L2 and DRAM rates hardly depend on the launch near the peak (an H200's L2 writes: 4.58-4.69
+// TB/s over 12 configurations), and the search's short launches order neighbours by noise:
+// five processes at 2615002 ended on five configurations and wrote 4.73-4.83 TB/s to L2, while
+// each one's final launches spread by 0.02-0.09 TB/s (docs/results/nvidia-h200/
+// 2026-11-25_2615002); an H100 at f7e7a36 read DRAM at 3.145 TB/s in four processes and 3.194
+// in one, whose search had ended at 4 x 512 threads, 8 B x 8, which the others had measured
+// third (docs/results/nvidia-h100/2026-11-25_f7e7a36). The search's next fastest configurations
+// are measured again with the final launches, the highest p50 is the finding, and every
+// finalist's p50 stays in the evidence.
 void BandwidthMeasurement::measure_finalists(StreamMeter& meter, OpOutcome& outcome) {
   const auto search_rate = [&](const LaunchConfig& config) {
     for (const LaunchStep& step : outcome.search.steps) {
@@ -117,7 +122,7 @@ void BandwidthMeasurement::measure_finalists(StreamMeter& meter, OpOutcome& outc
     return r;
   };
   outcome.finalists.push_back(row(outcome.final));
-  const std::vector<LaunchConfig> configs = finalists(outcome.search, kL2Finalists);
+  const std::vector<LaunchConfig> configs = finalists(outcome.search, kDeviceWideFinalists);
   for (std::size_t i = 1; i < configs.size(); ++i) {
     StreamMeasurement m = meter.measure_long(configs[i], kFinalTimedLaunches, kFinalLaunchSeconds);
     outcome.finalists.push_back(row(m));
@@ -153,10 +158,13 @@ void BandwidthMeasurement::measure_elsewhere(StreamMeter& meter, OpOutcome& outc
 // the looping search ends at 256 or 512 threads by noise (two of them within its 0.3 % gain),
 // and one-pass copies at 256 threads ran 1.5 % faster than at 512 on an H200, so runs that had
 // ended at 512 reported 4.19 TB/s and runs at 256 4.25 (docs/results/nvidia-h200/
-// 2026-11-24_bdcb60a). The two best by the short launches are measured again with the final
+// 2026-11-24_bdcb60a). The three best by the short launches are measured again with the final
 // launches, so that one short series cannot pick alone (a run at 34953d8 wrote 3.51 TB/s
-// one-pass where full runs had 4.68); the higher p50 of all final series is the finding, and
-// the other shape's figure stays in the evidence.
+// one-pass where full runs had 4.68; on an H100 at f7e7a36 short launches put 1024 threads x
+// unroll 1, 2.86 TB/s by its final launches, among the two best, and one process of five wrote
+// 3.29 where the others had 3.306); the higher p50 of all final series is the finding, and the
+// other shape's figure stays in the evidence. The base (the vector width) is the looping
+// finalists' winner.
 void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& space,
                                         OpOutcome& outcome) {
   meter.relabel(id() + "/" + std::string(to_string(meter.base().op)) + "_one_pass");
@@ -165,7 +173,7 @@ void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& s
   std::string not_run;
   for (const std::uint32_t threads : space.threads_per_block) {
     for (const std::uint32_t unroll : space.unroll) {
-      LaunchConfig config = outcome.search.best;
+      LaunchConfig config = config_of(outcome.final);
       config.threads_per_block = threads;
       config.unroll = unroll;
       nlohmann::json row = {{"threads_per_block", threads}, {"unroll", unroll}};

@@ -147,7 +147,7 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
     EXPECT_EQ(p.spread->samples, 2 * p.evidence.at("seconds").size());
     EXPECT_NEAR(p.value.get<double>(), modelled, kTolerance * modelled);
     // Every block size and unroll tried one-pass with short launches (or said why not), the
-    // best two again with final launches.
+    // best three again with final launches.
     const nlohmann::json& configs = p.evidence.at("one_pass_configs");
     const LaunchSpace space = read_launch_space();
     EXPECT_EQ(configs.size(), space.unroll.size() * space.threads_per_block.size());
@@ -158,7 +158,13 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
           << row.dump();
       finals += row.contains("final_p50_bytes_per_second") ? 1 : 0;
     }
-    EXPECT_EQ(finals, 2u);
+    EXPECT_EQ(finals, 3u);
+    // The looping search's three fastest configurations, each with its final p50.
+    const nlohmann::json& finalists = p.evidence.at("finalists");
+    EXPECT_EQ(finalists.size(), 3u) << finalists.dump();
+    for (const nlohmann::json& row : finalists) {
+      EXPECT_GT(row.at("final_p50_bytes_per_second").get<double>(), 0) << row.dump();
+    }
   }
   // Levels inside the L2 and the SM caches loop over their footprint only.
   EXPECT_FALSE(property(*run_, "l2", "bandwidth").evidence.contains("other_launch_shape"));
