@@ -10,6 +10,7 @@
 #include "probes/core/findings.hpp"
 #include "probes/staircase/step_findings.hpp"
 #include "probes/staircase/tlb_levels.hpp"
+#include "probes/staircase/tlb_penalty.hpp"
 
 namespace memtopo::staircase {
 namespace {
@@ -58,45 +59,26 @@ std::string unread(const LevelSets& sets) {
 // miss_penalty of the level: the mean latency of the chains on which every element missed it
 // (from the scan of sets) minus the mean of the plateau before its step; without a complete
 // scan, the mean of the plateau after the step instead (which a set-associative level's gradual
-// overflow lowers a little). Where a scan ran but could not be read, that plateau still holds
-// hits, and the figure is a lower bound: an H200's L1 TLB penalty read 9.4-11.0 cycles in five
-// processes at 76a21db, each with a p5-p95 of 1-2 cycles (docs/results/nvidia-h200/
-// 2026-11-25_76a21db).
+// overflow lowers a little); a lower bound where a scan ran but could not be read
+// (tlb_penalty.hpp).
 Property miss_penalty(const MeasuredLevel& level) {
   const Ladder& ladder = *level.ladder;
   const std::size_t k = level.step;
-  const bool scanned = level.sets && level.sets->exact();
-  Property p = make_property(
-      "miss_penalty", "cycles",
-      std::string(scanned ? "mean latency of the chains on which every element missed the level"
-                          : "mean latency of the plateau after the level's step") +
-          " minus the plateau before it, on the " +
-          format_bytes(static_cast<double>(ladder.stride())) + "-stride staircase");
-  const StaircaseLevel& before = ladder.before(k);
-  const StaircaseLevel& after = ladder.after(k);
-  const double missing_mean = scanned ? level.sets->all_missing_mean_cycles() : after.mean;
-  p.value = missing_mean - before.mean;
-  // The spread: every chain's mean after the step minus every one before it, so that it holds
-  // the variation of both plateaus (a run's before plateau moves by about a cycle on an H200).
   const auto plateau = [&](const StaircaseLevel& side) {
     return std::vector<double>(
         ladder.staircase.mean.begin() + static_cast<std::ptrdiff_t>(side.first),
         ladder.staircase.mean.begin() + static_cast<std::ptrdiff_t>(side.last) + 1);
   };
-  p.spread = summarize(pairwise_differences(plateau(after), plateau(before)));
-  p.evidence = {{"mean_before_cycles", before.mean},
-                {"mean_after_cycles", after.mean},
-                {"mean_all_missing_cycles", missing_mean}};
-  if (level.sets && !level.sets->read()) {
-    p.inconclusive = true;
-    p.bound = Bound::lower;
-    p.note =
-        "lower bound: " + unread(*level.sets) + ", so the plateau after the step still holds hits";
-    p.evidence["bound"] = to_string(Bound::lower);
-    return p;
-  }
-  set_confidence(p, {step_factor(ladder.refined[k].step)});
-  return p;
+  PenaltyInputs in;
+  in.before_level = ladder.before(k).mean;
+  in.after_level = ladder.after(k).mean;
+  in.before = plateau(ladder.before(k));
+  in.after = plateau(ladder.after(k));
+  if (level.sets && level.sets->exact())
+    in.all_missing_mean = level.sets->all_missing_mean_cycles();
+  if (level.sets && !level.sets->read()) in.unread = unread(*level.sets);
+  in.stride_bytes = ladder.stride();
+  return tlb_miss_penalty(in, Confidence{step_factor(ladder.refined[k].step)});
 }
 
 // A page found between two strides is as sure as the pairs at those strides agreed.
