@@ -13,7 +13,7 @@ namespace memtopo {
 namespace {
 
 // Per-size medians of cycles per instruction, from the H200 run at 171c0b4
-// (docs/results/nvidia-h200/2026-11-24_171c0b4/discovery.json, icache_l0.size's evidence): the
+// (docs/results/nvidia-h200/2026-11-24_171c0b4/discovery.json.gz, icache_l0.size's evidence): the
 // staircase with the latency noise floor found no level in it.
 const std::vector<std::pair<std::uint64_t, double>> kH200Series = {
     {2048, 1.1172},   {3072, 1.1042},   {4096, 1.0977},   {5120, 1.0938},   {6144, 1.1172},
