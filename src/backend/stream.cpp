@@ -128,6 +128,14 @@ std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec) {
   return spec.op == StreamOp::copy ? 2 * window : window;
 }
 
+bool stream_reads_global(const StreamSpec& spec) {
+  return spec.path != LoadPath::shared && spec.op != StreamOp::write;
+}
+
+bool stream_writes_global(const StreamSpec& spec) {
+  return spec.path != LoadPath::shared && spec.op != StreamOp::read;
+}
+
 std::uint64_t stream_device_bytes(const StreamSpec& spec) {
   if (spec.path == LoadPath::shared) return 0;
   const std::uint64_t array = spec.array_offset_bytes + spec.footprint_bytes;

@@ -107,6 +107,10 @@ std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec);
 // Device memory the stream's arrays take: the footprint and the array offset (twice for a copy)
 // outside shared memory, 0 on the shared path.
 std::uint64_t stream_device_bytes(const StreamSpec& spec);
+// Whether the stream reads a global source array, and whether it writes a global destination
+// (neither on the shared path; a write has no source, a read no destination).
+bool stream_reads_global(const StreamSpec& spec);
+bool stream_writes_global(const StreamSpec& spec);
 
 // The backend cannot run streams at all (a simulated device without a throughput model, a
 // backend that never implemented them); the message says why. Not an ExperimentError: no other

@@ -91,8 +91,8 @@ void StreamRunner::check_fits(const StreamSpec& spec, const void* kernel,
 }
 
 void StreamRunner::provide_arrays(const StreamSpec& spec, std::uint64_t device_bytes_free) {
-  const bool reads_global = spec.path != LoadPath::shared && spec.op != StreamOp::write;
-  const bool writes_global = spec.path != LoadPath::shared && spec.op != StreamOp::read;
+  const bool reads_global = stream_reads_global(spec);
+  const bool writes_global = stream_writes_global(spec);
   const std::uint64_t held = source_.bytes() + destination_.bytes();
   const std::uint64_t needed = stream_device_bytes(spec);
   if (needed > device_bytes_free + held) {
@@ -145,11 +145,10 @@ StreamRunner::Launch StreamRunner::prepare(const StreamSpec& spec,
   const std::uint64_t warps_per_block = spec.threads_per_block / kStreamWarpThreads;
   const bool per_block = spec.placement == StreamPlacement::per_block;
   StreamArgs& args = launch.args;
-  // Only the arrays a stream uses were provided (a write has no source, a read no destination).
-  const bool reads_global = spec.op != StreamOp::write;
-  const bool writes_global = spec.op != StreamOp::read;
-  args.source = source_.data() + (reads_global ? spec.array_offset_bytes : 0);
-  args.destination = destination_.data() + (writes_global ? spec.array_offset_bytes : 0);
+  // Only the arrays a stream uses were provided (provide_arrays).
+  args.source = source_.data() + (stream_reads_global(spec) ? spec.array_offset_bytes : 0);
+  args.destination =
+      destination_.data() + (stream_writes_global(spec) ? spec.array_offset_bytes : 0);
   args.texture = launch.texture ? launch.texture->handle() : 0;
   args.footprint_bytes = geometry.footprint_bytes;
   args.start_warp_multiplier = per_block ? 0 : warps_per_block;
