@@ -38,8 +38,10 @@ const char* kMethod =
     "instruction fetch: one warp runs the first n KiB of a 512 KiB straight-line kernel body "
     "(blocks of 62 independent FFMAs on 8 accumulators plus a compare and branch: 64 SASS "
     "instructions, 1 KiB) in a loop, 2 warm iterations then >= 8 timed (%clock64 per "
-    "iteration), cycles per instruction per iteration; n at 4 steps per octave from 2 KiB, "
-    "then 8 more points inside every transition; change points (PELT, a noise floor of 0.01 "
+    "iteration), cycles per instruction per iteration, at the first SM of each partition of "
+    "l2.partition_map (pinned by %smid; without a map, wherever the block runs), pooled; n at "
+    "4 steps per octave from 2 KiB, then 8 more points inside every transition; change points "
+    "(PELT, a noise floor of 0.01 "
     "cycles per instruction) cut the series, segments of at least 1/4 octave are levels and "
     "shorter ones a ramp between two; a level's size is the largest code that still ran at its "
     "speed (the ramp's onset), its confidence the KS significance across the transition times "
@@ -105,10 +107,12 @@ class IcacheProbe final : public HopperProbe {
     std::vector<std::vector<double>> samples;
   };
 
-  // The first SM of every partition of a conclusive l2.partition_map (the code's lines sit in
-  // both partitions, near to some SMs and far from others); without one, one block wherever it
-  // is scheduled. At 113d560 an H200's icache_l15.miss_penalty read 3.41 in three processes and
-  // 3.44 in two, each with a p5-p95 of 0.035 (docs/results/nvidia-h200/2026-11-25_113d560).
+  // The first SM of every partition of a conclusive l2.partition_map (a guess at what moved the
+  // value: code fetched from L2 is near to some SMs and far from others); without one, one
+  // block wherever it is scheduled. At 113d560 an H200's icache_l15.miss_penalty read 3.41 in
+  // three processes and 3.44 in two, each with a p5-p95 of 0.035 (that run's files were not
+  // kept: docs/results/README.md); at eadb774 the two SMs' penalties differed by up to 0.012
+  // and five processes agreed within spread (docs/results/nvidia-h200/2026-11-25_eadb774).
   static std::vector<Site> code_fetch_sites(const Topology& topology, const BackendLimits& limits) {
     std::vector<Site> sites;
     const Property* map = any_finding(topology, "l2", "partition_map");

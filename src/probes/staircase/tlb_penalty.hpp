@@ -1,6 +1,7 @@
 #pragma once
 // A TLB level's miss_penalty from the staircase around its step, as a pure function of the
 // plateaus' chain means, so that its rules are tested on known numbers (tlb_penalty_test.cpp).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
