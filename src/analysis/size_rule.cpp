@@ -123,6 +123,33 @@ FitVerdict judge_fit(std::span<const double> corrected_cycles,
   return verdict;
 }
 
+std::size_t elements_slow_on_most_passes(std::span<const double> corrected_cycles,
+                                         std::span<const std::uint32_t> indices,
+                                         double threshold_cycles) {
+  if (corrected_cycles.empty()) {
+    throw std::invalid_argument("elements_slow_on_most_passes: no timed accesses");
+  }
+  if (corrected_cycles.size() != indices.size()) {
+    throw std::invalid_argument("elements_slow_on_most_passes: cycles and indices differ in length");
+  }
+  std::vector<std::pair<std::uint32_t, bool>> accesses(indices.size());
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    accesses[i] = {indices[i], corrected_cycles[i] > threshold_cycles};
+  }
+  std::sort(accesses.begin(), accesses.end());
+  std::size_t elements = 0;
+  for (std::size_t begin = 0; begin < accesses.size();) {
+    std::size_t end = begin;
+    std::size_t slow = 0;
+    for (; end < accesses.size() && accesses[end].first == accesses[begin].first; ++end) {
+      slow += accesses[end].second;
+    }
+    elements += 2 * slow > end - begin;
+    begin = end;
+  }
+  return elements;
+}
+
 double edge_confidence(std::span<const ScanPoint> scan, std::uint64_t size_bytes) {
   std::size_t agreeing = 0;
   std::vector<double> below;  // miss fractions at or below the size

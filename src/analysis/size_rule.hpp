@@ -84,6 +84,17 @@ struct FitVerdict {
 FitVerdict judge_fit(std::span<const double> corrected_cycles,
                      std::span<const std::uint32_t> indices, const FitRule& rule);
 
+// The elements of one trace slow on more than half of their timed accesses (on both of two):
+// `corrected_cycles[i]` is the overhead-corrected time of the access that loaded word
+// `indices[i]`. Where a miss costs little more than the noise of one load (an H200's L1 TLB: 10
+// cycles over L2 hits that spread by 2.7), "slow on every access" undercounts with many passes:
+// a 17-element chain gets 60, and a missing element whose loads each cross the threshold with
+// probability 0.8 is slow on all 60 almost never. A majority keeps one outlier from making an
+// element miss and needs no pass to be clean. Throws std::invalid_argument as judge_fit does.
+std::size_t elements_slow_on_most_passes(std::span<const double> corrected_cycles,
+                                         std::span<const std::uint32_t> indices,
+                                         double threshold_cycles);
+
 // One footprint of the fine scan around the size edge.
 struct ScanPoint {
   std::uint64_t footprint_bytes = 0;

@@ -157,6 +157,46 @@ TEST(SizeRule, MismatchedOrEmptyInputIsAnError) {
   EXPECT_THROW(judge_fit({}, {}, rule()), std::invalid_argument);
 }
 
+// An H200 L1 TLB scan's chain of 17 elements, 60 passes: every element missing by 10 cycles
+// over L2 hits whose loads spread by about 3 cycles around the threshold's side.
+TEST(SlowOnMostPasses, ASmallPenaltyInTheNoiseIsCountedOnManyPasses) {
+  constexpr double kHitLevel = 279;
+  constexpr double kThreshold = 284;  // midway to the misses
+  std::vector<double> cycles;
+  std::vector<std::uint32_t> indices;
+  for (std::uint32_t pass = 0; pass < 60; ++pass) {
+    for (std::uint32_t e = 0; e < 17; ++e) {
+      // Misses at 289 +- 4 (seeded by pass and element): a fifth of them below the threshold.
+      const double jitter = static_cast<double>(static_cast<int>((pass * 7 + e * 3) % 9) - 4);
+      cycles.push_back(kHitLevel + 10 + jitter - (jitter < -2 ? 4 : 0));
+      indices.push_back(e);
+    }
+  }
+  std::size_t below = 0;
+  for (const double c : cycles) below += c <= kThreshold;
+  ASSERT_GT(below, cycles.size() / 10);  // the undercount "slow on every pass" makes
+  FitRule rule;
+  rule.threshold_cycles = kThreshold;
+  EXPECT_EQ(judge_fit(cycles, indices, rule).missing, 0u);
+  EXPECT_EQ(elements_slow_on_most_passes(cycles, indices, kThreshold), 17u);
+}
+
+TEST(SlowOnMostPasses, BothOfTwoPassesOrMoreThanHalfOfMore) {
+  // Element 0: slow on 2 of 2; element 1: on 1 of 2 (an outlier); element 2: 2 of 4 (half is not
+  // a majority); element 3: 3 of 4; element 4: 2 of 3.
+  const std::vector<std::uint32_t> indices = {0, 0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4};
+  const std::vector<double> cycles = {9, 9, 9, 1, 9, 9, 1, 1, 9, 1, 9, 9, 1, 9, 9};
+  EXPECT_EQ(elements_slow_on_most_passes(cycles, indices, 5.0), 3u);  // 0, 3 and 4
+  EXPECT_EQ(elements_slow_on_most_passes(cycles, indices, 9.0), 0u);  // at the threshold: fast
+}
+
+TEST(SlowOnMostPasses, MismatchedOrEmptyInputIsAnError) {
+  const std::vector<double> cycles = {1, 2};
+  const std::vector<std::uint32_t> one = {0};
+  EXPECT_THROW(elements_slow_on_most_passes(cycles, one, 1.0), std::invalid_argument);
+  EXPECT_THROW(elements_slow_on_most_passes({}, {}, 1.0), std::invalid_argument);
+}
+
 TEST(EdgeConfidence, CleanEdgeIsCertain) {
   const std::vector<ScanPoint> scan{
       {1000, 0, true}, {1032, 0, true}, {1064, 0.02, false}, {1096, 0.04, false}};

@@ -134,7 +134,7 @@ void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep
                      const nlohmann::json& scan_evidence) {
   const std::string method =
       "the level's ladder chased at every chain length from its first miss until every element "
-      "missed, counting the elements slow on every pass: a set that overflows adds its ways + 1 "
+      "missed, counting the elements slow on most passes: a set that overflows adds its ways + 1 "
       "misses at once (paper 000, 4.2, Fig. 11); entries = sum of the sets' ways" +
       std::string(level.sets && level.sets->from_ramp()
                       ? "; read off the ramp of the counts (noisy counts that never reached the "

@@ -85,7 +85,7 @@ struct LevelSets {
   std::uint64_t first_miss_elements = 0;  // the shortest chain with a miss (refined step)
   std::uint64_t first_element = 0;        // the chains' placement: elements below it left out
   std::vector<std::uint64_t> lengths;     // the chain lengths scanned, from the first miss on
-  std::vector<std::uint64_t> missing;     // elements missing on every pass, per length
+  std::vector<std::uint64_t> missing;     // elements missing on most passes, per length
   std::size_t consecutive = 0;            // counts at consecutive lengths before the scan stepped
   std::uint64_t chain_address = 0;        // device address of the array's word 0 (0: unknown)
   bool array_moved = false;               // a chase of the scan found its array elsewhere
@@ -127,7 +127,7 @@ std::optional<std::uint64_t> first_length_missing(std::uint64_t none, std::uint6
 
 // Chases level k's ladder at every chain length from its first miss until every element
 // misses (at most kMaxSetScanChases chases, at most the ladder's longest chain), counting the
-// elements that miss on every pass, and reads the sets off the counts. The chains start at an
+// elements that miss on most passes, and reads the sets off the counts. The chains start at an
 // aligned page (aligned_first_element, from where its first chase finds the array), and once
 // the counts show noise the scan steps over lengths (tlb_sets.cpp).
 LevelSets scan_sets(Ladder& ladder, std::size_t k);
