@@ -33,8 +33,9 @@ struct SetsFromOverflows {
 // `missing[i]`: the elements that missed (on every pass) on a chain of `first_elements` + i
 // elements, each one page further; the chain one shorter than the first missed on none. The sets
 // are read up to the first chain on which every element missed; counts after it confirm (every
-// element missed again) or contradict. A negative increment, or more missing elements than the
-// chain has, is inconsistent (noise, or not LRU).
+// element missed again) or contradict. A negative increment, more missing elements than the
+// chain has, or a single miss more before any set overflowed, is inconsistent (noise, or not
+// LRU). A first overflow on which every element misses is one set of elements - 1 ways.
 SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
                                       std::span<const std::uint64_t> missing);
 
@@ -44,7 +45,8 @@ SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
 // overflowed). With S sets of W ways filled by consecutive pages, the count is 0 up to E = S x W
 // elements, then rises by W + 1 per element until every element misses at E + S. A straight
 // line through the counts between kRampLow and kRampHigh of the chain gives W + 1 (its slope),
-// E (where it leaves 0) and E + S (where it meets the chain); sets = E / W, rounded. Unequal
+// E (where it leaves 0) and E + S (where it meets the chain); sets = (2E + S) / (2W + 1),
+// rounded (the onset and the end together: a slightly tilted line moves them apart). Unequal
 // sets, a hashed index that fills sets unevenly, or a policy other than LRU bend or flatten
 // the ramp: the fit then fails its checks (slope below 1.5 or more than 0.25 from a whole
 // number, the scan ending before the line meets the chain), and `why` says which.
@@ -58,7 +60,7 @@ struct RampFit {
   double explained = 0;    // R^2 of the line over the ramp's counts
   std::size_t points = 0;  // chain lengths on the ramp
   std::uint64_t ways = 0;  // round(slope - 1)
-  std::uint64_t sets = 0;  // round(onset / ways)
+  std::uint64_t sets = 0;  // round((onset + end) / (2 ways + 1))
   std::uint64_t entries() const { return ways * sets; }
   nlohmann::json evidence() const;
 };

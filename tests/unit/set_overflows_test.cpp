@@ -128,6 +128,24 @@ TEST(SetOverflows, LongerChainsConfirmOrContradictACompleteScan) {
   EXPECT_EQ(contradicted.consistent, 2u);
 }
 
+TEST(SetOverflows, ALoneMissBeforeAnyOverflowIsAMisjudgedWord) {
+  // An H200 L1 TLB scan at 59c91cd (run 5 of docs/results/nvidia-h200/2026-11-28_59c91cd): one
+  // word slow at 15 and 16 elements, then all 17 at once. Read as counted, the jump of 16 was a
+  // set of 15 ways, every count explained; the four other runs counted 0 there and read 16.
+  const std::vector<std::uint64_t> counts = {1, 1, 17, 18, 19, 20, 21, 22, 23, 24, 25};
+  const SetsFromOverflows sets = sets_from_overflows(15, counts);
+  EXPECT_TRUE(sets.complete);
+  EXPECT_EQ(sets.ways, std::vector<std::uint64_t>{16});
+  EXPECT_EQ(sets.entries, 16u);
+  EXPECT_EQ(sets.all_missing_elements, 17u);
+  EXPECT_EQ(sets.steps, 11u);
+  EXPECT_EQ(sets.consistent, 10u);  // the lone miss is not explained
+  // After a set overflowed, one more miss is that set taking one more page: explained.
+  const SetsFromOverflows later = sets_from_overflows(9, std::vector<std::uint64_t>{3, 4, 5});
+  EXPECT_EQ(later.ways, std::vector<std::uint64_t>{2});
+  EXPECT_EQ(later.consistent, 3u);
+}
+
 TEST(SetOverflows, WaysValueOfNothingIsNull) {
   EXPECT_TRUE(ways_value({}).is_null());
 }
@@ -263,6 +281,39 @@ const std::vector<std::uint64_t> kH200L2TlbStragglers = {
     2210, 2210, 2212, 2212, 2211, 2213, 2215, 2225, 2233, 2243, 2251, 2261, 2268, 2279, 2287, 2295,
     2305, 2307, 2316, 2325, 2334, 2343, 2352, 2353, 2354, 2355, 2356, 2357, 2358, 2359, 2360};
 
+// An H200 L2 TLB scan that stepped by 3 lengths (run 2 of docs/results/nvidia-h200/
+// 2026-11-28_59c91cd): onset 2043.98, end 2305.30, 8 ways. The onset alone gave 255.50 sets and
+// rounded to 255 (the other four runs: 255.57-255.89, 256); with the end, 255.84.
+const std::vector<std::uint64_t> kH200L2TlbTiltedLengths = {
+    2011, 2012, 2013, 2016, 2019, 2022, 2025, 2028, 2031, 2034, 2037, 2040, 2043, 2046, 2049,
+    2052, 2055, 2058, 2061, 2064, 2067, 2070, 2073, 2076, 2079, 2082, 2085, 2088, 2091, 2094,
+    2097, 2100, 2103, 2106, 2109, 2112, 2115, 2118, 2121, 2124, 2127, 2130, 2133, 2136, 2139,
+    2142, 2145, 2148, 2151, 2154, 2157, 2160, 2163, 2166, 2169, 2172, 2175, 2178, 2181, 2184,
+    2187, 2190, 2193, 2196, 2199, 2202, 2205, 2208, 2211, 2214, 2217, 2220, 2223, 2226, 2229,
+    2232, 2235, 2238, 2241, 2244, 2247, 2250, 2253, 2256, 2259, 2262, 2265, 2268, 2271, 2274,
+    2277, 2280, 2283, 2286, 2289, 2292, 2295, 2298, 2301, 2304, 2307, 2310, 2313, 2316, 2319,
+    2322, 2325, 2328, 2331, 2334, 2337, 2340, 2343, 2346, 2349, 2352, 2355, 2358, 2361, 2364,
+    2367, 2370, 2373};
+const std::vector<std::uint64_t> kH200L2TlbTiltedMissing = {
+    28,   12,   10,   11,   7,    9,    14,   7,    12,   12,   11,   14,   14,   14,   36,
+    62,   90,   117,  146,  170,  196,  226,  251,  280,  306,  335,  361,  384,  413,  438,
+    469,  495,  520,  549,  572,  600,  628,  653,  680,  708,  732,  759,  788,  813,  840,
+    865,  891,  918,  947,  970,  1003, 1030, 1058, 1084, 1106, 1133, 1163, 1186, 1213, 1232,
+    1258, 1285, 1312, 1338, 1367, 1389, 1417, 1446, 1474, 1500, 1523, 1552, 1580, 1608, 1632,
+    1660, 1686, 1714, 1740, 1765, 1793, 1818, 1845, 1864, 1889, 1921, 1944, 1970, 1999, 2027,
+    2052, 2078, 2102, 2130, 2155, 2182, 2210, 2237, 2263, 2291, 2296, 2296, 2298, 2306, 2306,
+    2307, 2314, 2313, 2318, 2321, 2324, 2325, 2331, 2331, 2338, 2338, 2339, 2342, 2346, 2349,
+    2351, 2361, 2362};
+
+TEST(SetsFromRamp, TheOnsetAndTheEndTogetherGiveTheSets) {
+  const RampFit fit = equal_sets_from_ramp(kH200L2TlbTiltedLengths, kH200L2TlbTiltedMissing);
+  ASSERT_TRUE(fit.found) << fit.why;
+  EXPECT_EQ(fit.ways, 8u);
+  EXPECT_LT(fit.onset / 8, 255.5);  // what rounded to 255
+  EXPECT_EQ(fit.sets, 256u);
+  EXPECT_EQ(fit.entries(), 2048u);
+}
+
 TEST(SetsFromRamp, APauseMidRampIsUnevenEvenWhenTheLineRoundsRight) {
   // This process's chain started off an aligned page: its counts hold at 440 for 12 lengths
   // mid-ramp and the same sets overflow late, past 2300. The line still rounds to 256 x 8, but
@@ -345,7 +396,9 @@ TEST(SetsFromRamp, SetsThatFillInBurstsGiveNoRamp) {
 }
 
 TEST(SetsFromRamp, TheH200L1TlbIsNoRampOfSets) {
-  // Its counts rise by less than one miss per element: no set overflows at once.
+  // Counted as elements slow on every pass (before 07c8e41: with 12-60 passes per chain a miss
+  // of 10 cycles in the noise was rarely slow on all), its counts rise by less than one miss per
+  // element: no set overflows at once.
   const RampFit fit = equal_sets_from_ramp(16, kH200L1TlbMissing);
   EXPECT_FALSE(fit.found);
   EXPECT_LT(fit.slope, 1.5);
