@@ -24,6 +24,17 @@ def row(cycles, p5, p95, data="l2"):
     return {"data": data, "cycles": cycles, "p5_cycles": p5, "p95_cycles": p95}
 
 
+class LowConfidence(unittest.TestCase):
+    def test_values_below_one_half_are_marked_as_the_console_marks_them(self):
+        low = dict(prop(15), confidence=0.38)
+        self.assertEqual(summarise.shown(low), "~15")
+        self.assertEqual(summarise.shown(dict(prop(16), confidence=0.5)), "16")
+        self.assertEqual(summarise.shown(dict(prop(None, inconclusive=True), confidence=0.1)), "(null?)")
+        self.assertEqual(summarise.marked_runs([dict(prop(16), confidence=0.9), low, None]), [2])
+        # The verdict itself does not change: a low-confidence value that differs still differs.
+        self.assertEqual(summarise.verdict([dict(prop(16), confidence=0.9), low]), "DIFFERS")
+
+
 class Verdicts(unittest.TestCase):
     def test_scalars(self):
         self.assertEqual(summarise.verdict([prop(4), prop(4)]), "identical")
