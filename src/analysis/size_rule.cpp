@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -73,42 +74,58 @@ std::size_t allowed_misses(double expected_outlier_misses, double tail) {
   return last;
 }
 
-FitVerdict judge_fit(std::span<const double> corrected_cycles,
-                     std::span<const std::uint32_t> indices, const FitRule& rule) {
-  if (corrected_cycles.empty()) throw std::invalid_argument("judge_fit: no timed accesses");
-  if (corrected_cycles.size() != indices.size()) {
-    throw std::invalid_argument("judge_fit: cycles and indices differ in length");
+namespace {
+
+// One element's timed accesses: how many, and how many slower than the threshold.
+struct ElementAccesses {
+  std::uint32_t passes = 0;
+  std::uint32_t slow = 0;
+};
+
+// The accesses of one trace grouped by the word they loaded, in word order. Throws
+// std::invalid_argument (naming `caller`) when the spans differ in length or are empty.
+std::vector<ElementAccesses> accesses_by_element(std::span<const double> corrected_cycles,
+                                                 std::span<const std::uint32_t> indices,
+                                                 double threshold_cycles, const char* caller) {
+  if (corrected_cycles.empty()) {
+    throw std::invalid_argument(std::string(caller) + ": no timed accesses");
   }
-  // Group the accesses by element: (index, slow) sorted by index.
+  if (corrected_cycles.size() != indices.size()) {
+    throw std::invalid_argument(std::string(caller) + ": cycles and indices differ in length");
+  }
   std::vector<std::pair<std::uint32_t, bool>> accesses(indices.size());
-  FitVerdict verdict;
   for (std::size_t i = 0; i < indices.size(); ++i) {
-    const bool slow = corrected_cycles[i] > rule.threshold_cycles;
-    verdict.slow_accesses += slow;
-    accesses[i] = {indices[i], slow};
+    accesses[i] = {indices[i], corrected_cycles[i] > threshold_cycles};
   }
   std::sort(accesses.begin(), accesses.end());
+  std::vector<ElementAccesses> elements;
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    if (i == 0 || accesses[i].first != accesses[i - 1].first) elements.emplace_back();
+    elements.back().passes += 1;
+    elements.back().slow += accesses[i].second;
+  }
+  return elements;
+}
 
+}  // namespace
+
+FitVerdict judge_fit(std::span<const double> corrected_cycles,
+                     std::span<const std::uint32_t> indices, const FitRule& rule) {
+  FitVerdict verdict;
   double expected_outlier_misses = 0;
   verdict.min_passes = std::numeric_limits<std::uint32_t>::max();
-  for (std::size_t begin = 0; begin < accesses.size();) {
-    std::size_t end = begin;
-    bool all_slow = true;
-    while (end < accesses.size() && accesses[end].first == accesses[begin].first) {
-      all_slow = all_slow && accesses[end].second;
-      ++end;
-    }
-    const auto passes = static_cast<std::uint32_t>(end - begin);
-    verdict.min_passes = std::min(verdict.min_passes, passes);
+  for (const ElementAccesses& element :
+       accesses_by_element(corrected_cycles, indices, rule.threshold_cycles, "judge_fit")) {
+    verdict.min_passes = std::min(verdict.min_passes, element.passes);
     verdict.elements += 1;
-    verdict.missing += all_slow;
+    verdict.missing += element.slow == element.passes;
+    verdict.slow_accesses += element.slow;
     // An element whose every access is an outlier: probability rate^passes.
-    expected_outlier_misses += std::pow(rule.outlier_rate, passes);
-    begin = end;
+    expected_outlier_misses += std::pow(rule.outlier_rate, element.passes);
   }
+  verdict.accesses = corrected_cycles.size();
 
   verdict.allowed = allowed_misses(expected_outlier_misses, rule.false_miss_probability);
-  verdict.accesses = accesses.size();
   const double accesses_d = static_cast<double>(verdict.accesses);
   const double expected_outliers = rule.outlier_rate * accesses_d;
   verdict.allowed_slow = allowed_misses(expected_outliers, rule.false_miss_probability);
@@ -126,28 +143,12 @@ FitVerdict judge_fit(std::span<const double> corrected_cycles,
 std::size_t elements_slow_on_most_passes(std::span<const double> corrected_cycles,
                                          std::span<const std::uint32_t> indices,
                                          double threshold_cycles) {
-  if (corrected_cycles.empty()) {
-    throw std::invalid_argument("elements_slow_on_most_passes: no timed accesses");
+  std::size_t missing = 0;
+  for (const ElementAccesses& element : accesses_by_element(
+           corrected_cycles, indices, threshold_cycles, "elements_slow_on_most_passes")) {
+    missing += 2 * element.slow > element.passes;
   }
-  if (corrected_cycles.size() != indices.size()) {
-    throw std::invalid_argument("elements_slow_on_most_passes: cycles and indices differ in length");
-  }
-  std::vector<std::pair<std::uint32_t, bool>> accesses(indices.size());
-  for (std::size_t i = 0; i < indices.size(); ++i) {
-    accesses[i] = {indices[i], corrected_cycles[i] > threshold_cycles};
-  }
-  std::sort(accesses.begin(), accesses.end());
-  std::size_t elements = 0;
-  for (std::size_t begin = 0; begin < accesses.size();) {
-    std::size_t end = begin;
-    std::size_t slow = 0;
-    for (; end < accesses.size() && accesses[end].first == accesses[begin].first; ++end) {
-      slow += accesses[end].second;
-    }
-    elements += 2 * slow > end - begin;
-    begin = end;
-  }
-  return elements;
+  return missing;
 }
 
 double edge_confidence(std::span<const ScanPoint> scan, std::uint64_t size_bytes) {
