@@ -30,7 +30,7 @@ struct SetsFromOverflows {
   std::size_t consistent = 0;  // of those, increments the model explains: 0, 1 or ways + 1 >= 2
 };
 
-// `missing[i]`: the elements that missed (on every pass) on a chain of `first_elements` + i
+// `missing[i]`: the elements that missed (on most passes) on a chain of `first_elements` + i
 // elements, each one page further; the chain one shorter than the first missed on none. The sets
 // are read up to the first chain on which every element missed; counts after it confirm (every
 // element missed again) or contradict. A negative increment, more missing elements than the
