@@ -88,15 +88,6 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
     evidence["search"]["compared"] =
         "medians scaled to the SM clock of the search's first launches (bytes per cycle)";
   }
-  if (outcome.runner_up) {
-    const StreamMeasurement& r = *outcome.runner_up;
-    nlohmann::json config = to_json(LaunchConfig{r.spec.blocks_per_sm, r.spec.threads_per_block,
-                                                 r.spec.vector_bytes, r.spec.unroll});
-    evidence["runner_up"] = {{"launch", config},
-                             {"p50_bytes_per_second", r.median_bytes_per_second},
-                             {"sm_clock_khz", r.result.sm_clock_khz},
-                             {"seconds", r.result.seconds}};
-  }
   if (outcome.other_shape) {
     const StreamMeasurement& other = *outcome.other_shape;
     evidence["other_launch_shape"] = {{"placement", std::string(to_string(other.spec.placement))},
@@ -108,6 +99,14 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
   }
   if (!outcome.one_pass_configs.empty()) evidence["one_pass_configs"] = outcome.one_pass_configs;
   if (!outcome.finalists.empty()) evidence["finalists"] = outcome.finalists;
+  if (!outcome.ties.empty()) {
+    nlohmann::json ties = nlohmann::json::array();
+    for (const StreamMeasurement& tie : outcome.ties) {
+      ties.push_back(to_json(LaunchConfig{tie.spec.blocks_per_sm, tie.spec.threads_per_block,
+                                          tie.spec.vector_bytes, tie.spec.unroll}));
+    }
+    evidence["ties"] = std::move(ties);
+  }
   // The same configuration's final launches under other conditions, as rows under `name`: each
   // one's condition (`key`: `what` of it), p50 and spread; the first launches' spread as
   // `first_key`.
@@ -162,6 +161,14 @@ std::vector<double> bytes_per_sm_cycle(const StreamMeasurement& m) {
 
 }  // namespace
 
+double finalist_rate(const StreamMeasurement& m, bool per_sm_clock) {
+  if (per_sm_clock) {
+    const std::vector<double> per_cycle = bytes_per_sm_cycle(m);
+    if (!per_cycle.empty()) return summarize(per_cycle).p50;
+  }
+  return m.median_bytes_per_second;
+}
+
 Property rate_property(const std::string& name, const OpOutcome& outcome, const FootprintPlan& plan,
                        const SmClockLog* clocks) {
   const StreamMeasurement& m = outcome.final;
@@ -185,6 +192,17 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
     p.evidence["run_sm_clock_khz"] = clocks->evidence(kRunClockQuantiles);
   }
   std::vector<double> samples = at_clocks.empty() ? m.bytes_per_second : at_clocks;
+  for (const StreamMeasurement& tie : outcome.ties) {
+    const std::vector<double> more =
+        at_clocks.empty() ? tie.bytes_per_second : at_run_clocks(tie, *clocks);
+    samples.insert(samples.end(), more.begin(), more.end());
+  }
+  if (!outcome.ties.empty()) {
+    p.method += "; value and spread over the final launches of " +
+                std::to_string(outcome.ties.size() + 1) +
+                " finalists within the search's minimum gain of each other (they cannot be "
+                "ordered)";
+  }
   if (!outcome.other_footprints.empty()) {
     for (const StreamMeasurement& other : outcome.other_footprints) {
       samples.insert(samples.end(), other.bytes_per_second.begin(), other.bytes_per_second.end());
@@ -235,14 +253,14 @@ Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome) {
     p.note = "the SM clock during the launches is unknown";
     return p;
   }
-  if (outcome.runner_up) {
-    const std::vector<double> more = bytes_per_sm_cycle(*outcome.runner_up);
-    if (!more.empty()) {
-      per_cycle.insert(per_cycle.end(), more.begin(), more.end());
-      p.method +=
-          "; value and spread over the final launches of the best configuration and of "
-          "the runner-up within the search's minimum gain (it cannot order the two)";
-    }
+  for (const StreamMeasurement& tie : outcome.ties) {
+    const std::vector<double> more = bytes_per_sm_cycle(tie);
+    per_cycle.insert(per_cycle.end(), more.begin(), more.end());
+  }
+  if (!outcome.ties.empty()) {
+    p.method += "; value and spread over the final launches of the fastest finalist and of " +
+                std::to_string(outcome.ties.size()) +
+                " within the search's minimum gain of it (they cannot be ordered)";
   }
   p.spread = summarize(per_cycle);
   p.value = p.spread->p50;

@@ -25,19 +25,20 @@ struct OpOutcome {
   // DRAM: the one-pass grid at each block size and unroll (p50 of the search's launches, or why
   // it could not run), and the p50 of the final launches of the three measured again.
   nlohmann::json one_pass_configs = nlohmann::json::array();
-  // A level bound by the SM clock: the search compared rates at one SM clock (this one), and
-  // the configuration it ranked second, when within its minimum gain of the best, was measured
-  // again with the final launches (the search cannot order the two).
+  // A level bound by the SM clock: the search compared rates at one SM clock (bytes per cycle),
+  // and its finalists are ranked by their final launches' bytes per SM cycle.
   bool search_at_one_clock = false;
-  std::optional<StreamMeasurement> runner_up;
+  // The finalists whose final p50 came within the search's minimum gain of the fastest's: the
+  // launches cannot order them either, so the finding's value and spread are over theirs too.
+  std::vector<StreamMeasurement> ties;
   // Inside L2: the best configuration's final launches at other footprints inside it. An
   // H200's all-SM L2 rate moved by a third with the footprint (13.4-18.3 TB/s over a quarter of
   // l2.size between runs whose l2.size differed by 11 %): the finding's value and spread are
   // over every footprint's launches.
   std::vector<StreamMeasurement> other_footprints;
-  // L2 and DRAM: the search's best and next fastest configurations, each with its search p50
-  // and the p50 of its final launches; `final` is the fastest of them by the latter (before
-  // DRAM's one-pass shape is tried).
+  // The search's best and next fastest configurations, each with its search p50 and the p50
+  // of its final launches; `final` is the fastest of them by the latter (before DRAM's
+  // one-pass shape is tried).
   nlohmann::json finalists = nlohmann::json::array();
   // DRAM: the final configuration's launches again on arrays elsewhere in device memory. On an
   // H200 five processes read 4.768-4.782 TB/s with one launch configuration, each process's
@@ -47,6 +48,11 @@ struct OpOutcome {
   std::vector<StreamMeasurement> other_placements;
   std::string other_placements_not_run;  // why they could not run
 };
+
+// What ranks finalists: the p50 of the final launches' bytes per SM cycle for a level bound by
+// the SM clock (the clock may move between two finalists' launches), where that clock is known;
+// otherwise their p50 in bytes/second.
+double finalist_rate(const StreamMeasurement& m, bool per_sm_clock);
 
 // `name` (bandwidth, write_bandwidth, copy_bandwidth): p50 of the final launches in
 // bytes/second, their spread, a confidence from the launches' agreement (and the finding the
@@ -58,8 +64,7 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
 
 // bandwidth_per_sm_clock: `rate` / (SMs x the SM clock measured during its launches), in bytes
 // per SM per cycle; inconclusive where that clock is unknown. Value and spread over the final
-// launches of the best configuration and of the runner-up (OpOutcome::runner_up) when there is
-// one, each over its own clock.
+// launches of the fastest finalist and of its ties (OpOutcome::ties), each over its own clock.
 Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome);
 
 // peak_bandwidth (source api: memory clock x bus width x 2) and peak_fraction (derived:

@@ -27,9 +27,9 @@ constexpr std::size_t kOnePassFinalists = 3;
 // footprint (a quarter of l2.size: an eighth and three eighths of it), see
 // OpOutcome::other_footprints.
 constexpr double kOtherL2FootprintFactors[] = {0.5, 1.5};
-// L2 and DRAM: the search's best and its next fastest configurations, measured again with the
-// final launches (measure_finalists).
-constexpr std::size_t kDeviceWideFinalists = 3;
+// The search's best and its next fastest configurations, measured again with the final
+// launches (measure_finalists).
+constexpr std::size_t kFinalists = 3;
 
 LaunchConfig config_of(const StreamMeasurement& m) {
   return {m.spec.blocks_per_sm, m.spec.threads_per_block, m.spec.vector_bytes, m.spec.unroll};
@@ -46,7 +46,7 @@ class BandwidthMeasurement {
   StreamMeter meter_for(StreamOp op) const;
   OpOutcome measure(StreamMeter& meter, const LaunchSpace& space, const LaunchConfig& start);
   void try_one_pass(StreamMeter& meter, const LaunchSpace& space, OpOutcome& outcome);
-  static void measure_finalists(StreamMeter& meter, OpOutcome& outcome);
+  void measure_finalists(StreamMeter& meter, OpOutcome& outcome) const;
   void measure_elsewhere(StreamMeter& meter, OpOutcome& outcome);
 
   ProbeContext& ctx_;
@@ -74,15 +74,8 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
       search_launch(space, start, meter.searcher(kSearchTimedLaunches, target_.per_sm));
   meter.relabel(id() + "/" + op + "_final");
   outcome.final = meter.measure_long(outcome.search.best, kFinalTimedLaunches, kFinalLaunchSeconds);
-  if (target_.per_sm && meter.base().op == StreamOp::read) {
-    if (const auto second = runner_up(outcome.search)) {
-      outcome.runner_up = meter.measure_long(*second, kFinalTimedLaunches, kFinalLaunchSeconds);
-    }
-  }
-  if (!target_.per_sm) {
-    meter.relabel(id() + "/" + op + "_finalists");
-    measure_finalists(meter, outcome);
-  }
+  meter.relabel(id() + "/" + op + "_finalists");
+  measure_finalists(meter, outcome);
   if (target_.footprint == BandwidthFootprint::beyond_l2) {
     try_one_pass(meter, space, outcome);
     measure_elsewhere(meter, outcome);
@@ -99,16 +92,20 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
   return outcome;
 }
 
-// L2 and DRAM rates hardly depend on the launch near the peak (an H200's L2 writes: 4.58-4.69
-// TB/s over 12 configurations), and the search's short launches order neighbours by noise:
-// five processes at 2615002 ended on five configurations and wrote 4.73-4.83 TB/s to L2, while
-// each one's final launches spread by 0.02-0.09 TB/s (docs/results/nvidia-h200/
-// 2026-11-25_2615002); an H100 at f7e7a36 read DRAM at 3.145 TB/s in four processes and 3.194
-// in one, whose search had ended at 4 x 512 threads, 8 B x 8, which the others had measured
-// third (docs/results/nvidia-h100/2026-11-25_f7e7a36). The search's next fastest configurations
-// are measured again with the final launches, the highest p50 is the finding, and every
-// finalist's p50 stays in the evidence.
-void BandwidthMeasurement::measure_finalists(StreamMeter& meter, OpOutcome& outcome) {
+// Rates hardly depend on the launch near the peak (an H200's L2 writes: 4.58-4.69 TB/s over 12
+// configurations), and the search's short launches order neighbours by noise: five processes
+// at 2615002 ended on five configurations and wrote 4.73-4.83 TB/s to L2, while each one's
+// final launches spread by 0.02-0.09 TB/s (docs/results/nvidia-h200/2026-11-25_2615002); an
+// H100 at f7e7a36 read DRAM at 3.145 TB/s in four processes and 3.194 in one, whose search had
+// ended at 4 x 512 threads, 8 B x 8, which the others had measured third (docs/results/
+// nvidia-h100/2026-11-25_f7e7a36). In L1 the search ended at 2 x 256 threads, 8 B x 8 in one
+// process of five at 7d0c541 (127.3 B per SM cycle) where 2 x 512 read 127.65 in the final
+// launches, which only widened the spread as a runner-up. So the search's next fastest
+// configurations are measured again with the final launches, the highest (finalist_rate) is
+// the finding, every finalist's p50 stays in the evidence, and those within the search's
+// minimum gain of the fastest are ties, pooled into the finding.
+void BandwidthMeasurement::measure_finalists(StreamMeter& meter, OpOutcome& outcome) const {
+  const bool per_cycle = target_.per_sm;
   const auto search_rate = [&](const LaunchConfig& config) {
     for (const LaunchStep& step : outcome.search.steps) {
       if (step.config == config && step.bytes_per_second) return *step.bytes_per_second;
@@ -119,17 +116,23 @@ void BandwidthMeasurement::measure_finalists(StreamMeter& meter, OpOutcome& outc
     nlohmann::json r = to_json(config_of(m));
     r["search_p50_bytes_per_second"] = search_rate(config_of(m));
     r["final_p50_bytes_per_second"] = m.median_bytes_per_second;
+    if (per_cycle) r["final_p50_bytes_per_sm_cycle"] = finalist_rate(m, true);
     return r;
   };
-  outcome.finalists.push_back(row(outcome.final));
-  const std::vector<LaunchConfig> configs = finalists(outcome.search, kDeviceWideFinalists);
+  std::vector<StreamMeasurement> measured;
+  measured.push_back(std::move(outcome.final));
+  const std::vector<LaunchConfig> configs = finalists(outcome.search, kFinalists);
   for (std::size_t i = 1; i < configs.size(); ++i) {
-    StreamMeasurement m = meter.measure_long(configs[i], kFinalTimedLaunches, kFinalLaunchSeconds);
-    outcome.finalists.push_back(row(m));
-    if (m.median_bytes_per_second > outcome.final.median_bytes_per_second) {
-      outcome.final = std::move(m);
-    }
+    measured.push_back(meter.measure_long(configs[i], kFinalTimedLaunches, kFinalLaunchSeconds));
   }
+  std::vector<double> rates;
+  for (const StreamMeasurement& m : measured) {
+    outcome.finalists.push_back(row(m));
+    rates.push_back(finalist_rate(m, per_cycle));
+  }
+  const FinalistRanking ranking = rank_finalists(rates, outcome.search.min_gain);
+  for (const std::size_t i : ranking.ties) outcome.ties.push_back(measured[i]);
+  outcome.final = std::move(measured[ranking.fastest]);
 }
 
 // DRAM: the final configuration, in its launch shape, on arrays that start one footprint (in
@@ -208,7 +211,10 @@ void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& s
   }
   const bool better = one_pass->median_bytes_per_second > outcome.final.median_bytes_per_second;
   outcome.other_shape = std::move(better ? outcome.final : *one_pass);
-  if (better) outcome.final = std::move(*one_pass);
+  if (better) {
+    outcome.final = std::move(*one_pass);
+    outcome.ties.clear();  // they tied with the looping shape, which lost
+  }
   meter.set_placement(target_.placement);
 }
 

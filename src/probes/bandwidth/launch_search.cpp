@@ -229,17 +229,6 @@ SearchResult search_launch(const LaunchSpace& space, const LaunchConfig& start,
   return CoordinateSearch(space, measure, options).run(start);
 }
 
-std::optional<LaunchConfig> runner_up(const SearchResult& search) {
-  const LaunchStep* second = nullptr;
-  for (const LaunchStep& step : search.steps) {
-    if (!step.bytes_per_second || step.config == search.best) continue;
-    if (!second || *step.bytes_per_second > *second->bytes_per_second) second = &step;
-  }
-  if (!second || *second->bytes_per_second * (1 + search.min_gain) < search.best_bytes_per_second)
-    return std::nullopt;
-  return second->config;
-}
-
 std::vector<LaunchConfig> finalists(const SearchResult& search, std::size_t count) {
   std::vector<const LaunchStep*> ran;
   for (const LaunchStep& step : search.steps) {
@@ -255,6 +244,20 @@ std::vector<LaunchConfig> finalists(const SearchResult& search, std::size_t coun
     if (std::ranges::find(out, step->config) == out.end()) out.push_back(step->config);
   }
   return out;
+}
+
+FinalistRanking rank_finalists(const std::vector<double>& rates, double min_gain) {
+  if (rates.empty()) throw std::invalid_argument("rank_finalists: no finalists");
+  FinalistRanking ranking;
+  for (std::size_t i = 1; i < rates.size(); ++i) {
+    if (rates[i] > rates[ranking.fastest]) ranking.fastest = i;
+  }
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    if (i != ranking.fastest && rates[i] * (1 + min_gain) >= rates[ranking.fastest]) {
+      ranking.ties.push_back(i);
+    }
+  }
+  return ranking;
 }
 
 nlohmann::json to_json(const SearchResult& result) {

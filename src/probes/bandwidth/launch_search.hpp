@@ -76,17 +76,20 @@ using MeasureLaunch =
 SearchResult search_launch(const LaunchSpace& space, const LaunchConfig& start,
                            const MeasureLaunch& measure, const SearchOptions& options = {});
 
-// The configuration the search ranked second (the highest other step that ran), when it came
-// within the search's minimum gain of the best: the search cannot order the two. On an H200 the
-// shared-memory search ended at 4 B vectors in two of five runs and at 8 B in three (127.53
-// against 127.73 B per SM cycle): measuring both keeps that indecision in the finding's spread.
-std::optional<LaunchConfig> runner_up(const SearchResult& search);
-
 // Up to `count` configurations the search measured, distinct, fastest first by their search
 // rate but with the search's best always first: the finalists that a probe measures again with
 // longer launches. A move needs min_gain, so a configuration may have measured faster than the
 // best without becoming it.
 std::vector<LaunchConfig> finalists(const SearchResult& search, std::size_t count);
+
+// The finalists' order by the rates of their final launches: the fastest (the first of equal
+// ones), and the others within `min_gain` of it (rate x (1 + min_gain) >= the fastest's), which
+// those launches cannot order either.
+struct FinalistRanking {
+  std::size_t fastest = 0;
+  std::vector<std::size_t> ties;  // ascending
+};
+FinalistRanking rank_finalists(const std::vector<double>& rates, double min_gain);
 
 nlohmann::json to_json(const SearchResult& result);
 

@@ -137,25 +137,6 @@ TEST(LaunchSearch, StoresUseSixteenByteVectorsOnly) {
   EXPECT_EQ(evidence.at("best").at("vector_bytes"), 16);
 }
 
-TEST(LaunchSearch, TheRunnerUpIsTheBestOtherStepWithinTheMinimumGain) {
-  SearchResult result;
-  result.min_gain = 0.003;
-  result.best = {4, 512, 4, 8};
-  result.best_bytes_per_second = 1000;
-  const LaunchConfig close{4, 512, 8, 8}, far{2, 256, 16, 8}, lost{8, 1024, 16, 8};
-  result.steps = {{result.best, 1000, ""}, {far, 990, ""}, {close, 998, ""}, {lost, {}, "no fit"}};
-  ASSERT_TRUE(runner_up(result).has_value());
-  EXPECT_EQ(*runner_up(result), close);
-  // A step the search measured higher but not by its gain counts too (it could not move there).
-  result.steps.push_back({far, 1002, ""});
-  EXPECT_EQ(*runner_up(result), far);
-  // Nothing within 0.3 %: the search ordered them; no runner-up.
-  result.steps = {{result.best, 1000, ""}, {far, 990, ""}};
-  EXPECT_FALSE(runner_up(result).has_value());
-  result.steps = {{result.best, 1000, ""}};
-  EXPECT_FALSE(runner_up(result).has_value());
-}
-
 TEST(LaunchSearch, FinalistsAreTheBestThenTheFastestOtherConfigurations) {
   SearchResult result;
   result.best = {2, 256, 16, 8};
@@ -169,6 +150,23 @@ TEST(LaunchSearch, FinalistsAreTheBestThenTheFastestOtherConfigurations) {
   EXPECT_EQ(finalists(result, 9).size(), 4u);  // only configurations that ran, each once
   EXPECT_EQ(finalists(result, 1), (std::vector<LaunchConfig>{result.best}));
   EXPECT_TRUE(finalists(result, 0).empty());
+}
+
+// The H200's L1 at 7d0c541, run 2 (bytes per SM cycle of the final launches): the search's best
+// 2 x 256 threads read 127.28, 2 x 512 read 127.65 and 1 x 512 127.60.
+TEST(LaunchSearch, TheFastestFinalistWinsAndThoseWithinTheGainTie) {
+  const FinalistRanking l1 = rank_finalists({127.28, 127.65, 127.60}, 0.003);
+  EXPECT_EQ(l1.fastest, 1u);
+  // 127.28 x 1.003 = 127.662 >= 127.65: at a gain of 0.3 % the search's best ties as well.
+  EXPECT_EQ(l1.ties, (std::vector<std::size_t>{0, 2}));
+  // 127.28 x 1.0029 = 127.649 < 127.65: at 0.29 % it no longer does.
+  EXPECT_EQ(rank_finalists({127.28, 127.65, 127.60}, 0.0029).ties, std::vector<std::size_t>{2});
+  // The first of equal rates is the fastest; the other ties.
+  const FinalistRanking equal = rank_finalists({5, 5, 4}, 0.003);
+  EXPECT_EQ(equal.fastest, 0u);
+  EXPECT_EQ(equal.ties, std::vector<std::size_t>{1});
+  EXPECT_TRUE(rank_finalists({8.5}, 0.003).ties.empty());
+  EXPECT_THROW(rank_finalists({}, 0.003), std::invalid_argument);
 }
 
 }  // namespace
