@@ -193,6 +193,11 @@ void Sweep::set_reference(WordReference reference) {
   reference_median_ = values.empty() ? 0 : median(values);
 }
 
+double Sweep::correction(std::uint32_t word) const {
+  const auto it = reference_.find(word);
+  return it == reference_.end() ? 0 : reference_median_ - it->second;
+}
+
 ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
   const std::uint64_t elements = footprint / layout_.stride_bytes;
   const std::uint64_t timed =
@@ -235,8 +240,7 @@ std::vector<Measured> Sweep::measure(std::span<const std::uint64_t> footprints,
         m.indices.push_back(static_cast<std::uint32_t>(word * 4 / layout_.stride_bytes));
       }
       for (std::size_t j = 0; j < m.cycles.size() && !reference_.empty(); ++j) {
-        const auto it = reference_.find(m.indices[j]);
-        if (it != reference_.end()) m.cycles[j] += reference_median_ - it->second;
+        m.cycles[j] += correction(m.indices[j]);
       }
       out.push_back(std::move(m));
     }

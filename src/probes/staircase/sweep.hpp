@@ -90,6 +90,9 @@ class Sweep {
 
   // The reference every later access is corrected by (see WordReference).
   void set_reference(WordReference reference);
+  // What measure() adds to every access of `word` (0 where the reference has none): subtracting
+  // it gives the access's own latency back.
+  double correction(std::uint32_t word) const;
 
   // The chase over `footprint` in this layout, as a builder: callers may change what differs.
   ChaseBuilder chase(std::uint64_t footprint) const;
@@ -111,6 +114,7 @@ class Sweep {
   // One-per-page chains from now on leave out the elements below `first` (Layout::first_element):
   // a chain of n elements over a footprint of (first + n) strides, on other pages of the array.
   void start_at_element(std::uint64_t first) { layout_.first_element = first; }
+  std::uint64_t start_element() const { return layout_.first_element; }
 
   std::uint32_t stride() const { return layout_.stride_bytes; }
   const Layout& layout() const { return layout_; }

@@ -125,6 +125,25 @@ std::uint64_t aligned_first_element(const Ladder& ladder, std::size_t k,
 std::optional<std::uint64_t> first_length_missing(std::uint64_t none, std::uint64_t longest,
                                                   const std::function<bool(std::uint64_t)>& misses);
 
+// The scan's first count decides its first set's ways, and one chase misjudged there reads a set
+// that is not: an H200 L2 TLB scan bisected to 0 missing at 2049 elements and 26 at 2050, then
+// rose by 9 per element, and read 25 + 253 x 8 ways at confidence 0.97 where five other scans
+// read 256 x 8 (docs/results/nvidia-h200/2026-11-28_7d0c541). So the first length is counted
+// kFirstCountChases times and its median taken, and while the length before it, counted as
+// often, has a set overflow's worth of misses (median of at least 2: ways + 1 with one way), the
+// scan starts there instead (at most kMaxFirstStepsBack lengths back). A lone misjudged word
+// (a median of 1) does not move it. `count_missing` is one chase's count at a chain length.
+struct FirstOverflow {
+  std::uint64_t elements = 0;                       // the first chain length with misses
+  std::uint64_t missing = 0;                        // its median count
+  nlohmann::json checks = nlohmann::json::array();  // {elements, counts} per length checked
+};
+inline constexpr std::size_t kFirstCountChases = 3;
+inline constexpr std::size_t kMaxFirstStepsBack = 16;
+FirstOverflow confirm_first_overflow(
+    std::uint64_t elements, std::uint64_t first_count,
+    const std::function<std::uint64_t(std::uint64_t)>& count_missing);
+
 // Chases level k's ladder at every chain length from its first miss until every element
 // misses (at most kMaxSetScanChases chases, at most the ladder's longest chain), counting the
 // elements that miss on most passes, and reads the sets off the counts. The chains start at an

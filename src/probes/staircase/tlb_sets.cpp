@@ -59,6 +59,10 @@ constexpr std::uint64_t kMaxScanStep = 4;
 constexpr std::uint64_t kCompleteByNumerator = 3;
 constexpr std::uint64_t kCompleteByDenominator = 2;
 
+// Chases of each block of hit baselines (SetScan::ensure_hit_baselines): each word's median
+// rests on this many times the chain's timed passes (3 x 64 for the L1 TLB's 16 pages).
+constexpr std::size_t kHitBaselineChases = 3;
+
 // Different ways an exact reading may list and still be taken as it is (see LevelSets::exact).
 constexpr std::size_t kMaxDistinctWays = 3;
 
@@ -138,10 +142,12 @@ class SetScan {
 
  private:
   Count count(std::uint64_t elements);
+  void ensure_hit_baselines(std::uint64_t elements);
   bool fits(std::uint64_t elements) const {
     return out_.first_element + elements <= ladder_.max_elements;
   }
   std::optional<Count> skip_lengths_without_misses(std::optional<Count> first);
+  Count confirm_first_count(const Count& first);
   // Why the scan stops after its latest count (empty: go on).
   std::string stop_reason(std::uint64_t elements) const;
   void read_and_describe(std::size_t unexplained, std::uint64_t length_step);
@@ -152,14 +158,61 @@ class SetScan {
   double threshold_cycles_ = 0;  // scan_threshold
   LevelSets out_;
   std::optional<std::size_t> complete_at_;  // index into out_.missing of the first all-miss
+  nlohmann::json first_checks_;             // confirm_first_overflow's counts
+  // Each word's own latency where it hits the level (ensure_hit_baselines), for the elements
+  // [first_element, hits_until_), measured in blocks of hit_block_ elements.
+  WordReference hits_;
+  std::uint64_t hits_until_ = 0;
+  std::uint64_t hit_block_ = 1;
+  std::size_t hit_chases_ = 0;
   std::uint64_t ladder_first_miss_ = 0;
 };
 
+// Hit baselines: each word's latency where the level holds it, from chains of hit_block_
+// consecutive pages (a power of two below the ladder's first miss, placed on multiples of it
+// from the aligned start: they fit), kHitBaselineChases each, without the ladder's correction.
+// The ladder's reference is the longest chain, whose every load walks the page table: the H200's
+// L1 TLB scans judged single words about 5 cycles off, half that level's 10-cycle penalty, and
+// each such word turned a hit into a miss or a miss into a hit (a lone miss before any set
+// overflowed, 16 of 17 missing: tlb_l1 15 at confidence 0.38 in one run of five at 7d0c541).
+// A word's hits spread by the L2's noise alone. Chased as the scan reaches new elements.
+void SetScan::ensure_hit_baselines(std::uint64_t elements) {
+  Sweep& sweep = *ladder_.sweep;
+  const std::uint64_t until = std::min(out_.first_element + elements, ladder_.max_elements);
+  if (hits_until_ >= until) return;
+  while (hits_until_ < until) {
+    const std::uint64_t block = std::min(hit_block_, ladder_.max_elements - hits_until_);
+    sweep.start_at_element(hits_until_);
+    const std::vector<std::uint64_t> footprints(kHitBaselineChases,
+                                                (hits_until_ + block) * ladder_.stride());
+    std::vector<Measured> chases = sweep.measure(footprints, "hit baselines");
+    for (Measured& m : chases) {
+      for (std::size_t j = 0; j < m.cycles.size(); ++j)
+        m.cycles[j] -= sweep.correction(m.indices[j]);
+    }
+    for (const auto& [word, cycles] : per_word_medians(chases)) hits_[word] = cycles;
+    hits_until_ += block;
+    hit_chases_ += chases.size();
+  }
+  sweep.start_at_element(out_.first_element);
+}
+
 Count SetScan::count(std::uint64_t elements) {
+  ensure_hit_baselines(elements);
+  Sweep& sweep = *ladder_.sweep;
   const std::uint64_t footprint = (out_.first_element + elements) * ladder_.stride();
-  const Measured m = ladder_.sweep->measure(std::span(&footprint, 1), "sets").front();
+  const Measured m = sweep.measure(std::span(&footprint, 1), "sets").front();
+  // Each access judged by how far it lies above its word's own hit, put on the plateau before
+  // the step (the threshold's scale); a word without a baseline keeps the ladder's correction.
+  const double hit_level = ladder_.before(k_).mean;
+  std::vector<double> judged = m.cycles;
+  for (std::size_t j = 0; j < judged.size(); ++j) {
+    const auto hit = hits_.find(m.indices[j]);
+    if (hit != hits_.end())
+      judged[j] = hit_level + (m.cycles[j] - sweep.correction(m.indices[j])) - hit->second;
+  }
   Count c;
-  c.missing = elements_slow_on_most_passes(m.cycles, m.indices, threshold_cycles_);
+  c.missing = elements_slow_on_most_passes(judged, m.indices, threshold_cycles_);
   c.mean_cycles = std::accumulate(m.cycles.begin(), m.cycles.end(), 0.0) /
                   static_cast<double>(std::max<std::size_t>(1, m.cycles.size()));
   c.chain_address = m.chain_address;
@@ -192,6 +245,24 @@ std::optional<Count> SetScan::skip_lengths_without_misses(std::optional<Count> f
   return shortest_missing;
 }
 
+// The first count again (confirm_first_overflow): the scan starts at the length it confirms,
+// with a chase whose count is that length's median.
+Count SetScan::confirm_first_count(const Count& first) {
+  std::vector<std::pair<std::uint64_t, Count>> chased;  // (elements, count) of every chase
+  chased.emplace_back(out_.first_miss_elements, first);
+  const FirstOverflow confirmed =
+      confirm_first_overflow(out_.first_miss_elements, first.missing, [&](std::uint64_t length) {
+        chased.emplace_back(length, count(length));
+        return chased.back().second.missing;
+      });
+  first_checks_ = confirmed.checks;
+  out_.first_miss_elements = confirmed.elements;
+  for (const auto& [length, c] : chased) {
+    if (length == confirmed.elements && c.missing == confirmed.missing) return c;
+  }
+  return first;  // unreachable: the median is one of the chases
+}
+
 std::string SetScan::stop_reason(std::uint64_t elements) const {
   if (complete_at_) return {};
   const std::uint64_t scanned = elements - out_.first_miss_elements;
@@ -217,15 +288,19 @@ std::string SetScan::stop_reason(std::uint64_t elements) const {
 
 LevelSets SetScan::run() {
   ladder_first_miss_ = out_.first_miss_elements;
-  // Where the array lies now (the ladder's may have been freed and allocated again since): the
-  // first chase, which becomes the first count when the array's first page is aligned already.
-  std::optional<Count> pending = count(out_.first_miss_elements);
-  out_.chain_address = pending->chain_address;
+  hit_block_ = 1;
+  while (2 * hit_block_ < ladder_first_miss_) hit_block_ *= 2;  // at most first miss - 1
+  // Where the array lies now (the ladder's may have been freed and allocated again since): one
+  // chase, not counted (the hit baselines start at the placement it decides).
+  const std::uint64_t first_footprint = out_.first_miss_elements * ladder_.stride();
+  out_.chain_address =
+      ladder_.sweep->measure(std::span(&first_footprint, 1), "sets").front().chain_address;
   const std::uint64_t first_element = aligned_first_element(ladder_, k_, out_.chain_address);
-  if (first_element > 0) pending.reset();
   const Placement placement(*ladder_.sweep, first_element);
   out_.first_element = first_element;
-  pending = skip_lengths_without_misses(pending);
+  hits_until_ = first_element;
+  std::optional<Count> pending = skip_lengths_without_misses(std::nullopt);
+  if (pending) pending = confirm_first_count(*pending);
 
   const std::uint64_t noisy_step =
       std::clamp<std::uint64_t>(out_.first_miss_elements / kRampLengthsWanted, 1, kMaxScanStep);
@@ -277,13 +352,22 @@ void SetScan::read_and_describe(std::size_t unexplained, std::uint64_t length_st
                   {"missing_per_length", out.missing},
                   {"threshold_cycles", threshold_cycles_},
                   {"step_threshold_cycles", step_.threshold_cycles},
-                  {"missing_rule", "slow (above threshold_cycles) on more than half of its timed "
-                                   "loads; on both of two"},
+                  {"missing_rule",
+                   "slow (above threshold_cycles) on more than half of its timed "
+                   "loads; on both of two"},
                   {"sets_in_overflow_order", out.sets.ways},
                   {"complete", out.sets.complete},
                   {"all_missing_elements", out.sets.all_missing_elements},
                   {"steps_explained", out.sets.consistent},
                   {"steps", out.sets.steps}};
+  if (!first_checks_.is_null()) out.evidence["first_count_checks"] = first_checks_;
+  out.evidence["hit_baselines"] = {
+      {"block_elements", hit_block_},
+      {"chases", hit_chases_},
+      {"words", hits_.size()},
+      {"rule",
+       "each access judged by its latency minus its word's median over chains of "
+       "block_elements pages that the level holds, plus the plateau before the step"}};
   if (out.first_miss_elements != ladder_first_miss_) {
     out.evidence["ladder_first_miss_elements"] = ladder_first_miss_;
   }
@@ -317,6 +401,32 @@ std::uint64_t aligned_first_element(const Ladder& ladder, std::size_t k,
   return aligned_start(chain_address / ladder.stride(), first_miss,
                        first_miss * kCompleteByNumerator / kCompleteByDenominator,
                        ladder.max_elements);
+}
+
+FirstOverflow confirm_first_overflow(
+    std::uint64_t elements, std::uint64_t first_count,
+    const std::function<std::uint64_t(std::uint64_t)>& count_missing) {
+  const auto median_of = [&](std::uint64_t length, std::optional<std::uint64_t> known) {
+    std::vector<std::uint64_t> counts;
+    if (known) counts.push_back(*known);
+    while (counts.size() < kFirstCountChases) counts.push_back(count_missing(length));
+    nlohmann::json check = {{"elements", length}, {"counts", counts}};
+    std::nth_element(counts.begin(), counts.begin() + counts.size() / 2, counts.end());
+    return std::pair{counts[counts.size() / 2], check};
+  };
+  FirstOverflow out;
+  out.elements = elements;
+  auto [missing, check] = median_of(elements, first_count);
+  out.missing = missing;
+  out.checks.push_back(std::move(check));
+  for (std::size_t back = 0; back < kMaxFirstStepsBack && out.elements > 1; ++back) {
+    auto [shorter, shorter_check] = median_of(out.elements - 1, std::nullopt);
+    out.checks.push_back(std::move(shorter_check));
+    if (shorter < 2) break;
+    --out.elements;
+    out.missing = shorter;
+  }
+  return out;
 }
 
 std::optional<std::uint64_t> first_length_missing(

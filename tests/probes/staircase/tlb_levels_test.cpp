@@ -60,6 +60,21 @@ TEST_P(TlbLevelsOnSim, EveryLevelExactlyAsDescribed) {
     // A difference of means over thousands of loads: the jitter cancels to well under a cycle.
     const double extra = tlb.at("miss_latency_extra").get<double>();
     EXPECT_NEAR(property(run, kTlbElements[k], "miss_penalty").value.get<double>(), extra, 1.0);
+    // Every word the scan of sets counted was judged against its own hit baseline: chains the
+    // level holds, a power of two below its first miss, over every element the scan chased.
+    const nlohmann::json& scan = reach.evidence.at("sets_scan");
+    const nlohmann::json& hits = scan.at("hit_baselines");
+    const auto block = hits.at("block_elements").get<std::uint64_t>();
+    EXPECT_LT(block, scan.at("first_miss_elements").get<std::uint64_t>());
+    EXPECT_EQ(block & (block - 1), 0u) << block;
+    const std::vector<std::uint64_t> lengths =
+        scan.contains("chain_lengths") ? scan.at("chain_lengths").get<std::vector<std::uint64_t>>()
+                                       : std::vector<std::uint64_t>{};
+    const std::uint64_t longest = lengths.empty()
+                                      ? scan.at("first_miss_elements").get<std::uint64_t>() +
+                                            scan.at("missing_per_length").size() - 1
+                                      : lengths.back();
+    EXPECT_GE(hits.at("words").get<std::uint64_t>(), longest);
     for (const char* name : {"reach", "entries", "page", "ways", "sets", "miss_penalty"}) {
       const Property& p = property(run, kTlbElements[k], name);
       ASSERT_TRUE(p.confidence.has_value()) << name;

@@ -3,6 +3,7 @@
 // of a scan of sets the findings use (LevelSets::exact, from_ramp).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -137,6 +138,51 @@ TEST(TlbSets, ManyWaysFromAnExplainedScanGiveWayToAStraightRamp) {
   EXPECT_EQ(sets.ramp.ways, 8u);
   EXPECT_EQ(sets.ramp.sets, 256u);
   EXPECT_EQ(sets.entries(), 2048u);
+}
+
+// The H200 L2 TLB scan at 7d0c541 that read 25 + 253 x 8 ways: its bisection had counted 0 at
+// 2049 elements and its first count was 26 at 2050, where 256 sets of 8 ways miss on 9 and 18.
+TEST(TlbSets, TheFirstCountIsAMedianAndAShorterChainWithAnOverflowStartsTheScan) {
+  std::map<std::uint64_t, std::vector<std::uint64_t>> script = {
+      {2050, {18, 18}}, {2049, {9, 0, 9}}, {2048, {0, 0, 0}}};
+  std::vector<std::uint64_t> chased;
+  const auto count = [&](std::uint64_t length) {
+    chased.push_back(length);
+    std::vector<std::uint64_t>& counts = script.at(length);
+    const std::uint64_t c = counts.front();
+    counts.erase(counts.begin());
+    return c;
+  };
+  const FirstOverflow first = confirm_first_overflow(2050, 26, count);
+  EXPECT_EQ(first.elements, 2049u);
+  EXPECT_EQ(first.missing, 9u);
+  EXPECT_EQ(chased, (std::vector<std::uint64_t>{2050, 2050, 2049, 2049, 2049, 2048, 2048, 2048}));
+  ASSERT_EQ(first.checks.size(), 3u);
+  EXPECT_EQ(first.checks[0].at("counts"), nlohmann::json({26, 18, 18}));
+  // The median of the first length alone then reads 256 x 8 from 2049 on.
+  const SetsFromOverflows sets =
+      sets_from_overflows(first.elements, std::vector<std::uint64_t>{first.missing, 18, 27});
+  EXPECT_EQ(sets.ways, (std::vector<std::uint64_t>{8, 8, 8}));
+}
+
+TEST(TlbSets, ALoneMisjudgedWordDoesNotMoveTheScansStart) {
+  // The H200 L1 TLB (16 entries): one word judged slow at 15 and 16 elements, all 17 at 17.
+  const auto count = [](std::uint64_t length) -> std::uint64_t {
+    return length >= 17 ? length : length >= 15 ? 1 : 0;
+  };
+  const FirstOverflow lone = confirm_first_overflow(16, 1, count);
+  EXPECT_EQ(lone.elements, 16u);
+  EXPECT_EQ(lone.missing, 1u);
+  EXPECT_EQ(lone.checks.size(), 2u);  // 16 three times, 15 three times
+  // Every shorter chain overflowing (a script that never ends): at most kMaxFirstStepsBack back.
+  const FirstOverflow capped =
+      confirm_first_overflow(100, 5, [](std::uint64_t) -> std::uint64_t { return 5; });
+  EXPECT_EQ(capped.elements, 100 - kMaxFirstStepsBack);
+  // A first count that was the odd one out: the median of three.
+  const FirstOverflow median = confirm_first_overflow(
+      17, 3, [](std::uint64_t n) -> std::uint64_t { return n >= 17 ? 17 : 0; });
+  EXPECT_EQ(median.elements, 17u);
+  EXPECT_EQ(median.missing, 17u);
 }
 
 TEST(TlbSets, LengthsWithoutMissesAreGallopedOverToTheFirstThatMisses) {
