@@ -35,8 +35,10 @@ SetsFromOverflows sets_from_overflows(std::uint64_t first_elements,
       // The first overflow misses on every element: one set holds them all, ways + 1 of them,
       // whatever words were misjudged before (they are among the elements now).
       result.ways.push_back(elements - 1);
+      result.overflowed_at.push_back(elements);
     } else if (increment >= 2) {
       result.ways.push_back(increment - 1);
+      result.overflowed_at.push_back(elements);
     }
     if (now == elements) {
       result.complete = true;
@@ -180,6 +182,16 @@ std::uint64_t aligned_start(std::uint64_t start_page, std::uint64_t first_miss_e
     if (first + needed_elements <= max_elements) return first;
   }
   return 0;
+}
+
+bool overflows_fit_even_fill(const SetsFromOverflows& sets) {
+  if (!sets.complete || sets.ways.empty()) return true;
+  const std::uint64_t count = sets.ways.size();
+  for (std::size_t i = 0; i < sets.ways.size(); ++i) {
+    const std::uint64_t most_pages = (sets.overflowed_at[i] + count - 1) / count;
+    if (sets.ways[i] + 1 > most_pages) return false;
+  }
+  return true;
 }
 
 nlohmann::json ways_value(const std::vector<std::uint64_t>& ways) {

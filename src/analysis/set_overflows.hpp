@@ -23,10 +23,11 @@ namespace memtopo {
 struct SetsFromOverflows {
   // The scan reached a chain on which every element missed: every set has overflowed once.
   bool complete = false;
-  std::vector<std::uint64_t> ways;         // per set, in the order the sets overflowed
-  std::uint64_t entries = 0;               // sum of `ways` (all sets when complete)
-  std::uint64_t all_missing_elements = 0;  // the first chain length on which every element missed
-  std::size_t steps = 0;                   // increments read
+  std::vector<std::uint64_t> ways;           // per set, in the order the sets overflowed
+  std::vector<std::uint64_t> overflowed_at;  // the chain length at which each of them did
+  std::uint64_t entries = 0;                 // sum of `ways` (all sets when complete)
+  std::uint64_t all_missing_elements = 0;    // the first chain length on which every element missed
+  std::size_t steps = 0;                     // increments read
   std::size_t consistent = 0;  // of those, increments the model explains: 0, 1 or ways + 1 >= 2
 };
 
@@ -84,6 +85,16 @@ RampFit equal_sets_from_ramp(std::span<const std::uint64_t> lengths,
 // the largest power of two up to it holds whole blocks of S (S a power of two).
 std::uint64_t aligned_start(std::uint64_t start_page, std::uint64_t first_miss_elements,
                             std::uint64_t needed_elements, std::uint64_t max_elements);
+
+// Whether sets that fill evenly could have overflowed as `sets` read: with S sets filled in
+// turn by consecutive pages, a chain of n elements puts at most ceil(n / S) pages into any set,
+// so a set that overflows at n holds ways + 1 <= ceil(n / S) pages. A straight ramp (RampFit
+// found) shows the sets fill evenly; an exact reading that breaks this bound then counted
+// misses that are not its sets' (on the H200 the L2 TLB's count jumps by 25 at its first
+// overflow, 16 more than a set of 8 ways gives, then rises by 9 per element: read as counted,
+// a first set of 24 ways overflowing at 2049 elements, where 254 sets hold at most 9 pages).
+// Complete readings only (S = the sets read); true for incomplete ones.
+bool overflows_fit_even_fill(const SetsFromOverflows& sets);
 
 // The ways as a finding's value: one integer when every set has the same, else the per-set list,
 // largest first (which set is which cannot be told from the counts).

@@ -146,6 +146,62 @@ TEST(SetOverflows, ALoneMissBeforeAnyOverflowIsAMisjudgedWord) {
   EXPECT_EQ(later.consistent, 3u);
 }
 
+// Counts from runs of (increment, lengths) from `first` elements on.
+std::vector<std::uint64_t> counts_of(const std::vector<std::pair<std::uint64_t, int>>& runs) {
+  std::vector<std::uint64_t> counts;
+  std::uint64_t now = 0;
+  for (const auto& [increment, lengths] : runs) {
+    for (int i = 0; i < lengths; ++i) counts.push_back(now += increment);
+  }
+  return counts;
+}
+
+TEST(SetOverflows, SetsFilledInTurnFitTheEvenFillBound) {
+  for (std::uint64_t rotation = 0; rotation < 7; ++rotation) {
+    const Scan s = scan(
+        {17, 8, 8, 8, 8, 8, 8}, [&](std::uint64_t page) { return (page + rotation) % 7; }, 200);
+    const SetsFromOverflows sets = sets_from_overflows(s.first, s.missing);
+    ASSERT_EQ(sets.overflowed_at.size(), sets.ways.size());
+    EXPECT_TRUE(overflows_fit_even_fill(sets)) << rotation;
+  }
+  const Scan equal = scan(
+      std::vector<std::uint64_t>(16, 4), [](std::uint64_t page) { return page % 16; }, 200);
+  const SetsFromOverflows four = sets_from_overflows(equal.first, equal.missing);
+  EXPECT_EQ(four.overflowed_at.front(), 65u);
+  EXPECT_TRUE(overflows_fit_even_fill(four));
+  const Scan full = scan(
+      {16}, [](std::uint64_t) { return 0; }, 40);
+  EXPECT_TRUE(overflows_fit_even_fill(sets_from_overflows(full.first, full.missing)));
+  // 120 sets of 16 ways and 8 of 15 (a sim whose ramp is straight too): the 15-way sets first.
+  std::vector<std::uint64_t> mixed(128, 16);
+  for (std::size_t set = 0; set < 8; ++set) mixed[set * 16] = 15;
+  const Scan m = scan(
+      mixed, [](std::uint64_t page) { return page % 128; }, 2200);
+  EXPECT_TRUE(overflows_fit_even_fill(sets_from_overflows(m.first, m.missing)));
+}
+
+// An H200 L2 TLB scan at 529f601 (run 2, aligned start): 0 missing from 2025 to 2048 elements,
+// 25 at 2049, then 9 more per element but twice only 1, and every element missing at 2305. Read
+// as counted: a first set of 24 ways and 253 of 8, 2048 entries. Two sets of 8 ways lost a way
+// when the first walks began (16 extra misses at 2049, paid back by the two +1 later): a set of
+// 24 ways could hold 25 pages at 2049 elements only if the sets did not fill evenly, and the
+// straight ramp (slope 9.0) says they did: 256 x 8.
+TEST(SetOverflows, TheH200L2TlbsFirstOverflowBreaksTheEvenFill) {
+  const std::vector<std::uint64_t> counts =
+      counts_of({{0, 24}, {25, 1}, {9, 170}, {1, 1}, {9, 55}, {1, 1}, {9, 28}, {1, 8}});
+  const SetsFromOverflows sets = sets_from_overflows(2025, counts);
+  ASSERT_TRUE(sets.complete);
+  EXPECT_EQ(sets.ways.front(), 24u);
+  EXPECT_EQ(sets.overflowed_at.front(), 2049u);
+  EXPECT_EQ(sets.entries, 2048u);
+  EXPECT_EQ(sets.ways.size(), 254u);
+  EXPECT_FALSE(overflows_fit_even_fill(sets));
+  const RampFit ramp = equal_sets_from_ramp(2025, counts);
+  ASSERT_TRUE(ramp.found) << ramp.why;
+  EXPECT_EQ(ramp.ways, 8u);
+  EXPECT_EQ(ramp.sets, 256u);
+}
+
 TEST(SetOverflows, WaysValueOfNothingIsNull) {
   EXPECT_TRUE(ways_value({}).is_null());
 }
@@ -285,25 +341,23 @@ const std::vector<std::uint64_t> kH200L2TlbStragglers = {
 // 2026-11-28_59c91cd): onset 2043.98, end 2305.30, 8 ways. The onset alone gave 255.50 sets and
 // rounded to 255 (the other four runs: 255.57-255.89, 256); with the end, 255.84.
 const std::vector<std::uint64_t> kH200L2TlbTiltedLengths = {
-    2011, 2012, 2013, 2016, 2019, 2022, 2025, 2028, 2031, 2034, 2037, 2040, 2043, 2046, 2049,
-    2052, 2055, 2058, 2061, 2064, 2067, 2070, 2073, 2076, 2079, 2082, 2085, 2088, 2091, 2094,
-    2097, 2100, 2103, 2106, 2109, 2112, 2115, 2118, 2121, 2124, 2127, 2130, 2133, 2136, 2139,
-    2142, 2145, 2148, 2151, 2154, 2157, 2160, 2163, 2166, 2169, 2172, 2175, 2178, 2181, 2184,
-    2187, 2190, 2193, 2196, 2199, 2202, 2205, 2208, 2211, 2214, 2217, 2220, 2223, 2226, 2229,
-    2232, 2235, 2238, 2241, 2244, 2247, 2250, 2253, 2256, 2259, 2262, 2265, 2268, 2271, 2274,
-    2277, 2280, 2283, 2286, 2289, 2292, 2295, 2298, 2301, 2304, 2307, 2310, 2313, 2316, 2319,
-    2322, 2325, 2328, 2331, 2334, 2337, 2340, 2343, 2346, 2349, 2352, 2355, 2358, 2361, 2364,
-    2367, 2370, 2373};
+    2011, 2012, 2013, 2016, 2019, 2022, 2025, 2028, 2031, 2034, 2037, 2040, 2043, 2046, 2049, 2052,
+    2055, 2058, 2061, 2064, 2067, 2070, 2073, 2076, 2079, 2082, 2085, 2088, 2091, 2094, 2097, 2100,
+    2103, 2106, 2109, 2112, 2115, 2118, 2121, 2124, 2127, 2130, 2133, 2136, 2139, 2142, 2145, 2148,
+    2151, 2154, 2157, 2160, 2163, 2166, 2169, 2172, 2175, 2178, 2181, 2184, 2187, 2190, 2193, 2196,
+    2199, 2202, 2205, 2208, 2211, 2214, 2217, 2220, 2223, 2226, 2229, 2232, 2235, 2238, 2241, 2244,
+    2247, 2250, 2253, 2256, 2259, 2262, 2265, 2268, 2271, 2274, 2277, 2280, 2283, 2286, 2289, 2292,
+    2295, 2298, 2301, 2304, 2307, 2310, 2313, 2316, 2319, 2322, 2325, 2328, 2331, 2334, 2337, 2340,
+    2343, 2346, 2349, 2352, 2355, 2358, 2361, 2364, 2367, 2370, 2373};
 const std::vector<std::uint64_t> kH200L2TlbTiltedMissing = {
-    28,   12,   10,   11,   7,    9,    14,   7,    12,   12,   11,   14,   14,   14,   36,
-    62,   90,   117,  146,  170,  196,  226,  251,  280,  306,  335,  361,  384,  413,  438,
-    469,  495,  520,  549,  572,  600,  628,  653,  680,  708,  732,  759,  788,  813,  840,
-    865,  891,  918,  947,  970,  1003, 1030, 1058, 1084, 1106, 1133, 1163, 1186, 1213, 1232,
-    1258, 1285, 1312, 1338, 1367, 1389, 1417, 1446, 1474, 1500, 1523, 1552, 1580, 1608, 1632,
-    1660, 1686, 1714, 1740, 1765, 1793, 1818, 1845, 1864, 1889, 1921, 1944, 1970, 1999, 2027,
-    2052, 2078, 2102, 2130, 2155, 2182, 2210, 2237, 2263, 2291, 2296, 2296, 2298, 2306, 2306,
-    2307, 2314, 2313, 2318, 2321, 2324, 2325, 2331, 2331, 2338, 2338, 2339, 2342, 2346, 2349,
-    2351, 2361, 2362};
+    28,   12,   10,   11,   7,    9,    14,   7,    12,   12,   11,   14,   14,   14,   36,   62,
+    90,   117,  146,  170,  196,  226,  251,  280,  306,  335,  361,  384,  413,  438,  469,  495,
+    520,  549,  572,  600,  628,  653,  680,  708,  732,  759,  788,  813,  840,  865,  891,  918,
+    947,  970,  1003, 1030, 1058, 1084, 1106, 1133, 1163, 1186, 1213, 1232, 1258, 1285, 1312, 1338,
+    1367, 1389, 1417, 1446, 1474, 1500, 1523, 1552, 1580, 1608, 1632, 1660, 1686, 1714, 1740, 1765,
+    1793, 1818, 1845, 1864, 1889, 1921, 1944, 1970, 1999, 2027, 2052, 2078, 2102, 2130, 2155, 2182,
+    2210, 2237, 2263, 2291, 2296, 2296, 2298, 2306, 2306, 2307, 2314, 2313, 2318, 2321, 2324, 2325,
+    2331, 2331, 2338, 2338, 2339, 2342, 2346, 2349, 2351, 2361, 2362};
 
 TEST(SetsFromRamp, TheOnsetAndTheEndTogetherGiveTheSets) {
   const RampFit fit = equal_sets_from_ramp(kH200L2TlbTiltedLengths, kH200L2TlbTiltedMissing);

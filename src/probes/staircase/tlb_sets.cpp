@@ -81,6 +81,9 @@ bool LevelSets::exact() const {
   // the H200 the increments of every aligned scan ranged over 7-11 around 9). A few different
   // ways (a sim's 120 sets of 16 and 8 of 15, whose ramp is straight too) stay exact.
   if (ways > kMaxDistinctWays && ramp.found) return false;
+  // A straight ramp shows sets that fill evenly; sets that could not have overflowed so under
+  // an even fill were read off misses that are not theirs (overflows_fit_even_fill).
+  if (ramp.found && !overflows_fit_even_fill(sets)) return false;
   // Many different ways are believed only from counts without noise: every count explained.
   return ways <= kMaxDistinctWays || sets.consistent == sets.steps;
 }
@@ -390,6 +393,7 @@ void SetScan::read_and_describe(std::size_t unexplained, std::uint64_t length_st
   if (!out.stopped.empty()) out.evidence["stopped"] = out.stopped;
   out.evidence["ramp"] = out.ramp.evidence();
   out.evidence["distinct_ways"] = distinct(out.sets.ways);
+  out.evidence["fits_even_fill"] = overflows_fit_even_fill(out.sets);
   out.evidence["reading"] = out.exact() ? "exact" : out.from_ramp() ? "ramp" : "none";
 }
 

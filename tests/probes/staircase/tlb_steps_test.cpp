@@ -127,6 +127,27 @@ const std::vector<std::uint64_t> kH200L2TlbAligned = {
     2106, 2115, 2124, 2133, 2142, 2151, 2160, 2169, 2178, 2187, 2196, 2205, 2214, 2223, 2232, 2241,
     2250, 2259, 2268, 2277, 2286, 2295, 2304, 2305, 2306, 2307, 2308, 2309, 2310, 2311, 2312};
 
+// An H200's L2 TLB at 529f601 (hit baselines, aligned start): clean counts, 25 at the first
+// overflow (16 more than a set of 8 ways), then 9 per element with two 1s that pay the 16 back.
+// Every count explained, two different ways (24 and 8): only the even-fill bound rejects it.
+TEST(TlbSets, AnExactReadingThatBreaksTheEvenFillGivesWayToTheRamp) {
+  std::vector<std::uint64_t> counts;
+  std::uint64_t now = 0;
+  for (const auto& [increment, lengths] : std::vector<std::pair<std::uint64_t, int>>{
+           {0, 24}, {25, 1}, {9, 170}, {1, 1}, {9, 55}, {1, 1}, {9, 28}, {1, 8}}) {
+    for (int i = 0; i < lengths; ++i) counts.push_back(now += increment);
+  }
+  const LevelSets sets = scanned(2025, counts);
+  ASSERT_TRUE(sets.sets.complete);
+  EXPECT_EQ(sets.sets.consistent, sets.sets.steps);
+  EXPECT_EQ(ways_value(sets.sets.ways).size(), 254u);  // [24, 8, ...]
+  EXPECT_FALSE(sets.exact());
+  ASSERT_TRUE(sets.from_ramp()) << sets.ramp.why;
+  EXPECT_EQ(sets.ramp.ways, 8u);
+  EXPECT_EQ(sets.ramp.sets, 256u);
+  EXPECT_EQ(sets.entries(), 2048u);
+}
+
 TEST(TlbSets, ManyWaysFromAnExplainedScanGiveWayToAStraightRamp) {
   const LevelSets sets = scanned(2042, kH200L2TlbAligned);
   ASSERT_TRUE(sets.sets.complete);
