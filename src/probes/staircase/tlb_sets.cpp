@@ -162,6 +162,7 @@ class SetScan {
   LevelSets out_;
   std::optional<std::size_t> complete_at_;  // index into out_.missing of the first all-miss
   nlohmann::json first_checks_;             // confirm_first_overflow's counts
+  std::string stepped_because_;             // why the scan stepped over lengths
   // Each word's own latency where it hits the level (ensure_hit_baselines), for the elements
   // [first_element, hits_until_), measured in blocks of hit_block_ elements.
   WordReference hits_;
@@ -309,6 +310,7 @@ LevelSets SetScan::run() {
       std::clamp<std::uint64_t>(out_.first_miss_elements / kRampLengthsWanted, 1, kMaxScanStep);
   std::uint64_t length_step = 1;
   std::size_t unexplained = 0;
+  std::uint64_t most_ways = 0;  // of the sets read off the consecutive counts so far
   for (std::uint64_t elements = out_.first_miss_elements;; elements += length_step) {
     if (complete_at_ && out_.missing.size() > *complete_at_ + kScanConfirmations) break;
     if (complete_at_ && !fits(elements)) break;  // confirmed as far as possible
@@ -323,15 +325,29 @@ LevelSets SetScan::run() {
       break;
     }
     const Count c = pending ? *std::exchange(pending, std::nullopt) : count(elements);
-    if (length_step == 1 && !out_.missing.empty() &&
-        (c.missing < out_.missing.back() || c.missing > elements)) {
+    const std::uint64_t before = out_.missing.empty() ? 0 : out_.missing.back();
+    if (length_step == 1 && !out_.missing.empty() && (c.missing < before || c.missing > elements)) {
       ++unexplained;
+    }
+    // Sets that fill evenly overflow in the order of their ways, fewest first: a set of fewer
+    // ways after one of more means counts that are not the sets' (on the H200's L2 TLB the first
+    // overflow adds 25 and every later one 9, the exact reading is then rejected by
+    // overflows_fit_even_fill), and counting every length past it only confirms the ramp.
+    bool descending = false;
+    if (length_step == 1 && c.missing >= before + 2 && c.missing <= elements) {
+      const std::uint64_t ways = c.missing - before - 1;
+      descending = ways < most_ways;
+      most_ways = std::max(most_ways, ways);
     }
     out_.lengths.push_back(elements);
     out_.missing.push_back(c.missing);
     out_.mean_cycles.push_back(c.mean_cycles);
     if (length_step == 1) out_.consecutive = out_.missing.size();
-    if (length_step == 1 && unexplained >= kNoisyCounts && !complete_at_) length_step = noisy_step;
+    if (length_step == 1 && !complete_at_ && (unexplained >= kNoisyCounts || descending)) {
+      length_step = noisy_step;
+      stepped_because_ = descending ? "a set overflowed with fewer ways than one before it"
+                                    : "counts went down or past the chain";
+    }
     if (!complete_at_ && c.missing >= elements) complete_at_ = out_.missing.size() - 1;
     out_.stopped = stop_reason(elements);
     if (!out_.stopped.empty()) break;
@@ -375,12 +391,14 @@ void SetScan::read_and_describe(std::size_t unexplained, std::uint64_t length_st
     out.evidence["ladder_first_miss_elements"] = ladder_first_miss_;
   }
   if (out.consecutive < out.missing.size()) {
-    // Counts that went down or past the chain: the exact reading cannot be clean, so the scan
-    // steps over lengths for the ramp, which needs no count at every length.
+    // Counts that went down or past the chain, or sets that overflowed out of the order of their
+    // ways: the exact reading cannot be clean, so the scan steps over lengths for the ramp,
+    // which needs no count at every length.
     out.evidence["chain_lengths"] = out.lengths;
     out.evidence["stepped_after_lengths"] = out.consecutive;
     out.evidence["length_step"] = length_step;
     out.evidence["unexplained_counts_before_stepping"] = unexplained;
+    out.evidence["stepped_because"] = stepped_because_;
   }
   if (out.first_element > 0) out.evidence["first_element"] = out.first_element;
   if (out.chain_address > 0) {
