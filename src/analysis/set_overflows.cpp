@@ -194,6 +194,10 @@ bool overflows_fit_even_fill(const SetsFromOverflows& sets) {
   return true;
 }
 
+bool overflows_in_fill_order(const SetsFromOverflows& sets) {
+  return std::is_sorted(sets.ways.begin(), sets.ways.end());
+}
+
 nlohmann::json ways_value(const std::vector<std::uint64_t>& ways) {
   if (ways.empty()) return nullptr;
   if (std::all_of(ways.begin(), ways.end(), [&](std::uint64_t w) { return w == ways.front(); })) {

@@ -96,6 +96,12 @@ std::uint64_t aligned_start(std::uint64_t start_page, std::uint64_t first_miss_e
 // Complete readings only (S = the sets read); true for incomplete ones.
 bool overflows_fit_even_fill(const SetsFromOverflows& sets);
 
+// Whether the sets overflowed fewest ways first, as sets filled in turn do: a set of w ways
+// overflows when it takes its (w + 1)-th page, at about w x S elements. A set of fewer ways after
+// one of more means misjudged counts (an H200 L1 TLB scan read 15 and then 1 way: one of 17
+// elements judged a hit at 17 and 18 elements, all 19 missing at 19).
+bool overflows_in_fill_order(const SetsFromOverflows& sets);
+
 // The ways as a finding's value: one integer when every set has the same, else the per-set list,
 // largest first (which set is which cannot be told from the counts).
 nlohmann::json ways_value(const std::vector<std::uint64_t>& ways);

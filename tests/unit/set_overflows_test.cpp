@@ -202,6 +202,22 @@ TEST(SetOverflows, TheH200L2TlbsFirstOverflowBreaksTheEvenFill) {
   EXPECT_EQ(ramp.sets, 256u);
 }
 
+// Sets filled in turn overflow fewest ways first; the H200 L1 TLB scan at a860e43 (run 5) that
+// counted 0, 0, 16, 17, 19 at 15-19 elements did not.
+TEST(SetOverflows, SetsFilledInTurnOverflowFewestWaysFirst) {
+  for (std::uint64_t rotation = 0; rotation < 7; ++rotation) {
+    const Scan s = scan(
+        {17, 8, 8, 8, 8, 8, 7}, [&](std::uint64_t page) { return (page + rotation) % 7; }, 200);
+    EXPECT_TRUE(overflows_in_fill_order(sets_from_overflows(s.first, s.missing))) << rotation;
+  }
+  const SetsFromOverflows h200 =
+      sets_from_overflows(15, std::vector<std::uint64_t>{0, 0, 16, 17, 19, 20, 21, 22});
+  ASSERT_TRUE(h200.complete);
+  EXPECT_EQ(h200.ways, (std::vector<std::uint64_t>{15, 1}));
+  EXPECT_EQ(h200.consistent, h200.steps);  // every count explained, and still not sets
+  EXPECT_FALSE(overflows_in_fill_order(h200));
+}
+
 TEST(SetOverflows, WaysValueOfNothingIsNull) {
   EXPECT_TRUE(ways_value({}).is_null());
 }

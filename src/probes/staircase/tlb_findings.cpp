@@ -49,10 +49,15 @@ std::string ladder_method(const Ladder& ladder) {
 
 // Why a scan of sets gave neither reading.
 std::string unread(const LevelSets& sets) {
+  const std::string read =
+      "the scan of sets read " + std::to_string(sets.sets.ways.size()) + " sets ";
   const std::string reading =
-      sets.sets.complete ? "the scan of sets read " + std::to_string(sets.sets.ways.size()) +
-                               " sets of too many different ways to be more than noise"
-                         : "the scan of sets " + sets.stopped;
+      !sets.sets.complete ? "the scan of sets " + sets.stopped
+      : !overflows_in_fill_order(sets.sets)
+          ? read +
+                "that overflowed out of fill order (a set of fewer ways after one of more: "
+                "misjudged counts, not sets)"
+          : read + "of too many different ways to be more than noise";
   return reading + ", and its counts show no ramp of equal sets (" + sets.ramp.why + ")";
 }
 
@@ -139,7 +144,7 @@ void report_geometry(Element& tlb, const MeasuredLevel& level, const RefinedStep
       std::string(level.sets && level.sets->from_ramp()
                       ? "; read off the ramp of the counts (noisy counts that never reached the "
                         "chain, or reached it with many different ways): ways = its slope - 1, "
-                        "sets = its onset / ways"
+                        "sets = (onset + end) / (2 ways + 1)"
                       : "");
   Property entries = make_property("entries", "", method);
   Property sets = make_property("sets", "", method);

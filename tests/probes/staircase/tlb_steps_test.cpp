@@ -148,6 +148,17 @@ TEST(TlbSets, AnExactReadingThatBreaksTheEvenFillGivesWayToTheRamp) {
   EXPECT_EQ(sets.entries(), 2048u);
 }
 
+// The H200 L1 TLB scan at a860e43 (run 5): sets of 15 and 1 ways, every count explained, no
+// ramp. Out of fill order: no reading (the level's entries are then a bound), not a wrong one.
+TEST(TlbSets, SetsOutOfFillOrderAreNoReading) {
+  const LevelSets sets = scanned(15, {0, 0, 16, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27});
+  ASSERT_TRUE(sets.sets.complete);
+  EXPECT_FALSE(sets.exact());
+  EXPECT_FALSE(sets.read());
+  // In order (one set of 16 ways), the same scan reads.
+  EXPECT_TRUE(scanned(15, {0, 0, 17, 18, 19, 20, 21, 22, 23, 24, 25}).exact());
+}
+
 TEST(TlbSets, ManyWaysFromAnExplainedScanGiveWayToAStraightRamp) {
   const LevelSets sets = scanned(2042, kH200L2TlbAligned);
   ASSERT_TRUE(sets.sets.complete);
