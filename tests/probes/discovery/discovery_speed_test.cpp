@@ -82,10 +82,13 @@ TEST(Discovery, AllProbesOnHopperLikeStayWithinTheLoadBudget) {
   // 128 B line are about 13 million loads (one warm pass and the timed loads of each); every
   // other probe together stays below the SM size searches.
   EXPECT_LT(all.loads, 40'000'000u);
-  // Experiments: each batch is one launch on a GPU, with its fixed cost. About 350 today, of
-  // which the TLB row takes about 170 (its scan of the L2 TLB's 64 sets alone 72 chain lengths,
-  // each a chase of its own) and the latency patterns 12.
-  EXPECT_LT(all.batches, 400u);
+  // Experiments: each batch is one launch on a GPU, with its fixed cost. About 420 today, of
+  // which the TLB row takes 174: its scan of the L2 TLB's 64 sets alone 72 chain lengths, each a
+  // chase of its own; since f7eabfd the L1 TLB's 9 lengths 3 chases each, and since 529f601 the
+  // confirmation of each level's first count (5 chases) and a batch per block of hit baselines.
+  // The latency patterns take 12. On the H200 the TLB row took 2.0-2.5 s with all of that
+  // (docs/results/nvidia-h200/2026-11-28_f7eabfd), as before it.
+  EXPECT_LT(all.batches, 450u);
 }
 
 }  // namespace
