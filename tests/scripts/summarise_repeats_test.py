@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/summarise-repeats' verdicts on hand-made runs: identical, within spread, DIFFERS,
-FLIPS, inconclusive, and tables judged row by row against each row's own spread."""
+FLIPS, inconclusive, tables judged row by row against each row's own spread, and why a DIFFERS
+differs."""
 import importlib.machinery
 import os
 import sys
@@ -74,6 +75,28 @@ class Verdicts(unittest.TestCase):
                                             unreachable("3944 lines do not fit")]), "within spread")
         reachable = prop([{"data": "l1", "reachable": True, "why": "4096 lines"}])
         self.assertEqual(summarise.verdict([unreachable("4096 lines"), reachable]), "DIFFERS")
+
+
+class WhyItDiffers(unittest.TestCase):
+    def test_a_number_gives_its_range_and_the_widest_spread(self):
+        why = summarise.why_differs([prop(10.0, 9.9, 10.1), prop(11.0, 10.9, 11.3)])
+        self.assertEqual(why, "10 to 11, beyond the widest spread 0.4")
+
+    def test_a_table_names_its_first_row_beyond_its_own_spread(self):
+        def tma(p50, p5, p95, tile):
+            return {"method": "plain_loads", "tile_bytes": tile, "p50": p50,
+                    "spread": {"p5": p5, "p95": p95}}
+        first = prop([tma(1.0, 0.9, 1.1, 1024), tma(3.85, 3.82, 3.87, 65536)])
+        second = prop([tma(1.05, 1.0, 1.1, 1024), tma(3.79, 3.78, 3.83, 65536)])
+        self.assertEqual(summarise.verdict([first, second]), "DIFFERS")
+        self.assertEqual(summarise.why_differs([first, second]),
+                         "row 2 (method plain_loads, tile_bytes 65536): p50 3.79 to 3.85, "
+                         "beyond its widest spread 0.05")
+        self.assertEqual(summarise.why_differs([prop([row(1, 0, 2)]), prop([row(1, 0, 2)] * 2)]),
+                         "rows per run: 1, 2")
+        self.assertEqual(summarise.why_differs([prop([24, 8]), prop([8])]),
+                         "the lists differ (lengths 2, 1)")
+        self.assertIsNone(summarise.table_difference([first["value"], first["value"]]))
 
 
 if __name__ == "__main__":
