@@ -114,7 +114,6 @@ class Sweep {
   // One-per-page chains from now on leave out the elements below `first` (Layout::first_element):
   // a chain of n elements over a footprint of (first + n) strides, on other pages of the array.
   void start_at_element(std::uint64_t first) { layout_.first_element = first; }
-  std::uint64_t start_element() const { return layout_.first_element; }
 
   std::uint32_t stride() const { return layout_.stride_bytes; }
   const Layout& layout() const { return layout_; }

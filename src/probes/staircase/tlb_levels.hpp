@@ -103,6 +103,7 @@ struct LevelSets {
   // 0.99999, gave 256 x 8). A sim's unequal sets (9, 6 x 5, 5, 4: every count explained, no
   // ramp) keep their exact reading.
   bool exact() const;
+  std::size_t distinct_ways() const;  // different ways the exact reading lists
   bool from_ramp() const { return !exact() && ramp.found; }
   bool read() const { return exact() || from_ramp(); }
   std::uint64_t entries() const { return exact() ? sets.entries : ramp.entries(); }

@@ -15,16 +15,17 @@ namespace {
 // Different ways an exact reading may list and still be taken as it is (see LevelSets::exact).
 constexpr std::size_t kMaxDistinctWays = 3;
 
-std::size_t distinct(std::vector<std::uint64_t> values) {
+}  // namespace
+
+std::size_t LevelSets::distinct_ways() const {
+  std::vector<std::uint64_t> values = sets.ways;
   std::sort(values.begin(), values.end());
   return static_cast<std::size_t>(std::unique(values.begin(), values.end()) - values.begin());
 }
 
-}  // namespace
-
 bool LevelSets::exact() const {
   if (!sets.complete) return false;
-  const std::size_t ways = distinct(sets.ways);
+  const std::size_t ways = distinct_ways();
   // A straight ramp of equal sets explains the counts with two numbers: many different ways
   // read off the same counts are the noise of single words moving misses between lengths (on
   // the H200 the increments of every aligned scan ranged over 7-11 around 9). A few different

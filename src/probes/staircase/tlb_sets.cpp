@@ -7,7 +7,6 @@
 #include <functional>
 #include <numeric>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -158,7 +157,6 @@ class SetScan {
 void SetScan::ensure_hit_baselines(std::uint64_t elements) {
   Sweep& sweep = *ladder_.sweep;
   const std::uint64_t until = std::min(out_.first_element + elements, ladder_.max_elements);
-  if (hits_until_ >= until) return;
   while (hits_until_ < until) {
     const std::uint64_t block = std::min(hit_block_, ladder_.max_elements - hits_until_);
     sweep.start_at_element(hits_until_);
@@ -393,8 +391,7 @@ void SetScan::read_and_describe(std::size_t unexplained, std::uint64_t length_st
   }
   if (!out.stopped.empty()) out.evidence["stopped"] = out.stopped;
   out.evidence["ramp"] = out.ramp.evidence();
-  out.evidence["distinct_ways"] =
-      std::set<std::uint64_t>(out.sets.ways.begin(), out.sets.ways.end()).size();
+  out.evidence["distinct_ways"] = out.distinct_ways();
   out.evidence["fits_even_fill"] = overflows_fit_even_fill(out.sets);
   out.evidence["in_fill_order"] = overflows_in_fill_order(out.sets);
   out.evidence["reading"] = out.exact() ? "exact" : out.from_ramp() ? "ramp" : "none";
