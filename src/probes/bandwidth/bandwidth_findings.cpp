@@ -63,9 +63,7 @@ std::string method_of(const StreamMeasurement& m) {
 
 nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) {
   const StreamMeasurement& m = outcome.final;
-  // The configuration of the final launches (a one-pass grid may have its own unroll).
-  nlohmann::json launch = to_json(LaunchConfig{m.spec.blocks_per_sm, m.spec.threads_per_block,
-                                               m.spec.vector_bytes, m.spec.unroll});
+  nlohmann::json launch = to_json(config_of(m));
   launch["bytes_per_launch"] = m.result.bytes_moved;
   launch["grid_blocks"] = stream_geometry(m.spec, m.result.sms).blocks;
   nlohmann::json evidence = {
@@ -102,8 +100,7 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
   if (!outcome.ties.empty()) {
     nlohmann::json ties = nlohmann::json::array();
     for (const StreamMeasurement& tie : outcome.ties) {
-      ties.push_back(to_json(LaunchConfig{tie.spec.blocks_per_sm, tie.spec.threads_per_block,
-                                          tie.spec.vector_bytes, tie.spec.unroll}));
+      ties.push_back(to_json(config_of(tie)));
     }
     evidence["ties"] = std::move(ties);
   }
@@ -160,6 +157,10 @@ std::vector<double> bytes_per_sm_cycle(const StreamMeasurement& m) {
 }
 
 }  // namespace
+
+LaunchConfig config_of(const StreamMeasurement& m) {
+  return {m.spec.blocks_per_sm, m.spec.threads_per_block, m.spec.vector_bytes, m.spec.unroll};
+}
 
 double finalist_rate(const StreamMeasurement& m, bool per_sm_clock) {
   if (per_sm_clock) {

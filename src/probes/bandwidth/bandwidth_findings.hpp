@@ -49,6 +49,9 @@ struct OpOutcome {
   std::string other_placements_not_run;  // why they could not run
 };
 
+// The launch configuration a measurement ran (a one-pass grid may have its own unroll).
+LaunchConfig config_of(const StreamMeasurement& m);
+
 // What ranks finalists: the p50 of the final launches' bytes per SM cycle for a level bound by
 // the SM clock (the clock may move between two finalists' launches), where that clock is known;
 // otherwise their p50 in bytes/second.

@@ -31,10 +31,6 @@ constexpr double kOtherL2FootprintFactors[] = {0.5, 1.5};
 // launches (measure_finalists).
 constexpr std::size_t kFinalists = 3;
 
-LaunchConfig config_of(const StreamMeasurement& m) {
-  return {m.spec.blocks_per_sm, m.spec.threads_per_block, m.spec.vector_bytes, m.spec.unroll};
-}
-
 class BandwidthMeasurement {
  public:
   BandwidthMeasurement(ProbeContext& ctx, const BandwidthTarget& target, FootprintPlan plan)
