@@ -1,5 +1,5 @@
 // The TLB row: every TLB level's reach, entries, page, ways, sets and miss penalty, and the DRAM
-// latency with a TLB miss at every level (dram.latency_tlb_miss). docs/method.md, "TLB levels":
+// latency with a TLB miss at every level (dram.latency_tlb_miss, dram_tlb_miss.hpp). docs/method.md, "TLB levels":
 //   1. a ladder at the largest stride (up to 32 MiB, within the free device memory) finds the
 //      levels: a staircase over wide chains of one element per stride, held in L2;
 //   2. the first level's page (tlb_page.cpp), and a ladder at that page, where consecutive
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@
 #include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
-#include "probes/core/latency_modes.hpp"
+#include "probes/staircase/dram_tlb_miss.hpp"
 #include "probes/staircase/rows.hpp"
 #include "probes/staircase/tlb_levels.hpp"
 
@@ -55,54 +56,6 @@ struct TlbPlan {
   std::uint32_t sm = 0;  // one SM for every chase: which L2 partition is near depends on it
   std::string limit;     // what limits the longest chain, for notes
 };
-
-// dram.latency_tlb_miss from one cold trace: its p50, confidence the share of loads within
-// kDescribedBand of it; inconclusive (no confidence) when no TLB level was found below the
-// footprint, since then nothing says these loads missed the TLB.
-Property dram_latency_tlb_miss(const Trace& trace, const ChaseSpec& spec, std::uint64_t elements,
-                               bool levels_found) {
-  const auto corrected = corrected_cycles(trace);
-  const Spread spread = summarize(corrected);
-  Property p;
-  p.name = "latency_tlb_miss";
-  p.unit = "cycles";
-  p.value = spread.p50;
-  p.spread = spread;
-  p.raw = summarize(raw_cycles(trace));
-  if (trace.clock_khz > 0) p.seconds_value = spread.p50 / (trace.clock_khz * 1e3);
-  p.method = "cold pointer chase via cg after flushing L2, no warm pass, one element per " +
-             format_bytes(static_cast<double>(spec.stride_bytes)) +
-             " stride (at least a page) in random order over " +
-             format_bytes(static_cast<double>(spec.footprint_bytes)) +
-             ": every load a new page and a new line; p50, timing overhead subtracted";
-  p.evidence = {{"footprint_bytes", spec.footprint_bytes},
-                {"stride_bytes", spec.stride_bytes},
-                {"elements", elements},
-                {"samples", corrected.size()},
-                {"overhead_cycles", trace.overhead_cycles},
-                {"clock_khz", trace.clock_khz},
-                {"compare", "dram.latency is page-local (TLB warm)"}};
-  if (!levels_found) {
-    p.inconclusive = true;
-    p.note = "no TLB level was found up to " +
-             format_bytes(static_cast<double>(spec.footprint_bytes)) +
-             ", so these loads may have hit the TLB: a DRAM latency, not one with TLB misses";
-    return p;
-  }
-  // Two modes (on the H200 about 560 and 760 cycles, near and far memory): the value is the
-  // fast one's p50, both are in the evidence, and each load counts within its own mode's band.
-  nlohmann::json modes = nlohmann::json::object();
-  const double described = describe_latency_modes(corrected, modes);
-  p.value = modes.at("cycles").get<double>();
-  if (trace.clock_khz > 0) p.seconds_value = p.value.get<double>() / (trace.clock_khz * 1e3);
-  if (modes.contains("modes")) {
-    p.method += "; the loads fall into two modes: the fast mode's p50, both in the evidence";
-    p.evidence["modes"] = modes.at("modes");
-    p.evidence["mode_split"] = modes.at("mode_split");
-  }
-  set_confidence(p, {share(described, "of the cold loads within 10 % of their mode's p50")});
-  return p;
-}
 
 class TlbMeasurement {
  public:
@@ -283,26 +236,34 @@ std::vector<MeasuredLevel> TlbMeasurement::measure_levels(const TlbPlan& p) {
 
 void TlbMeasurement::report_dram_with_tlb_misses(const TlbPlan& p, std::uint64_t last_all_missing,
                                                  bool levels_found) {
-  // Cold: L2 flushed, no warm pass, every element loaded once: each load touches a new page
-  // (compulsory TLB misses at every level) and a new line (a DRAM access).
+  // Cold: L2 flushed, no warm pass, every element loaded once, a new line (a DRAM access) and
+  // a page of its own, over several times the last level's reach where the memory allows.
   const std::uint64_t elements =
       std::min(p.footprint_limit / p.stride,
                std::max<std::uint64_t>(kDramSamples, kDramReachMultiple * last_all_missing));
   Layout layout{Layout::one_per_page, static_cast<std::uint32_t>(p.stride), std::nullopt, 0};
   layout.wide = true;
   Sweep sweep(ctx_, row_, layout);
-  const std::vector<ChaseSpec> batch = {
+  const ChaseSpec cold =
       sweep.chase(elements * p.stride)
           .warm_passes(0)
           .flush_device_caches()
-          .keeping_arrays(false)  // the row's last chase: the backend may free its arrays
+          .keeping_arrays()
           .timed_loads(static_cast<std::uint32_t>(std::min<std::uint64_t>(
-              {elements, kDramSamples, ctx_.backend.limits().max_timed_loads})))};
-  ctx_.progress("dram.latency_tlb_miss: cold chase over " +
-                format_bytes(static_cast<double>(batch.front().footprint_bytes)));
-  const auto traces = ctx_.run(batch, "dram.latency_tlb_miss");
+              {elements, kDramSamples, ctx_.backend.limits().max_timed_loads})))
+          .spec();
+  ctx_.progress("dram.latency_tlb_miss: cold chases over " +
+                format_bytes(static_cast<double>(cold.footprint_bytes)));
+  // Twice (dram_tlb_miss.hpp says why): the first in a state the row does not control, the
+  // second timed. Every page the second visits was last visited by the first, in the same order,
+  // more pages before: a level holding fewer of them than that misses it, under LRU.
+  const auto conditioning = ctx_.run(std::span(&cold, 1), "dram.latency_tlb_miss");
+  ChaseSpec timed = cold;
+  timed.keep_arrays = false;  // the row's last chase: the backend may free its arrays
+  const auto traces = ctx_.run(std::span(&timed, 1), "dram.latency_tlb_miss");
   element_for(ctx_.topology, "dram")
-      .set(dram_latency_tlb_miss(traces.front(), batch.front(), elements, levels_found));
+      .set(dram_latency_tlb_miss(traces.front(), conditioning.front(), timed, elements,
+                                 levels_found));
 }
 
 void TlbMeasurement::run() {
