@@ -172,8 +172,10 @@ nlohmann::json RampFit::evidence() const {
   return e;
 }
 
-std::uint64_t aligned_start(std::uint64_t start_page, std::uint64_t first_miss_elements,
-                            std::uint64_t needed_elements, std::uint64_t max_elements) {
+std::optional<std::uint64_t> aligned_start(std::uint64_t start_page,
+                                           std::uint64_t first_miss_elements,
+                                           std::uint64_t needed_elements,
+                                           std::uint64_t max_elements) {
   if (start_page == 0 || first_miss_elements < 2) return 0;
   std::uint64_t block = 1;
   while (block <= first_miss_elements / 2) block *= 2;
@@ -181,7 +183,7 @@ std::uint64_t aligned_start(std::uint64_t start_page, std::uint64_t first_miss_e
     const std::uint64_t first = (block - start_page % block) % block;
     if (first + needed_elements <= max_elements) return first;
   }
-  return 0;
+  return std::nullopt;
 }
 
 bool overflows_fit_even_fill(const SetsFromOverflows& sets) {

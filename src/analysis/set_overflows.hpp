@@ -12,6 +12,7 @@
 // set once by its ways + 1, whatever maps pages to sets (modulo, bits, a hash) and whether the
 // sets are equal. Pure functions of numbers.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -77,14 +78,17 @@ RampFit equal_sets_from_ramp(std::span<const std::uint64_t> lengths,
 // Where a scan of sets should start on an array whose first element lies on page `start_page`
 // (pages of the scan's stride): the offset, in elements, to the array's first page that is a
 // multiple of the largest power of two up to `first_miss_elements` for which the scan still has
-// `needed_elements` in the array's `max_elements`; 0 when none is (or `start_page` is 0:
-// unknown). A set index of S sets that is a bijection on every S-aligned block of pages (modulo,
+// `needed_elements` in the array's `max_elements`; nullopt when no block of 2 pages or more
+// leaves that room; 0 when there is nothing to align (`start_page` 0: unknown; a first miss
+// below 2). A set index of S sets that is a bijection on every S-aligned block of pages (modulo,
 // or the low bits XORed with higher ones) puts consecutive pages from such a start into the sets
 // in turn, each once per block; from elsewhere the partial first block and the last can put two
 // pages into one set before another has its first. S is at most the first miss, so a block of
 // the largest power of two up to it holds whole blocks of S (S a power of two).
-std::uint64_t aligned_start(std::uint64_t start_page, std::uint64_t first_miss_elements,
-                            std::uint64_t needed_elements, std::uint64_t max_elements);
+std::optional<std::uint64_t> aligned_start(std::uint64_t start_page,
+                                           std::uint64_t first_miss_elements,
+                                           std::uint64_t needed_elements,
+                                           std::uint64_t max_elements);
 
 // Whether sets that fill evenly could have overflowed as `sets` read: with S sets filled in
 // turn by consecutive pages, a chain of n elements puts at most ceil(n / S) pages into any set,

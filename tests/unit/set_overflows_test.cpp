@@ -418,9 +418,17 @@ TEST(AlignedStart, TheNextPageOnALargestPowerOfTwoBlockUpToTheFirstMiss) {
   // Too little room for 1023 more: the largest smaller block that fits (512: 4161019 % 512 = 507,
   // 5 short; needed 4090 + 5 <= 4096).
   EXPECT_EQ(aligned_start(4161019, 2042, 4090, 4096), 5u);
-  EXPECT_EQ(aligned_start(0, 2042, 3063, 4096), 0u);        // address unknown (a sim)
-  EXPECT_EQ(aligned_start(4161019, 2042, 4097, 4096), 0u);  // no room at all
-  EXPECT_EQ(aligned_start(7, 1, 1, 16), 0u);                // one entry: nothing to align
+  EXPECT_EQ(aligned_start(0, 2042, 3063, 4096), 0u);                  // address unknown (a sim)
+  EXPECT_EQ(aligned_start(4161019, 2042, 4097, 4096), std::nullopt);  // no room at all
+  EXPECT_EQ(aligned_start(7, 1, 1, 16), 0u);                          // one entry: nothing to align
+}
+
+TEST(AlignedStart, AnH100LikeArrayHasRoomForAnEightWayRampOnly) {
+  // 77 GiB of 32 MiB pages (2455) against a first miss at 2049: 1.5 x 2049 fits at no block;
+  // 2049 + 2049 / 8 = 2305 fits from the next 128-page block (page 5000 is 120 short of 5120),
+  // not from the next 1024-page one (1144 short).
+  EXPECT_EQ(aligned_start(5000, 2049, 2049 + 2049 / 2, 2455), std::nullopt);
+  EXPECT_EQ(aligned_start(5000, 2049, 2049 + 2049 / 8, 2455), 120u);
 }
 
 // A process whose sets filled in bursts (46a463b, repeats/run-1): 9 per element, a pause of

@@ -23,14 +23,13 @@ nlohmann::json conditioning_evidence(const Trace& conditioning, double timed_p50
           {"p5_cycles", spread.p5},
           {"p95_cycles", spread.p95},
           {"samples", spread.samples},
-          {"first_chase_differs",
-           std::abs(spread.p50 - timed_p50) > kDescribedBand * timed_p50}};
+          {"first_chase_differs", std::abs(spread.p50 - timed_p50) > kDescribedBand * timed_p50}};
 }
 
 }  // namespace
 
-Property dram_latency_tlb_miss(const Trace& timed, const Trace& conditioning,
-                               const ChaseSpec& spec, std::uint64_t elements, bool levels_found) {
+Property dram_latency_tlb_miss(const Trace& timed, const Trace& conditioning, const ChaseSpec& spec,
+                               std::uint64_t elements, bool levels_found) {
   const auto corrected = corrected_cycles(timed);
   const Spread spread = summarize(corrected);
   Property p;

@@ -18,7 +18,7 @@ namespace memtopo::staircase {
 // The property: the timed chase's p50 (or its fast mode's, when the loads split into two),
 // confidence the share of loads within the band of their mode; inconclusive (no confidence) when
 // no TLB level was found below the footprint, since then nothing says these loads missed.
-Property dram_latency_tlb_miss(const Trace& timed, const Trace& conditioning,
-                               const ChaseSpec& spec, std::uint64_t elements, bool levels_found);
+Property dram_latency_tlb_miss(const Trace& timed, const Trace& conditioning, const ChaseSpec& spec,
+                               std::uint64_t elements, bool levels_found);
 
 }  // namespace memtopo::staircase

@@ -84,6 +84,7 @@ PageTest find_page(ProbeContext& ctx, const StaircaseRow& row, const Ladder& lad
 struct LevelSets {
   std::uint64_t first_miss_elements = 0;  // the shortest chain with a miss (refined step)
   std::uint64_t first_element = 0;        // the chains' placement: elements below it left out
+  std::uint64_t aligned_for_ways = 0;     // AlignedScanStart::room_for_ways of that placement
   std::vector<std::uint64_t> lengths;     // the chain lengths scanned, from the first miss on
   std::vector<std::uint64_t> missing;     // elements missing on most passes, per length
   std::size_t consecutive = 0;            // counts at consecutive lengths before the scan stepped
@@ -114,10 +115,14 @@ struct LevelSets {
 
 // Where level k's scan of sets starts its chains (an element number) when the ladder's array
 // starts at `chain_address` (0: unknown, a sim): analysis/set_overflows' aligned_start, with
-// room for 1.5 times the first miss (a level of 2 ways or more has every element missing by
-// then).
-std::uint64_t aligned_first_element(const Ladder& ladder, std::size_t k,
-                                    std::uint64_t chain_address);
+// room for every element to miss in a level of `room_for_ways` ways or more (2, else 4, else 8:
+// the first the array allows); room_for_ways 0 and element 0 when none fits.
+struct AlignedScanStart {
+  std::uint64_t first_element = 0;
+  std::uint64_t room_for_ways = 0;
+};
+AlignedScanStart aligned_first_element(const Ladder& ladder, std::size_t k,
+                                       std::uint64_t chain_address);
 
 // The shortest chain length above `none` (one known to miss on none) at which `misses` (one chase)
 // finds a miss, up to `longest`: lengths double away from `none` until one misses, then a

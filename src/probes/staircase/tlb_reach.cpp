@@ -1,5 +1,6 @@
 // The TLB row: every TLB level's reach, entries, page, ways, sets and miss penalty, and the DRAM
-// latency with a TLB miss at every level (dram.latency_tlb_miss, dram_tlb_miss.hpp). docs/method.md, "TLB levels":
+// latency with a TLB miss at every level (dram.latency_tlb_miss, dram_tlb_miss.hpp).
+// docs/method.md, "TLB levels":
 //   1. a ladder at the largest stride (up to 32 MiB, within the free device memory) finds the
 //      levels: a staircase over wide chains of one element per stride, held in L2;
 //   2. the first level's page (tlb_page.cpp), and a ladder at that page, where consecutive
@@ -244,14 +245,13 @@ void TlbMeasurement::report_dram_with_tlb_misses(const TlbPlan& p, std::uint64_t
   Layout layout{Layout::one_per_page, static_cast<std::uint32_t>(p.stride), std::nullopt, 0};
   layout.wide = true;
   Sweep sweep(ctx_, row_, layout);
-  const ChaseSpec cold =
-      sweep.chase(elements * p.stride)
-          .warm_passes(0)
-          .flush_device_caches()
-          .keeping_arrays()
-          .timed_loads(static_cast<std::uint32_t>(std::min<std::uint64_t>(
-              {elements, kDramSamples, ctx_.backend.limits().max_timed_loads})))
-          .spec();
+  const ChaseSpec cold = sweep.chase(elements * p.stride)
+                             .warm_passes(0)
+                             .flush_device_caches()
+                             .keeping_arrays()
+                             .timed_loads(static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                 {elements, kDramSamples, ctx_.backend.limits().max_timed_loads})))
+                             .spec();
   ctx_.progress("dram.latency_tlb_miss: cold chases over " +
                 format_bytes(static_cast<double>(cold.footprint_bytes)));
   // Twice (dram_tlb_miss.hpp says why): the first in a state the row does not control, the

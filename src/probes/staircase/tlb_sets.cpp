@@ -55,10 +55,11 @@ constexpr std::size_t kNoisyCounts = 2;
 constexpr std::uint64_t kRampLengthsWanted = 512;
 constexpr std::uint64_t kMaxScanStep = 4;
 
-// A level of at least 2 ways has every element missing by 1.5 times its entries (S x (W + 1)
-// <= 1.5 x S x W): the room an aligned scan needs past its start, in first misses.
-constexpr std::uint64_t kCompleteByNumerator = 3;
-constexpr std::uint64_t kCompleteByDenominator = 2;
+// A level of at least W ways has every element missing by (W + 1) / W times its entries
+// (S x (W + 1)): the room an aligned scan needs past its start. Room for 2 ways or more (1.5
+// first misses) where the array allows it at some alignment, else for 4 or more, else 8 (an
+// H100's 2455 pages of 32 MiB leave no 1.5 x 2049 for its L2 TLB at any alignment).
+constexpr std::uint64_t kRoomForWays[] = {2, 4, 8};
 
 // Chases of each block of hit baselines (SetScan::ensure_hit_baselines): each word's median
 // rests on this many times the chain's timed passes (3 x 64 for the L1 TLB's 16 pages).
@@ -280,10 +281,11 @@ LevelSets SetScan::run() {
   const std::uint64_t first_footprint = out_.first_miss_elements * ladder_.stride();
   out_.chain_address =
       ladder_.sweep->measure(std::span(&first_footprint, 1), "sets").front().chain_address;
-  const std::uint64_t first_element = aligned_first_element(ladder_, k_, out_.chain_address);
-  const Placement placement(*ladder_.sweep, first_element);
-  out_.first_element = first_element;
-  hits_until_ = first_element;
+  const AlignedScanStart start = aligned_first_element(ladder_, k_, out_.chain_address);
+  const Placement placement(*ladder_.sweep, start.first_element);
+  out_.first_element = start.first_element;
+  out_.aligned_for_ways = start.room_for_ways;
+  hits_until_ = start.first_element;
   std::optional<Count> pending = skip_lengths_without_misses(std::nullopt);
   if (pending) pending = confirm_first_count(*pending);
 
@@ -301,8 +303,8 @@ LevelSets SetScan::run() {
     }
     if (!fits(elements)) {
       out_.stopped = "stopped at the longest chain the ladder allows (" +
-                     std::to_string(ladder_.max_elements - first_element) +
-                     " elements from element " + std::to_string(first_element) + ")";
+                     std::to_string(ladder_.max_elements - start.first_element) +
+                     " elements from element " + std::to_string(start.first_element) + ")";
       break;
     }
     const Count c = pending ? *std::exchange(pending, std::nullopt) : count(elements);
@@ -383,6 +385,10 @@ void SetScan::read_and_describe(std::size_t unexplained, std::uint64_t length_st
   }
   if (out.first_element > 0) out.evidence["first_element"] = out.first_element;
   if (out.chain_address > 0) {
+    // 0: no aligned start left room for the scan (the array is too short), it starts at page 0.
+    out.evidence["aligned_with_room_for_ways"] = out.aligned_for_ways;
+  }
+  if (out.chain_address > 0) {
     // Where the array lies in the device's address space, in pages of the stride: a set index
     // hashed from address bits fills in another order from another start.
     out.evidence["chain_address"] = out.chain_address;
@@ -399,12 +405,16 @@ void SetScan::read_and_describe(std::size_t unexplained, std::uint64_t length_st
 
 }  // namespace
 
-std::uint64_t aligned_first_element(const Ladder& ladder, std::size_t k,
-                                    std::uint64_t chain_address) {
+AlignedScanStart aligned_first_element(const Ladder& ladder, std::size_t k,
+                                       std::uint64_t chain_address) {
   const std::uint64_t first_miss = ladder.refined[k].first_miss_bytes / ladder.stride();
-  return aligned_start(chain_address / ladder.stride(), first_miss,
-                       first_miss * kCompleteByNumerator / kCompleteByDenominator,
-                       ladder.max_elements);
+  for (const std::uint64_t ways : kRoomForWays) {
+    if (const auto first = aligned_start(chain_address / ladder.stride(), first_miss,
+                                         first_miss + first_miss / ways, ladder.max_elements)) {
+      return {*first, ways};
+    }
+  }
+  return {};
 }
 
 LevelSets scan_sets(Ladder& ladder, std::size_t k) {

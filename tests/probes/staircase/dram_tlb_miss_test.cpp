@@ -16,7 +16,8 @@ Trace cold_trace(const std::vector<std::uint32_t>& latencies, std::size_t loads 
   Trace trace;
   trace.overhead_cycles = 10;
   trace.clock_khz = 1980000;
-  for (std::size_t k = 0; k < loads; ++k) trace.cycles.push_back(latencies[k % latencies.size()] + 10);
+  for (std::size_t k = 0; k < loads; ++k)
+    trace.cycles.push_back(latencies[k % latencies.size()] + 10);
   return trace;
 }
 
