@@ -169,18 +169,6 @@ Staircase analyze_staircase(std::span<const std::uint64_t> footprints,
   return s;
 }
 
-namespace {
-
-double robust_sigma(std::span<const double> sorted_mode) {
-  const double centre = median(sorted_mode);
-  std::vector<double> deviations;
-  deviations.reserve(sorted_mode.size());
-  for (double x : sorted_mode) deviations.push_back(std::abs(x - centre));
-  return 1.4826 * median(deviations);  // a consistent estimate of a Gaussian sigma
-}
-
-}  // namespace
-
 ModeSplit split_two_modes(std::span<const double> samples, const ModeSplitOptions& options) {
   ModeSplit split;
   std::vector<double> sorted(samples.begin(), samples.end());

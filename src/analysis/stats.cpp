@@ -76,6 +76,14 @@ double median(std::span<const double> samples) {
   return percentile_of_sorted(sorted, 0.5);
 }
 
+double robust_sigma(std::span<const double> samples) {
+  const double centre = median(samples);
+  std::vector<double> deviations;
+  deviations.reserve(samples.size());
+  for (const double x : samples) deviations.push_back(std::abs(x - centre));
+  return 1.4826 * median(deviations);
+}
+
 std::size_t count_above(std::span<const double> samples, double threshold) {
   return static_cast<std::size_t>(
       std::count_if(samples.begin(), samples.end(), [&](double x) { return x > threshold; }));

@@ -37,6 +37,10 @@ double percentile_of_sorted(std::span<const double> sorted, double q);
 // The median (p50) of unsorted samples; throws std::invalid_argument when empty.
 double median(std::span<const double> samples);
 
+// 1.4826 times the median absolute deviation from the median: a consistent estimate of a
+// Gaussian sigma that outliers hardly move; throws std::invalid_argument when empty.
+double robust_sigma(std::span<const double> samples);
+
 // How many samples are strictly greater than `threshold`, and that count as a fraction of all
 // samples (0 for no samples).
 std::size_t count_above(std::span<const double> samples, double threshold);

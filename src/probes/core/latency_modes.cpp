@@ -1,7 +1,7 @@
 #include "probes/core/latency_modes.hpp"
 
-#include "analysis/staircase.hpp"
 #include "analysis/stats.hpp"
+#include "analysis/valley_split.hpp"
 #include "probes/core/constants.hpp"
 
 namespace memtopo {
@@ -23,7 +23,7 @@ double describe_latency_modes(const std::vector<double>& cycles, nlohmann::json&
   out["p95_cycles"] = spread.p95;
   out["stdev_cycles"] = spread.stdev;
   out["samples"] = spread.samples;
-  const ModeSplit split = split_two_modes(cycles);
+  const ModeSplit split = split_latency_modes(cycles);
   if (!split.bimodal) {
     out["cycles"] = spread.p50;
     return fraction_within(cycles, spread.p50, kDescribedBand);

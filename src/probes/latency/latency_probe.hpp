@@ -42,9 +42,11 @@ struct LatencyTarget {
   std::string skip_reason;
   std::string description;
   // A device-wide cache split into partitions near and far from each SM (Hopper's L2) answers
-  // one chase at two latencies: the headline is then the near mode, never the median of the mix
-  // (the far mode is l2.far_latency, from l2.partitions).
+  // one chase at two latencies, and so does the memory behind it: the headline is then the near
+  // mode, never the median of the mix (split_latency_modes); `far_mode` says what the far mode
+  // is in the note.
   bool near_mode_headline = false;
+  std::string far_mode;
 };
 
 const std::vector<LatencyTarget>& latency_targets();
