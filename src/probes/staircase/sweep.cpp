@@ -257,6 +257,26 @@ Staircase Sweep::coarse(std::span<const std::uint64_t> footprints) {
   return analyze_staircase(footprints, cycles);
 }
 
+Staircase Sweep::coarse_with(const Staircase& s, std::span<const std::uint64_t> more) {
+  std::vector<Measured> added = measure(more, "sweep");
+  std::vector<std::pair<std::uint64_t, Measured>> merged;
+  for (std::size_t i = 0; i < s.footprints.size() && i < coarse_.size(); ++i) {
+    merged.emplace_back(s.footprints[i], std::move(coarse_[i]));
+  }
+  for (std::size_t i = 0; i < more.size(); ++i) merged.emplace_back(more[i], std::move(added[i]));
+  std::stable_sort(merged.begin(), merged.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::uint64_t> footprints;
+  std::vector<std::vector<double>> cycles;
+  coarse_.clear();
+  for (auto& [footprint, measured] : merged) {
+    footprints.push_back(footprint);
+    cycles.push_back(measured.cycles);
+    coarse_.push_back(std::move(measured));
+  }
+  return analyze_staircase(footprints, cycles);
+}
+
 double typical_slowest(std::span<const Measured> coarse, const StaircaseLevel& level) {
   std::vector<double> p95s;
   for (std::size_t i = level.first; i <= level.last && i < coarse.size(); ++i) {

@@ -101,6 +101,9 @@ class Sweep {
                                 const std::string& phase);
   // Measures the grid and cuts it into levels and steps; keeps the traces for refine.
   Staircase coarse(std::span<const std::uint64_t> footprints);
+  // The staircase of `s` (which coarse() returned) with `more` footprints measured and merged in
+  // footprint order; the others are not chased again. Replaces the kept traces.
+  Staircase coarse_with(const Staircase& s, std::span<const std::uint64_t> more);
   // Step k of `s` (which coarse() returned), refined by a section search.
   RefinedStep refine(const Staircase& s, std::size_t k);
   // Step k refined again on other memory: sequential chains that start `offset_bytes` into the

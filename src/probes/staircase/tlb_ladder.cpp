@@ -11,6 +11,34 @@ namespace {
 
 // Reference chases over the longest chain (see climb).
 constexpr std::size_t kReferenceChases = 3;
+// Footprints added just below the longest chain when it alone reads above the plateau it closes
+// (see climb): this many, each 1 / kEndSpacingDivisor of the grid's last interval apart.
+constexpr std::uint64_t kEndFootprints = 3;
+constexpr std::uint64_t kEndSpacingDivisor = 64;
+
+// Whether the longest chain reads clearly above the level it was put in: a level that first
+// overflows between the grid's last two footprints, with only the longest chain after its step
+// (a step onto the longest chain alone is taken for no level). Clearly: by the staircase's own
+// clear jump in noise sigmas (StaircaseOptions::clear_jump_sigmas), at least one cycle each.
+bool rises_at_the_end(const Staircase& s) {
+  if (s.levels.empty() || s.series.size() < 3) return false;
+  const double rise = s.series.back() - s.levels.back().reduced;
+  return rise > StaircaseOptions{}.clear_jump_sigmas * std::max(s.noise_sigma, 1.0);
+}
+
+// kEndFootprints footprints just below the longest, on the stride: with the longest a plateau
+// after the step where the level is all missing by then, and the step one interval of the grid
+// (the section search refines it), not a ramp sampled in pieces the staircase takes for levels.
+std::vector<std::uint64_t> end_footprints(const Staircase& s, std::uint64_t stride) {
+  const std::uint64_t from = s.footprints[s.footprints.size() - 2] / stride;
+  const std::uint64_t to = s.footprints.back() / stride;
+  const std::uint64_t spacing = std::max<std::uint64_t>(1, (to - from) / kEndSpacingDivisor);
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t k = kEndFootprints; k >= 1; --k) {
+    if (to > from + k * spacing) out.push_back((to - k * spacing) * stride);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -63,6 +91,13 @@ Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
   const std::vector<std::uint64_t> references(kReferenceChases, longest);
   sweep.set_reference(per_word_medians(sweep.measure(references, "reference")));
   ladder.staircase = sweep.coarse(footprint_grid(2 * stride, longest, row.grid_ratio, stride));
+  // A level whose step lies between the grid's last two footprints has the longest chain alone
+  // after it: on an H100 (80 GB) the L2 TLB's 2048 x 32 MiB end at 64 GiB, a grid footprint, and
+  // the longest chain the memory allows is 73.6 GiB. Footprints just below it give a plateau.
+  if (rises_at_the_end(ladder.staircase)) {
+    const std::vector<std::uint64_t> more = end_footprints(ladder.staircase, stride);
+    if (!more.empty()) ladder.staircase = sweep.coarse_with(ladder.staircase, more);
+  }
   const std::vector<std::size_t> candidates = steps_up(ladder.staircase);
   ladder.rejected_steps = ladder.staircase.steps.size() - candidates.size();
   for (std::size_t c = 0; c < candidates.size(); ++c) {

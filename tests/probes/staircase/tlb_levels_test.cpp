@@ -115,5 +115,35 @@ INSTANTIATE_TEST_SUITE_P(Sims, TlbLevelsOnSim,
                                            "tests/sims/l1-24k.json", "sims/hopper-like.json"),
                          [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
+// An 80 GB device (the sim lends half its memory to one chase: 73.6 GiB, as an H100 did): the
+// L2 TLB's 2048 entries of 32 MiB end at 64 GiB, a footprint of the ladder's grid, and only the
+// longest chain lies past them. Footprints just below the longest give the step a plateau: the
+// level is found (before, its reach was "> 73.6 GiB"). Its page test would need more than 2048
+// pairs 64 MiB apart, so the page is a lower bound and the entries an upper one.
+TEST(TlbLevelsOnAnH100LikeMemory, TheL2TlbEndingAtTheGridsLastFootprintButOneIsFound) {
+  const std::string path = "tests/probes/sims/tlb-2level-16m-32m-h100.json";
+  const SimTruth truth = read_truth(path);
+  const ProbeRun run = run_on_sim(path, {"tlb_l1.reach"});
+  const nlohmann::json& l2_tlb = truth.description.at("tlbs").at(1);
+  const double page_bytes = l2_tlb.at("page_bytes").get<double>();
+  const double entries = l2_tlb.at("entries").get<double>();
+  const Property& reach = property(run, "tlb_l2", "reach");
+  ASSERT_TRUE(reach.value.is_number()) << reach.note;
+  EXPECT_FALSE(reach.inconclusive) << reach.note;
+  EXPECT_EQ(reach.value.get<double>(), entries * page_bytes);
+  EXPECT_NEAR(property(run, "tlb_l2", "miss_penalty").value.get<double>(),
+              l2_tlb.at("miss_latency_extra").get<double>(), 1.5);
+  const Property& page = property(run, "tlb_l2", "page");
+  EXPECT_EQ(page.bound, Bound::lower);
+  EXPECT_EQ(page.value.get<double>(), page_bytes);
+  const Property& bounded_entries = property(run, "tlb_l2", "entries");
+  EXPECT_EQ(bounded_entries.bound, Bound::upper);
+  EXPECT_EQ(bounded_entries.value.get<double>(), entries);
+  const double extras = truth.description.at("tlbs").at(0).at("miss_latency_extra").get<double>() +
+                        l2_tlb.at("miss_latency_extra").get<double>();
+  EXPECT_NEAR(property(run, "dram", "latency_tlb_miss").value.get<double>(),
+              truth.number("dram_latency") + extras, truth.jitter());
+}
+
 }  // namespace
 }  // namespace memtopo::testing
