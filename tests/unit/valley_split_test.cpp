@@ -14,9 +14,9 @@
 namespace memtopo {
 namespace {
 
-// docs/results/nvidia-h200 (2026-11-28, GPU-d76a64da, at 7c3e18a), the traces of one default
-// discovery, timing overhead subtracted, in 10-cycle bins from `from`; `above` loads beyond
-// 1500 cycles.
+// docs/results/nvidia-h200/2026-11-28_7c3e18a-dram-traces (GPU-d76a64da): the traces of one
+// default discovery, timing overhead subtracted, in 10-cycle bins from `from`; `above` loads
+// beyond 1500 cycles.
 struct RecordedHistogram {
   double from;
   std::vector<std::size_t> counts;
