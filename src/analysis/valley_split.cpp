@@ -22,7 +22,6 @@ ModeSplit one_mode(std::span<const double> sorted, std::string reason) {
 }
 
 struct Valley {
-  std::size_t bin = 0;
   double ratio = 2;  // valley density over the lower peak's (above 1: no valley)
   double threshold = 0;
 };
@@ -82,7 +81,7 @@ ModeSplit split_at_valley(std::span<const double> samples, const ValleySplitOpti
         std::upper_bound(sorted.begin(), sorted.end(), threshold) - sorted.begin());
     if (below < options.min_share * n || n - below < options.min_share * n) continue;
     const double ratio = density[v] / lower_peak;
-    if (ratio < best.ratio) best = {v, ratio, threshold};
+    if (ratio < best.ratio) best = {ratio, threshold};
   }
   if (best.ratio > options.max_valley_ratio) {
     char why[160];

@@ -28,10 +28,10 @@ struct ValleySplitOptions {
 // The deepest valley of the samples' histogram (3-bin moving average over the p1-p99 range)
 // between two peaks, each side holding min_share of the samples and each peak at least
 // min_peak_fraction of the highest bin, the slow peak min_relative_gap above the fast one;
-// bimodal when that valley holds at most
-// max_valley_ratio of the lower peak. The modes are the samples either side of the valley (the
-// slow one with any tail beyond it); `reason` names the valley and its depth. A unimodal
-// sample, however long its tail, has no such valley: its density falls off one way.
+// bimodal when that valley holds at most max_valley_ratio of the lower peak. The modes are the
+// samples either side of the valley (the slow one with any tail beyond it); `reason` names the
+// valley and its depth. A unimodal sample, however long its tail, has no such valley: its
+// density falls off one way.
 ModeSplit split_at_valley(std::span<const double> samples, const ValleySplitOptions& options = {});
 
 // split_two_modes, or where it finds one mode, split_at_valley: the split every latency with
