@@ -72,6 +72,24 @@ constexpr double kTailMissingShare = 0.9;
 
 }  // namespace
 
+std::vector<std::uint64_t> sparse_ramp_lengths(std::uint64_t first_miss, double slope,
+                                               std::uint64_t longest) {
+  std::vector<std::uint64_t> lengths;
+  if (slope < kMinRampSlope || first_miss < 2) return lengths;
+  const auto ways = static_cast<std::uint64_t>(std::llround(slope - 1));
+  const std::uint64_t entries = first_miss - 1;
+  const std::uint64_t sets = std::max<std::uint64_t>(1, entries / ways);
+  const auto add = [&](std::uint64_t n) {
+    if (n <= longest && (lengths.empty() || n > lengths.back())) lengths.push_back(n);
+  };
+  for (std::uint64_t i = 1; i <= kSparseRampPoints; ++i) {
+    add(entries + i * sets / (kSparseRampPoints + 1));
+  }
+  const std::uint64_t tail_step = std::max<std::uint64_t>(1, sets / 64);
+  for (std::uint64_t j = 0; j < kSparseTailPoints; ++j) add(entries + sets + 1 + j * tail_step);
+  return lengths;
+}
+
 RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::uint64_t> missing) {
   std::vector<std::uint64_t> lengths(missing.size());
   std::iota(lengths.begin(), lengths.end(), first_elements);

@@ -75,6 +75,18 @@ RampFit equal_sets_from_ramp(std::uint64_t first_elements, std::span<const std::
 RampFit equal_sets_from_ramp(std::span<const std::uint64_t> lengths,
                              std::span<const std::uint64_t> missing);
 
+// Chain lengths that sample the ramp of a level too large to scan length by length: with its
+// first miss at `first_miss` (E + 1) and a count rising by `slope` (W + 1) per element there,
+// equal sets would number S = E / W and every element would miss from E + S on. The lengths:
+// kSparseRampPoints evenly inside (E, E + S), all between kRampLow and kRampHigh of their
+// chain, then kSparseTailPoints past E + S, up to `longest`. Empty when the slope gives no
+// whole way (below 1.5). equal_sets_from_ramp reads them as it reads a full scan; a level whose
+// sets are not equal bends them, and the fit says so.
+inline constexpr std::size_t kSparseRampPoints = 10;
+inline constexpr std::size_t kSparseTailPoints = 5;
+std::vector<std::uint64_t> sparse_ramp_lengths(std::uint64_t first_miss, double slope,
+                                               std::uint64_t longest);
+
 // Where a scan of sets should start on an array whose first element lies on page `start_page`
 // (pages of the scan's stride): the offset, in elements, to the array's first page that is a
 // multiple of the largest power of two up to `first_miss_elements` for which the scan still has

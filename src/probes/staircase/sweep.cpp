@@ -36,6 +36,10 @@ constexpr std::uint64_t kOffsetSeedMultiplier = 0x9E3779B97F4A7C15ull;
 constexpr std::uint64_t kPlacedResolutionShare = 128;
 // The grid's own points stop a hair below `end`, which it then adds itself: no point next to it.
 constexpr double kGridEndSlack = 0.999;
+// A hit reference (Sweep::hit_reference) revisits an element's 32-byte sector, the smallest an
+// NVIDIA L2 fills (8 words of 4 bytes): its 64-bit words, 4 loads in all.
+constexpr std::uint64_t kWordsPerSector = 8;
+constexpr std::uint64_t kWordsPerRevisitedSector = kWordsPerSector / 2;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -186,6 +190,58 @@ std::vector<std::uint64_t> Sweep::one_per_page_wide_indices(std::uint64_t elemen
   return seeded_cycle(std::move(indices), ctx_.seed);
 }
 
+WordReference Sweep::hit_reference(std::uint64_t from, std::uint64_t to, std::size_t chases) {
+  const auto start = Clock::now();
+  std::vector<std::uint64_t> elements;
+  for (std::uint64_t i = from; i < to; ++i) elements.push_back(i);
+  elements = seeded_cycle(std::move(elements), ctx_.seed);
+  // Elements per chase: every load of one timed (no warm pass: the first visit of an element
+  // loads its sector, the revisits hit it).
+  const std::uint64_t per_chase =
+      std::max<std::uint64_t>(1, limits_.max_timed_loads / kWordsPerRevisitedSector);
+  std::map<std::uint32_t, std::vector<double>> revisits;
+  for (std::size_t c = 0; c < chases; ++c) {
+    for (std::size_t first = 0; first < elements.size(); first += per_chase) {
+      const std::size_t last = std::min<std::size_t>(elements.size(), first + per_chase);
+      std::vector<std::uint64_t> words;
+      std::uint64_t highest = 0;
+      for (std::size_t i = first; i < last; ++i) {
+        const std::uint64_t own = element_word(elements[i]);
+        const std::uint64_t sector = own / kWordsPerSector * kWordsPerSector;
+        words.push_back(own);
+        for (std::uint64_t w = sector; w < sector + kWordsPerSector; w += 2) {
+          if (w != own) words.push_back(w);
+        }
+        highest = std::max(highest, elements[i]);
+      }
+      const auto timed = static_cast<std::uint32_t>(words.size());
+      const ChaseSpec spec =
+          make_chase(row_.path, (highest + 1) * layout_.stride_bytes, layout_.stride_bytes)
+              .on_sm(layout_.sm)
+              .visiting_wide(std::move(words))
+              .warm_passes(0)
+              .timed_loads(timed)
+              .keeping_arrays();
+      loads_ += loads_of(spec);
+      ctx_.progress(row_.id + ": hit reference of " + std::to_string(last - first) +
+                    " elements");
+      for (const Trace& t : ctx_.run(std::span(&spec, 1), row_.id + "/hit reference")) {
+        const std::vector<double> cycles = corrected_cycles(t);
+        for (std::size_t j = 0; j < cycles.size() && j < t.wide_indices.size(); ++j) {
+          const std::uint64_t word = t.wide_indices[j];
+          const auto element = static_cast<std::uint32_t>(word * 4 / layout_.stride_bytes);
+          if (word != element_word(element)) revisits[element].push_back(cycles[j]);
+        }
+      }
+      ++batches_;
+    }
+  }
+  WordReference reference;
+  for (auto& [element, cycles] : revisits) reference[element] = median(cycles);
+  seconds_["hit_reference"] += seconds_since(start);
+  return reference;
+}
+
 void Sweep::set_reference(WordReference reference) {
   reference_ = std::move(reference);
   std::vector<double> values;
@@ -200,8 +256,12 @@ double Sweep::correction(std::uint32_t word) const {
 
 ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
   const std::uint64_t elements = footprint / layout_.stride_bytes;
+  // A wide chain (the TLB row) times every element on every pass however long it is: its
+  // counts of missing elements (the scan of sets) must see every element, and a chain of
+  // 16385 elements sampled by 16384 loads left one out of every count.
+  const std::uint64_t most_timed = layout_.wide ? limits_.max_timed_loads : kMaxTimedLoads;
   const std::uint64_t timed =
-      std::clamp<std::uint64_t>(elements * kTimedPasses, kMinTimedLoads, kMaxTimedLoads);
+      std::clamp<std::uint64_t>(elements * kTimedPasses, kMinTimedLoads, most_timed);
   // Placed further into the array (refine_placed): the same sequential chain over other memory.
   const bool placed = layout_.kind == Layout::sequential && offset_bytes_ > 0;
   ChaseBuilder builder = make_chase(row_.path, footprint, layout_.stride_bytes)

@@ -90,6 +90,13 @@ class Sweep {
 
   // The reference every later access is corrected by (see WordReference).
   void set_reference(WordReference reference);
+  // One-per-page wide layouts: each element's own latency where every TLB level holds its page
+  // and the L2 holds its line, for the elements [from, to): a chase visits every element once
+  // and then, right after, the other 64-bit words of its 32-byte sector (same page, same line:
+  // hits in every level whatever the chain's length), `chases` times; an element's reference
+  // is the median of those revisits. What it leaves between elements is their own L2 answer
+  // (near or far partition), not a TLB state, so no chain length is the reference's artefact.
+  WordReference hit_reference(std::uint64_t from, std::uint64_t to, std::size_t chases);
   // What measure() adds to every access of `word` (0 where the reference has none): subtracting
   // it gives the access's own latency back.
   double correction(std::uint32_t word) const;

@@ -88,7 +88,7 @@ Property miss_penalty(const MeasuredLevel& level) {
 
 // A page found between two strides is as sure as the pairs at those strides agreed.
 std::optional<Confidence> page_confidence(const PageTest& page) {
-  if (page.bound != Bound::none) return std::nullopt;
+  if (!page.exact()) return std::nullopt;
   return Confidence{agreement(page.agreeing, page.pairs,
                               "pairs at the strides either side of the page that agreed with "
                               "their stride's verdict")};
@@ -101,7 +101,9 @@ Property page_property(const PageTest& page) {
       "strides s: the page is the smallest stride at which the twin no longer finds its "
       "element's entry (the smallest stride that still misses)");
   p.evidence = {{"strides", page.evidence}, {"loads", page.loads}};
-  if (page.bound == Bound::lower) {
+  if (!page.unknown.empty()) {
+    set_unknown(p, page.unknown);
+  } else if (page.bound == Bound::lower) {
     set_bound(p, page.bytes, Bound::lower,
               "lower bound: the twins shared an entry up to the largest stride tested");
   } else if (page.bound == Bound::upper) {
@@ -204,6 +206,11 @@ void report_level(Topology& topology, const std::string& element, const Measured
     set_bound(reach, (level.sets->first_miss_elements - 1) * level.page.bytes, Bound::lower,
               "lower bound: the chain one shorter than the first miss fitted, and " +
                   unread(*level.sets));
+  } else if (!level.page.unknown.empty()) {
+    // Each element an entry of its own (a page up to the stride) or sharing one (a larger
+    // page): the reach is at most the footprint that fitted.
+    set_bound(reach, edge_elements * stride, Bound::upper,
+              "upper bound: the page is not known (" + level.page.unknown + ")");
   } else if (level.page.bound == Bound::upper) {
     set_bound(
         reach, edge_elements * level.page.bytes, Bound::upper,
@@ -211,11 +218,22 @@ void report_level(Topology& topology, const std::string& element, const Measured
   } else {
     // A page of at least the stride: every element its own entry or sharing one, the reach is
     // the footprint that fitted either way.
+    // A page below the stride sets the reach: it is as sure as the page too.
     reach.value = edge_elements * std::min(stride, level.page.bytes);
-    set_confidence(reach, refined_step_confidence(step));
+    Confidence c = refined_step_confidence(step);
+    if (level.page.bytes < stride) {
+      c *= inherited(page_confidence(level.page)->value(), element + ".page");
+    }
+    set_confidence(reach, c);
   }
   tlb.set(std::move(reach));
   report_geometry(tlb, level, step, scan);
+  if (!level.sets && !level.page.unknown.empty()) {
+    // One entry per element at most (each its own page, or sharing one).
+    Property entries = *tlb.find("entries");
+    set_bound(entries, edge_elements, Bound::upper, "upper bound: " + level.why_no_sets);
+    tlb.set(std::move(entries));
+  }
   if (!level.sets && level.page.bound == Bound::lower) {
     // Elements share entries: at most one entry per page of at least the bound.
     Property entries = *tlb.find("entries");
@@ -227,23 +245,44 @@ void report_level(Topology& topology, const std::string& element, const Measured
   tlb.set(miss_penalty(level));
 }
 
-void report_level_not_found(Topology& topology, const std::string& element, const Ladder& ladder,
-                            const std::string& limit) {
-  Property reach = make_property("reach", "bytes", ladder_method(ladder));
-  const std::uint64_t longest = ladder.longest_bytes();
-  set_bound(reach, longest, Bound::lower,
-            (ladder.rejected_steps > 0
-                 ? std::to_string(ladder.rejected_steps) +
+std::uint64_t unseen_reach_bound(const std::vector<ClimbedLadder>& climbed, std::uint64_t page) {
+  std::uint64_t bound = 0;
+  for (const ClimbedLadder& ladder : climbed) {
+    bound = std::max(bound, ladder.elements * std::min(page, ladder.stride));
+  }
+  return bound;
+}
+
+void report_level_not_seen(Topology& topology, const std::string& element, const Ladder& first,
+                           const UnseenLevel& unseen) {
+  Property reach = make_property("reach", "bytes", ladder_method(first));
+  const std::uint64_t bound = unseen_reach_bound(unseen.climbed, unseen.smallest_page);
+  const std::uint64_t any_page = unseen_reach_bound(unseen.climbed, kSmallestPageBytes);
+  std::string ladders;
+  nlohmann::json climbed = nlohmann::json::array();
+  for (const ClimbedLadder& ladder : unseen.climbed) {
+    ladders += (ladders.empty() ? "" : ", ") + std::to_string(ladder.elements) + " x " +
+               format_bytes(static_cast<double>(ladder.stride));
+    climbed.push_back({{"stride_bytes", ladder.stride}, {"elements", ladder.elements}});
+  }
+  set_bound(reach, bound, Bound::lower,
+            (unseen.rejected_steps > 0
+                 ? std::to_string(unseen.rejected_steps) +
                        " step(s) down, within the noise (confidence < " +
                        format_number(kMinTlbStepConfidence, 2) +
                        ") or not above the plateaus before were not taken as levels; "
                  : std::string()) +
-                "no step for this level up to " + std::to_string(ladder.max_elements) +
-                " elements " + format_bytes(static_cast<double>(ladder.stride())) + " apart (" +
-                format_bytes(static_cast<double>(longest)) +
-                "): the reach is larger, or there is no such level; " + limit);
-  reach.evidence["lower_bound_bytes"] = longest;
-  reach.evidence["staircase"] = staircase_evidence(ladder.staircase, *ladder.sweep);
+                "not seen: no ladder (" + ladders + ") showed a step for this level, so it is " +
+                "larger than that, or there is no such level; with a page of at least " +
+                format_bytes(static_cast<double>(unseen.smallest_page)) + " (" +
+                unseen.smallest_page_from + ") it reaches at least " +
+                format_bytes(static_cast<double>(bound)) + ", with any page of 4 KiB or more " +
+                format_bytes(static_cast<double>(any_page)) + "; " + unseen.limit);
+  reach.evidence["lower_bound_bytes"] = bound;
+  reach.evidence["assumes_page_at_least_bytes"] = unseen.smallest_page;
+  reach.evidence["lower_bound_any_page_bytes"] = any_page;
+  reach.evidence["ladders"] = climbed;
+  reach.evidence["staircase"] = staircase_evidence(first.staircase, *first.sweep);
   element_for(topology, element).set(std::move(reach));
 }
 

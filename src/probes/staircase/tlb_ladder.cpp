@@ -9,8 +9,8 @@
 namespace memtopo::staircase {
 namespace {
 
-// Reference chases over the longest chain (see climb).
-constexpr std::size_t kReferenceChases = 3;
+// Chases of the hit reference (see climb): 3 revisits each, 6 loads per element.
+constexpr std::size_t kReferenceChases = 2;
 // Footprints added just below the longest chain when it alone reads above the plateau it closes
 // (see climb): this many, each 1 / kEndSpacingDivisor of the grid's last interval apart.
 constexpr std::uint64_t kEndFootprints = 3;
@@ -81,15 +81,16 @@ Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
   layout.wide = true;
   ladder.sweep = std::make_unique<Sweep>(ctx, row, layout);
   Sweep& sweep = *ladder.sweep;
-  // Reference: the longest chain, where every TLB level that can overflow does for every
-  // element alike; what stays different between elements is their own L2 answer. Chased first,
-  // so that the backend allocates the largest array once and keeps it for the rest.
+  // Reference: each element's latency where every level holds it (Sweep::hit_reference), so
+  // that what stays different between elements is their own L2 answer. A reference taken on the
+  // longest chain instead holds a TLB state per element wherever a level is only partly
+  // overflowed there (a set-associative level at random pages of a stride larger than its
+  // page, or two elements sharing one page whose order decides which one hits), and corrects
+  // every shorter chain by it: on a simulated A100-like device (2 MiB pages, a 16 MiB stride)
+  // no level was found, and on one of 32 MiB pages a stride of 16 MiB read a lone miss from 20
+  // elements on as the level's reach.
+  sweep.set_reference(sweep.hit_reference(0, max_elements, kReferenceChases));
   const std::uint64_t longest = ladder.longest_bytes();
-  // Several chases, so that each word's median rests on kReferenceChases x the timed passes: an
-  // outlier in one reference sample would otherwise shift that word by hundreds of cycles in
-  // every later chase, and turn one miss into a hit in every miss count of the scan of sets.
-  const std::vector<std::uint64_t> references(kReferenceChases, longest);
-  sweep.set_reference(per_word_medians(sweep.measure(references, "reference")));
   ladder.staircase = sweep.coarse(footprint_grid(2 * stride, longest, row.grid_ratio, stride));
   // A level whose step lies between the grid's last two footprints has the longest chain alone
   // after it: on an H100 (80 GB) the L2 TLB's 2048 x 32 MiB end at 64 GiB, a grid footprint, and

@@ -72,6 +72,10 @@ struct PageTest {
   std::size_t pairs = 0;      // pairs judged at those strides
   std::uint64_t loads = 0;    // of the test's chases
   nlohmann::json evidence = nlohmann::json::array();  // one entry per stride tested
+  // Non-empty: the test could not tell the page (its chain of elements overflowed the level for
+  // too few pairs even at 4 KiB), and says why; `bytes` is then 0.
+  std::string unknown;
+  bool exact() const { return unknown.empty() && bound == Bound::none; }
 };
 
 // Level k's page, from the ladder that found it: the smallest power-of-two stride s (4 KiB to
@@ -169,9 +173,31 @@ struct MeasuredLevel {
 // reach, entries, page, ways, sets and miss_penalty of a found level, as `element`'s findings.
 void report_level(Topology& topology, const std::string& element, const MeasuredLevel& level);
 
-// `element`'s reach as a lower bound (inconclusive): no step for it up to the longest chain of
-// `ladder`, which `limit` names what limited.
-void report_level_not_found(Topology& topology, const std::string& element, const Ladder& ladder,
-                            const std::string& limit);
+// A ladder the row climbed: its stride and its longest chain, in elements.
+struct ClimbedLadder {
+  std::uint64_t stride = 0;
+  std::uint64_t elements = 0;
+};
+
+// What no ladder showed: a level past the last one found. A level of page P and E entries steps
+// on a ladder of n elements at stride s when E x max(1, P / s) < n; one that none of the
+// `climbed` ladders showed has E x P >= n x min(P, s) on every one, which for a page of at
+// least `smallest_page` is at least the largest n x min(smallest_page, s): its reach's lower
+// bound, true whatever the level's page as long as it is not below `smallest_page` (the
+// smallest page of the levels found; 4 KiB when none was). The note says so, and the
+// evidence has the bound for any page (every ladder's n x 4 KiB).
+struct UnseenLevel {
+  std::vector<ClimbedLadder> climbed;
+  std::uint64_t smallest_page = 0;
+  std::string smallest_page_from;  // "tlb_l1.page", or why 4 KiB
+  std::size_t rejected_steps = 0;  // steps of the first ladder not taken as levels
+  std::string limit;               // what limited the longest chains
+};
+std::uint64_t unseen_reach_bound(const std::vector<ClimbedLadder>& climbed, std::uint64_t page);
+
+// `element`'s reach as a lower bound (inconclusive, see UnseenLevel): the level is larger, or
+// there is no such level.
+void report_level_not_seen(Topology& topology, const std::string& element, const Ladder& first,
+                           const UnseenLevel& unseen);
 
 }  // namespace memtopo::staircase

@@ -18,6 +18,7 @@
 #include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/constants.hpp"
+#include "model/units.hpp"
 #include "probes/staircase/tlb_levels.hpp"
 
 namespace memtopo::staircase {
@@ -31,6 +32,14 @@ constexpr std::uint64_t kPairSeedMultiplier = 0x9E3779B97F4A7C15ull;
 // their stride, so that the chain of elements alone must go well past the step to overflow
 // every set (apart, every twin must miss the level).
 constexpr std::uint64_t kOverflowMargin = 4;
+// At 4 KiB, below any page, twins share their element's entry wherever the chain of elements
+// overflowed the level apart: at least this share of the pairs must, or the chain did not
+// overflow it (a set-associative level on the random pages of a ladder that ends where it only
+// starts to overflow: a simulated 2048 x 2 MiB level, 8 ways, on 1992 elements 16 MiB apart
+// shared 50 % at 4 KiB and 48 % at 1 MiB, and a majority rule read a 1 MiB page at 0.52). The
+// H200's tests share 96-100 % there. A stride's pairs then share an entry when at least half
+// as many share as at 4 KiB.
+constexpr double kMinSharedBelowAnyPage = 0.75;
 // A test with fewer pairs (search_page) has at least the level's first miss plus this share of
 // it (1 / kFewerPairsMargin) past it: on the H200 2155 pairs 64 MiB apart fitted and the L2
 // TLB first missed at 2030, 1/16 past it asked for 2156.
@@ -117,7 +126,11 @@ struct StrideVerdict {
   bool overflowed = true;
   std::size_t shared_pairs = 0;
   std::size_t pairs = 0;
+  std::size_t missed_apart = 0;  // twins above the level's step midway apart
   std::size_t agreeing() const { return shared ? shared_pairs : pairs - shared_pairs; }
+  double shared_share() const {
+    return pairs == 0 ? 0 : static_cast<double>(shared_pairs) / static_cast<double>(pairs);
+  }
 };
 
 class PageSearch {
@@ -164,9 +177,13 @@ class PageSearch {
       gains.push_back(together.at(twin) - apart.at(twin));
       apart_twins.push_back(apart.at(twin));
       verdict.shared_pairs += gains.back() < threshold_ ? 1 : 0;
+      verdict.missed_apart += apart.at(twin) >= midway_ ? 1 : 0;
       ++verdict.pairs;
     }
-    verdict.shared = 2 * verdict.shared_pairs > verdict.pairs;
+    // Most pairs, or (once the smallest stride was tested) half as many as shared there.
+    verdict.shared = sharing_below_any_page_ > 0
+                         ? verdict.shared_share() >= 0.5 * sharing_below_any_page_
+                         : 2 * verdict.shared_pairs > verdict.pairs;
     const double apart_mean = apart_twins.empty() ? 0.0 : mean_of(apart_twins);
     verdict.overflowed = apart_mean >= midway_;
     result.evidence.push_back({{"stride_bytes", stride},
@@ -188,8 +205,11 @@ class PageSearch {
   }
   // The fewest pairs that can overflow the level apart: its first miss on the ladder.
   std::uint64_t fewest() const { return ladder_.refined[k_].first_miss_bytes / ladder_.stride(); }
+  // Where every element misses the level on the ladder: its plateau after the step begins.
+  std::uint64_t overflowing() const { return ladder_.after(k_).from_bytes / ladder_.stride(); }
 
   std::uint64_t count() const { return count_; }
+  void set_sharing_below_any_page(double share) { sharing_below_any_page_ = share; }
   std::uint64_t loads() const { return loads_; }
 
  private:
@@ -200,6 +220,7 @@ class PageSearch {
   std::uint64_t count_;
   double threshold_;
   double midway_;
+  double sharing_below_any_page_ = 0;  // shared share at the smallest stride, once tested
   std::uint64_t loads_ = 0;
 };
 
@@ -212,6 +233,14 @@ namespace {
 PageTest bisect(PageSearch& search, const std::vector<std::uint64_t>& strides,
                 const StrideVerdict& top, PageTest& result) {
   const StrideVerdict bottom = search.test(strides.front(), result);
+  const double below_any_page = bottom.shared_share();
+  if (strides.front() == kSmallestPageBytes && below_any_page < kMinSharedBelowAnyPage) {
+    result.unknown = "at 4 KiB, below any page, only " + format_number(100 * below_any_page, 0) +
+                     " % of the twins found their element's entry: the chain of elements did not "
+                     "overflow the level for the others, and the test cannot tell the page";
+    return result;
+  }
+  search.set_sharing_below_any_page(below_any_page);
   if (!bottom.shared) {
     result.bytes = strides.front();
     result.bound = Bound::upper;
@@ -268,6 +297,36 @@ PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t foo
       result.bound = Bound::lower;
       return result;
     }
+  }
+  // Fewer pairs still, between half the level's overflow and its first miss: apart, twins in
+  // pages of their own make 2N pages, past the level's plateau start, and miss; twins sharing
+  // their element's page make N pages, fewer than its first miss, and hit (the plateau start is
+  // a footprint of the ladder's grid, at or past where every element misses: no margin on it).
+  // So the twins'
+  // apart mean tells the page alone (missed: at most `next`; hit: larger). A simulated
+  // device's 2048 entries of 32 MiB on a 96 GiB chase limit fit 1536 pairs 32 MiB apart, of the
+  // 2049 the plain test needs: the page was "> 32 MiB"; the H100's 73.6 GiB fits 1177 of 2049.
+  if (next <= ladder.stride() && fitting < search.fewest() &&
+      2 * fitting >= search.overflowing()) {
+    const StrideVerdict half = search.test(next, result, fitting);
+    result.evidence.back()["rule"] =
+        "fewer pairs than the level's first miss: apart twins that missed lie in pages of their "
+        "own (2N pages overflow the level), twins that hit share their element's (N fit)";
+    if (half.overflowed) {
+      strides.push_back(next);
+      if (strides.size() == 1) {
+        result.bytes = next;
+        result.bound = Bound::upper;
+        return result;
+      }
+      StrideVerdict top = half;
+      top.shared = false;
+      top.shared_pairs = half.pairs - half.missed_apart;
+      return bisect(search, strides, top, result);
+    }
+    result.bytes = 2 * next;
+    result.bound = Bound::lower;
+    return result;
   }
   if (strides.empty()) {
     result.bytes = ladder.stride();

@@ -4,6 +4,7 @@
 // increments. The ladder's stride is the level's page, so consecutive elements are consecutive
 // pages and each new element is one more page in one set.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "analysis/size_rule.hpp"
+#include "analysis/stats.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/constants.hpp"
 #include "probes/staircase/tlb_levels.hpp"
@@ -60,6 +62,10 @@ constexpr std::uint64_t kMaxScanStep = 4;
 // first misses) where the array allows it at some alignment, else for 4 or more, else 8 (an
 // H100's 2455 pages of 32 MiB leave no 1.5 x 2049 for its L2 TLB at any alignment).
 constexpr std::uint64_t kRoomForWays[] = {2, 4, 8};
+
+// A level whose sets a scan length by length could not finish within kMaxSetScanChases has its
+// ramp sampled instead (sample_the_ramp), once this many counts have given its slope.
+constexpr std::size_t kCountsBeforeSparse = 8;
 
 // Chases of each block of hit baselines (SetScan::ensure_hit_baselines): each word's median
 // rests on this many times the chain's timed passes (3 x 64 for the L1 TLB's 16 pages).
@@ -125,6 +131,7 @@ class SetScan {
     return out_.first_element + elements <= ladder_.max_elements;
   }
   std::optional<Count> skip_lengths_without_misses(std::optional<Count> first);
+  bool sample_the_ramp(std::uint64_t length_step);
   Count confirm_first_count(const Count& first);
   // Why the scan stops after its latest count (empty: go on).
   std::string stop_reason(std::uint64_t elements) const;
@@ -138,6 +145,7 @@ class SetScan {
   std::optional<std::size_t> complete_at_;  // index into out_.missing of the first all-miss
   nlohmann::json first_checks_;             // confirm_first_overflow's counts
   std::string stepped_because_;             // why the scan stepped over lengths
+  std::vector<std::uint64_t> sampled_;      // sample_the_ramp's lengths, when it ran
   // Each word's own latency where it hits the level (ensure_hit_baselines), for the elements
   // [first_element, hits_until_), measured in blocks of hit_block_ elements.
   WordReference hits_;
@@ -272,6 +280,36 @@ std::string SetScan::stop_reason(std::uint64_t elements) const {
   return {};
 }
 
+// A level of more sets than a scan length by length can reach (the counts rise by W + 1 per
+// element for S = E / W lengths; a simulated 16384 entries of 16 ways took 278 chases of 16385
+// elements and more, 6.7 s): its ramp is sampled at kSparseRampPoints lengths and checked at
+// kSparseTailPoints past its predicted end (sparse_ramp_lengths), and read off the ramp. The
+// slope so far is the median of the counts' increments. False (scan on) when the scan would
+// finish anyway, as on the H200's L2 TLB (256 sets, 64 lengths at a step of 4).
+bool SetScan::sample_the_ramp(std::uint64_t length_step) {
+  std::vector<double> slopes;
+  for (std::size_t i = 1; i < out_.missing.size(); ++i) {
+    slopes.push_back((static_cast<double>(out_.missing[i]) - static_cast<double>(out_.missing[i - 1])) /
+                     static_cast<double>(out_.lengths[i] - out_.lengths[i - 1]));
+  }
+  const double slope = slopes.empty() ? 0 : median(slopes);
+  const double ways = std::round(slope - 1);
+  if (ways < 1) return false;
+  const double sets = static_cast<double>(out_.first_miss_elements - 1) / ways;
+  const double lengths_left = sets / static_cast<double>(length_step) + kScanConfirmations;
+  if (static_cast<double>(out_.missing.size()) + lengths_left <= kMaxSetScanChases) return false;
+  sampled_ = sparse_ramp_lengths(out_.first_miss_elements, slope,
+                                 ladder_.max_elements - out_.first_element);
+  for (const std::uint64_t n : sampled_) {
+    if (n <= out_.lengths.back()) continue;
+    const Count c = count(n);
+    out_.lengths.push_back(n);
+    out_.missing.push_back(c.missing);
+    out_.mean_cycles.push_back(c.mean_cycles);
+  }
+  return !sampled_.empty();
+}
+
 LevelSets SetScan::run() {
   ladder_first_miss_ = out_.first_miss_elements;
   hit_block_ = 1;
@@ -334,6 +372,9 @@ LevelSets SetScan::run() {
     if (!complete_at_ && c.missing >= elements) complete_at_ = out_.missing.size() - 1;
     out_.stopped = stop_reason(elements);
     if (!out_.stopped.empty()) break;
+    if (!complete_at_ && out_.missing.size() == kCountsBeforeSparse && sample_the_ramp(length_step)) {
+      break;
+    }
   }
   read_and_describe(unexplained, length_step);
   return std::move(out_);
@@ -382,6 +423,13 @@ void SetScan::read_and_describe(std::size_t unexplained, std::uint64_t length_st
     out.evidence["length_step"] = length_step;
     out.evidence["unexplained_counts_before_stepping"] = unexplained;
     out.evidence["stepped_because"] = stepped_because_;
+  }
+  if (!sampled_.empty()) {
+    out.evidence["chain_lengths"] = out.lengths;
+    out.evidence["sampled_ramp_lengths"] = sampled_;
+    out.evidence["sampled_because"] =
+        "more sets than a scan length by length reaches within " +
+        std::to_string(kMaxSetScanChases) + " chain lengths";
   }
   if (out.first_element > 0) out.evidence["first_element"] = out.first_element;
   if (out.chain_address > 0) {
