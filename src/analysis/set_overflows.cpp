@@ -82,8 +82,14 @@ std::vector<std::uint64_t> sparse_ramp_lengths(std::uint64_t first_miss, double 
   const auto add = [&](std::uint64_t n) {
     if (n <= longest && (lengths.empty() || n > lengths.back())) lengths.push_back(n);
   };
-  for (std::uint64_t i = 1; i <= kSparseRampPoints; ++i) {
-    add(entries + i * sets / (kSparseRampPoints + 1));
+  // From 12 % to 80 % of the way from E to E + S: a share x of it puts x (W + 1) / (W + x) of the
+  // chain's elements missing, inside [kRampLow, kRampHigh] for any W from 1 way (21-89 %) up
+  // (16 ways: 13-81 %).
+  constexpr std::uint64_t kFromPercent = 12, kToPercent = 80;
+  for (std::uint64_t i = 0; i < kSparseRampPoints; ++i) {
+    const std::uint64_t percent =
+        kFromPercent + (kToPercent - kFromPercent) * i / (kSparseRampPoints - 1);
+    add(entries + sets * percent / 100);
   }
   const std::uint64_t tail_step = std::max<std::uint64_t>(1, sets / 64);
   for (std::uint64_t j = 0; j < kSparseTailPoints; ++j) add(entries + sets + 1 + j * tail_step);

@@ -78,8 +78,8 @@ RampFit equal_sets_from_ramp(std::span<const std::uint64_t> lengths,
 // Chain lengths that sample the ramp of a level too large to scan length by length: with its
 // first miss at `first_miss` (E + 1) and a count rising by `slope` (W + 1) per element there,
 // equal sets would number S = E / W and every element would miss from E + S on. The lengths:
-// kSparseRampPoints evenly inside (E, E + S), all between kRampLow and kRampHigh of their
-// chain, then kSparseTailPoints past E + S, up to `longest`. Empty when the slope gives no
+// kSparseRampPoints evenly from 12 % to 80 % of the way from E to E + S (all between kRampLow
+// and kRampHigh of their chain), then kSparseTailPoints past E + S, up to `longest`. Empty when the slope gives no
 // whole way (below 1.5). equal_sets_from_ramp reads them as it reads a full scan; a level whose
 // sets are not equal bends them, and the fit says so.
 inline constexpr std::size_t kSparseRampPoints = 10;
