@@ -89,7 +89,7 @@ std::string decorate(std::string text, const std::string& element_id, const Prop
                      property.note.empty() ? "inconclusive" : property.note);
   };
   if (property.bound != Bound::none && !property.value.is_null()) {
-    text = (property.bound == Bound::lower ? "> " : "< ") + text + " " + note();
+    text = (property.bound == Bound::lower ? "≥ " : "≤ ") + text + " " + note();
   } else if (property.inconclusive) {
     text = (property.value.is_null() ? "?" : text + "?") + " " + note();
   }

@@ -27,7 +27,7 @@ std::vector<std::string> finding_row(const std::string& element, const Property&
   std::string value = format_value(p.value, p.unit);
   if (p.spread && p.spread->samples > 1)
     value += " ±" + format_value(p.spread->stdev, p.unit == "cycles" ? "" : p.unit);
-  if (p.bound == Bound::lower) value = "> " + value;
+  if (p.bound == Bound::lower) value = "≥ " + value;
   if (p.inconclusive) value += " ? " + notes.add(subject, p.note.empty() ? "inconclusive" : p.note);
   std::string confidence = p.confidence ? format_confidence(*p.confidence) : "-";
   if (const std::string low = low_confidence_mark(subject, p.confidence, p.evidence, notes);

@@ -35,7 +35,7 @@ std::string value_text(const Property& p, ValueMark mark) {
     return std::to_string(p.value.size()) + " rows (see the plots and the console report)";
   }
   const std::string text = format_value(p.value, p.unit);
-  if (mark == ValueMark::bound) return (p.bound == Bound::lower ? "> " : "< ") + text;
+  if (mark == ValueMark::bound) return (p.bound == Bound::lower ? "≥ " : "≤ ") + text;
   if (mark == ValueMark::inconclusive) return p.value.is_null() ? "no value" : text + "?";
   return text;
 }

@@ -88,7 +88,7 @@ TEST(ConsoleConfidence, InconclusiveValuesKeepTheirOwnNoteOnly) {
   bound.note = "no edge up to 16 KiB";
   topology.element("tex", "cache", "sm").set(bound);
   const std::string report = render_console(topology);
-  EXPECT_NE(report.find("> 16 KiB [1]"), std::string::npos) << report;
+  EXPECT_NE(report.find("≥ 16 KiB [1]"), std::string::npos) << report;
   EXPECT_EQ(line_starting(report, "  tex ").find('~'), std::string::npos) << report;
   EXPECT_EQ(report.find("low confidence 0.2"), std::string::npos) << report;
 }

@@ -58,7 +58,7 @@ TEST(ConsoleReport, MarksUnknownApiAndInconclusiveCells) {
   EXPECT_NE(l2.find("4 MiB (api)"), std::string::npos) << l2;
   EXPECT_NE(l2.find(" - "), std::string::npos) << "unknown line size shows '-': " << l2;
   std::string tex = table_row(report, "tex");
-  EXPECT_NE(tex.find("> 16 KiB [2]"), std::string::npos) << "a lower bound reads as one: " << tex;
+  EXPECT_NE(tex.find("≥ 16 KiB [2]"), std::string::npos) << "a lower bound reads as one: " << tex;
   EXPECT_NE(tex.find("? [3]"), std::string::npos) << "no value: '?': " << tex;
   EXPECT_NE(report.find("[2] tex.size: no significant change point"), std::string::npos);
 }

@@ -100,7 +100,7 @@ TEST(HtmlReport, LowConfidenceAndInconclusiveValuesAreMarked) {
   EXPECT_EQ(size.find("class=\"low\""), std::string::npos) << size;
   const std::string tex = finding_row(html, "tex.size");
   EXPECT_NE(tex.find("class=\"bound\""), std::string::npos) << tex;
-  EXPECT_NE(tex.find("&gt; 16 KiB"), std::string::npos) << tex;
+  EXPECT_NE(tex.find("≥ 16 KiB"), std::string::npos) << tex;
 }
 
 TEST(HtmlReport, MethodAndEvidenceAreOnHoverAndInDetails) {
