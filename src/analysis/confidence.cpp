@@ -94,6 +94,13 @@ ConfidenceFactor share_within(std::span<const double> samples, double center, do
                   " % of " + number(center));
 }
 
+ConfidenceFactor mode_separation(double valley_ratio, const std::string& what) {
+  if (std::isnan(valley_ratio)) throw std::invalid_argument("mode_separation: NaN");
+  return make("mode_separation", 1.0 - valley_ratio,
+              "valley at " + number(valley_ratio) + " of the lower peak" +
+                  (what.empty() ? "" : " " + what));
+}
+
 ConfidenceFactor integer_closeness(double raw, const std::string& what) {
   if (!std::isfinite(raw)) throw std::invalid_argument("integer_closeness: not finite");
   const double off = std::abs(raw - std::round(raw));

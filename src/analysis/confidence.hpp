@@ -110,6 +110,14 @@ ConfidenceFactor weakest_of(std::span<const double> confidences, const std::stri
 // edge_confidence, staircase's significance x contrast x sharpness): taken as it is.
 ConfidenceFactor edge(double confidence, const std::string& what);
 
+// mode_separation: two modes of one sample (near and far L2 partitions) told apart at a
+// threshold, whose histogram there holds `valley_ratio` of the lower mode's peak density
+// (analysis/valley_split's valley_ratio): 1 - valley_ratio, clamped to [0, 1]. Loads in the gap
+// could belong to either mode, and a gap as dense as a peak is no gap: 1 for an empty gap, 0.98
+// for an H200 DRAM chase's valley at 2 % of its peaks, 0.75 at the valley split's limit (0.25).
+// A small mode has a low peak, so the same gap costs it more.
+ConfidenceFactor mode_separation(double valley_ratio, const std::string& what);
+
 // capacity_agreement: two independent measurements of one capacity (a cache's ways x sets x
 // line against its measured size): 1 - 2 x (octaves between them), so 1 when they agree, 0.99
 // for the few lines a size search under random replacement overshoots (0.4 %), 0.81 for a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,54 @@ ModeSplit one_mode(std::span<const double> sorted, std::string reason) {
   return split;
 }
 
+// The samples' histogram over p1-p99 (bins of the interquartile range / bins_per_iqr, at least
+// min_noise wide, at most kMaxBins of them), smoothed by a 3-bin moving average.
+struct Density {
+  double lo = 0;
+  double width = 1;
+  std::vector<double> values;  // per bin
+
+  std::size_t bin_of(double x) const {
+    if (x <= lo) return 0;
+    return std::min(values.size() - 1, static_cast<std::size_t>((x - lo) / width));
+  }
+  double centre(std::size_t bin) const { return lo + (static_cast<double>(bin) + 0.5) * width; }
+};
+
+// Why there is no density to read (too few samples, no spread), or none.
+std::optional<Density> density_of(std::span<const double> sorted,
+                                  const ValleySplitOptions& options, std::string& why) {
+  if (sorted.size() < options.min_samples) {
+    why = "too few samples for a valley";
+    return std::nullopt;
+  }
+  Density d;
+  d.lo = percentile_of_sorted(sorted, 0.01);
+  const double hi = percentile_of_sorted(sorted, 0.99);
+  const double iqr = percentile_of_sorted(sorted, 0.75) - percentile_of_sorted(sorted, 0.25);
+  d.width = std::max(options.min_noise, iqr / options.bins_per_iqr);
+  d.width = std::max(d.width, (hi - d.lo) / static_cast<double>(kMaxBins));
+  const auto bins = static_cast<std::size_t>((hi - d.lo) / d.width) + 1;
+  if (bins < 2 * options.min_peak_gap_bins + 1) {
+    why = "one mode: no spread";
+    return std::nullopt;
+  }
+  std::vector<double> counts(bins, 0.0);
+  for (const double v : sorted) {
+    if (v < d.lo || v > hi) continue;
+    counts[std::min(bins - 1, static_cast<std::size_t>((v - d.lo) / d.width))] += 1;
+  }
+  d.values.assign(bins, 0.0);
+  for (std::size_t i = 0; i < bins; ++i) {
+    const std::size_t from = i == 0 ? 0 : i - 1;
+    const std::size_t to = std::min(bins - 1, i + 1);
+    double sum = 0;
+    for (std::size_t j = from; j <= to; ++j) sum += counts[j];
+    d.values[i] = sum / static_cast<double>(to - from + 1);
+  }
+  return d;
+}
+
 struct Valley {
   double ratio = 2;  // valley density over the lower peak's (above 1: no valley)
   double threshold = 0;
@@ -31,27 +80,12 @@ struct Valley {
 ModeSplit split_at_valley(std::span<const double> samples, const ValleySplitOptions& options) {
   std::vector<double> sorted(samples.begin(), samples.end());
   std::sort(sorted.begin(), sorted.end());
-  if (sorted.size() < options.min_samples) return one_mode(sorted, "too few samples for a valley");
-  const double lo = percentile_of_sorted(sorted, 0.01);
-  const double hi = percentile_of_sorted(sorted, 0.99);
-  const double iqr = percentile_of_sorted(sorted, 0.75) - percentile_of_sorted(sorted, 0.25);
-  double width = std::max(options.min_noise, iqr / options.bins_per_iqr);
-  width = std::max(width, (hi - lo) / static_cast<double>(kMaxBins));
-  const auto bins = static_cast<std::size_t>((hi - lo) / width) + 1;
-  if (bins < 2 * options.min_peak_gap_bins + 1) return one_mode(sorted, "one mode: no spread");
-  std::vector<double> counts(bins, 0.0);
-  for (const double v : sorted) {
-    if (v < lo || v > hi) continue;
-    counts[std::min(bins - 1, static_cast<std::size_t>((v - lo) / width))] += 1;
-  }
-  std::vector<double> density(bins, 0.0);
-  for (std::size_t i = 0; i < bins; ++i) {
-    const std::size_t from = i == 0 ? 0 : i - 1;
-    const std::size_t to = std::min(bins - 1, i + 1);
-    double sum = 0;
-    for (std::size_t j = from; j <= to; ++j) sum += counts[j];
-    density[i] = sum / static_cast<double>(to - from + 1);
-  }
+  std::string why_not;
+  const std::optional<Density> found = density_of(sorted, options, why_not);
+  if (!found) return one_mode(sorted, why_not);
+  const Density& d = *found;
+  const std::vector<double>& density = d.values;
+  const std::size_t bins = density.size();
   const double highest = *std::max_element(density.begin(), density.end());
   // Peaks either side of every bin: prefix and suffix maxima with their positions.
   std::vector<std::size_t> left_peak(bins), right_peak(bins);
@@ -71,12 +105,12 @@ ModeSplit split_at_valley(std::span<const double> samples, const ValleySplitOpti
         r - l < options.min_peak_gap_bins) {
       continue;
     }
-    const double fast_peak = lo + (static_cast<double>(l) + 0.5) * width;
-    const double slow_peak = lo + (static_cast<double>(r) + 0.5) * width;
+    const double fast_peak = d.centre(l);
+    const double slow_peak = d.centre(r);
     if (slow_peak - fast_peak < options.min_relative_gap * std::abs(fast_peak)) continue;
     const double lower_peak = std::min(density[l], density[r]);
     if (lower_peak < options.min_peak_fraction * highest || lower_peak <= 0) continue;
-    const double threshold = lo + (static_cast<double>(v) + 0.5) * width;
+    const double threshold = d.centre(v);
     const auto below = static_cast<double>(
         std::upper_bound(sorted.begin(), sorted.end(), threshold) - sorted.begin());
     if (below < options.min_share * n || n - below < options.min_share * n) continue;
@@ -106,9 +140,28 @@ ModeSplit split_at_valley(std::span<const double> samples, const ValleySplitOpti
   std::snprintf(why, sizeof why,
                 "two modes either side of a valley at %.0f cycles holding %.3f of the lower "
                 "peak's density (%.1f-cycle bins)",
-                best.threshold, best.ratio, width);
+                best.threshold, best.ratio, d.width);
   split.reason = why;
   return split;
+}
+
+double valley_ratio(std::span<const double> samples, double threshold,
+                    const ValleySplitOptions& options) {
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::string why_not;
+  const std::optional<Density> found = density_of(sorted, options, why_not);
+  if (!found) return 1;
+  const Density& d = *found;
+  const std::size_t at = d.bin_of(threshold);
+  double fast_peak = 0, slow_peak = 0;
+  for (std::size_t i = 0; i < d.values.size(); ++i) {
+    if (i < at) fast_peak = std::max(fast_peak, d.values[i]);
+    if (i > at) slow_peak = std::max(slow_peak, d.values[i]);
+  }
+  const double lower_peak = std::min(fast_peak, slow_peak);
+  if (lower_peak <= 0) return 1;  // a side without a peak: nothing stands apart
+  return d.values[at] / lower_peak;
 }
 
 ModeSplit split_latency_modes(std::span<const double> samples) {

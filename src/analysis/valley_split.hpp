@@ -34,6 +34,13 @@ struct ValleySplitOptions {
 // density falls off one way.
 ModeSplit split_at_valley(std::span<const double> samples, const ValleySplitOptions& options = {});
 
+// How clearly two modes stand apart at `threshold`: the density there over the lower of the
+// highest densities either side, on split_at_valley's histogram (the same bins and smoothing). 0
+// when no sample lies between the modes; the split_at_valley valley it found when the threshold
+// is one; 1 (no dip) when the samples give no histogram or a side has no peak.
+double valley_ratio(std::span<const double> samples, double threshold,
+                    const ValleySplitOptions& options = {});
+
 // split_two_modes, or where it finds one mode, split_at_valley: the split every latency with
 // near and far modes uses (latency probes, latency-pattern rows, dram.latency_tlb_miss).
 ModeSplit split_latency_modes(std::span<const double> samples);

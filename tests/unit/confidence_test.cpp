@@ -35,6 +35,15 @@ TEST(Confidence, ShareWithinCountsTheSamplesNearTheCenter) {
   EXPECT_DOUBLE_EQ(share_within(samples, 100, 0.1, "").value, 0.7);
 }
 
+TEST(Confidence, ModeSeparationIsOneMinusTheValleyRatio) {
+  EXPECT_DOUBLE_EQ(mode_separation(0, "").value, 1.0);      // nothing between the modes
+  EXPECT_NEAR(mode_separation(0.022, "").value, 0.978, 1e-12);  // an H200 DRAM chase's valley
+  EXPECT_DOUBLE_EQ(mode_separation(0.25, "").value, 0.75);  // the valley split's limit
+  EXPECT_DOUBLE_EQ(mode_separation(1.5, "").value, 0.0);    // no dip: clamped
+  EXPECT_EQ(mode_separation(0.1, "").rule, "mode_separation");
+  EXPECT_THROW(mode_separation(std::nan(""), ""), std::invalid_argument);
+}
+
 TEST(Confidence, ClosenessRulesAreOneOnTheTargetAndZeroHalfWay) {
   EXPECT_DOUBLE_EQ(integer_closeness(2.0, "").value, 1.0);
   EXPECT_NEAR(integer_closeness(2.1, "").value, 0.8, 1e-12);
