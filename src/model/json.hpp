@@ -34,4 +34,13 @@ Topology topology_from_json_text(const std::string& text, const std::string& ori
 // documents that hold properties outside a topology (the p2p pairs, model/p2p.hpp).
 nlohmann::ordered_json property_json(const Property& property);
 
+// One mode in the form topology_to_json writes it in a property's `modes`: {name, value, share,
+// confidence, spread, confidence_factors}. The latency-pattern rows (dram.latency_patterns) list
+// their modes in this form too.
+nlohmann::ordered_json mode_json(const Mode& mode);
+
+// Reads mode_json's form, and the form rows of earlier runs have (cycles, share, p5_cycles,
+// p95_cycles, samples); a known key of the wrong type is a TopologyJsonError naming `where`.
+Mode mode_from_json(const nlohmann::json& value, const std::string& where);
+
 }  // namespace memtopo

@@ -203,6 +203,42 @@ Spread spread_from_json(const ObjectReader& parent, const std::string& key) {
   return spread;
 }
 
+// A mode of mode_json's form; a latency-pattern row's mode of an earlier run has its p50 as
+// `cycles` and its spread as p5_cycles, p95_cycles and samples.
+Mode mode_of(const ObjectReader& reader) {
+  Mode mode;
+  mode.name = reader.string("name");
+  if (auto value = reader.number("value")) {
+    mode.value = *value;
+  } else if (auto cycles = reader.number("cycles")) {
+    mode.value = *cycles;
+  }
+  if (auto share = reader.number("share")) mode.share = *share;
+  mode.confidence = reader.nullable_number("confidence");
+  if (reader.find("spread")) {
+    mode.spread = spread_from_json(reader, "spread");
+  } else {
+    mode.spread.p50 = mode.value;
+    if (auto p5 = reader.number("p5_cycles")) mode.spread.p5 = *p5;
+    if (auto p95 = reader.number("p95_cycles")) mode.spread.p95 = *p95;
+    reader.read_integer("samples", mode.spread.samples);
+  }
+  if (const ojson* factors = reader.array("confidence_factors", /*is_required=*/false)) {
+    mode.confidence_factors = nlohmann::json(*factors);
+  }
+  return mode;
+}
+
+std::vector<Mode> modes_from_json(const ObjectReader& property) {
+  std::vector<Mode> modes;
+  const ojson* list = property.array("modes", /*is_required=*/false);
+  if (!list) return modes;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    modes.push_back(mode_of(property.child((*list)[i], "modes[" + std::to_string(i) + "]")));
+  }
+  return modes;
+}
+
 Property property_from_json(const ObjectReader& element, const std::string& name) {
   ObjectReader reader = element.child(name);
   Property property;
@@ -218,6 +254,8 @@ Property property_from_json(const ObjectReader& element, const std::string& name
   if (reader.find("spread")) property.spread = spread_from_json(reader, "spread");
   if (reader.find("raw")) property.raw = spread_from_json(reader, "raw");
   property.seconds_value = reader.nullable_number("seconds");
+  property.modes = modes_from_json(reader);
+  if (reader.find("mix")) property.mix = spread_from_json(reader, "mix");
   property.inconclusive = reader.boolean("inconclusive");
   property.bound = parse_bound(reader);
   property.note = reader.string("note");
@@ -395,6 +433,11 @@ Topology read_topology(const ojson& document, const std::string& origin) {
 }
 
 }  // namespace
+
+Mode mode_from_json(const nlohmann::json& value, const std::string& where) {
+  const ojson ordered = value;
+  return mode_of(ObjectReader(ordered, "", where));
+}
 
 Topology topology_from_json(const nlohmann::ordered_json& document, const std::string& origin) {
   return read_topology(document, origin);

@@ -30,6 +30,12 @@ ojson spread_to_json(const Spread& spread) {
                {"max", finite_or_null(spread.max)},     {"samples", spread.samples}};
 }
 
+ojson modes_to_json(const std::vector<Mode>& modes) {
+  ojson out = ojson::array();
+  for (const Mode& mode : modes) out.push_back(mode_json(mode));
+  return out;
+}
+
 bool has_evidence(const nlohmann::json& evidence) {
   return !evidence.is_null() && !(evidence.is_object() && evidence.empty());
 }
@@ -44,6 +50,8 @@ ojson property_to_json(const Property& property) {
   if (property.spread) out["spread"] = spread_to_json(*property.spread);
   if (property.raw) out["raw"] = spread_to_json(*property.raw);
   if (property.seconds_value) out["seconds"] = finite_or_null(*property.seconds_value);
+  if (!property.modes.empty()) out["modes"] = modes_to_json(property.modes);
+  if (property.mix) out["mix"] = spread_to_json(*property.mix);
   if (property.inconclusive) out["inconclusive"] = true;
   if (property.bound != Bound::none) out["bound"] = to_string(property.bound);
   if (!property.note.empty()) out["note"] = property.note;
@@ -191,6 +199,19 @@ nlohmann::ordered_json topology_to_json(const Topology& topology) {
   for (const Element& element : topology.elements) elements.push_back(element_to_json(element));
   out["elements"] = std::move(elements);
   out["warnings"] = topology.warnings;
+  return out;
+}
+
+nlohmann::ordered_json mode_json(const Mode& mode) {
+  ojson out;
+  out["name"] = mode.name;
+  out["value"] = finite_or_null(mode.value);
+  out["share"] = finite_or_null(mode.share);
+  if (mode.confidence) out["confidence"] = finite_or_null(*mode.confidence);
+  out["spread"] = spread_to_json(mode.spread);
+  if (!mode.confidence_factors.empty()) {
+    out["confidence_factors"] = ojson(mode.confidence_factors);
+  }
   return out;
 }
 

@@ -22,6 +22,20 @@ const char* to_string(Bound bound) {
   return "?";
 }
 
+std::optional<double> typical_value(const Property& property) {
+  if (property.modes.empty()) {
+    if (!property.value.is_number()) return std::nullopt;
+    return property.value.get<double>();
+  }
+  double typical = 0, shares = 0;
+  for (const Mode& mode : property.modes) {
+    typical += mode.share * mode.value;
+    shares += mode.share;
+  }
+  if (!(shares > 0)) return std::nullopt;
+  return typical / shares;
+}
+
 const Property* Element::find(const std::string& property) const {
   auto it = std::find_if(properties.begin(), properties.end(),
                          [&](const Property& p) { return p.name == property; });

@@ -35,6 +35,23 @@ struct Spread {
   std::size_t samples = 0;
 };
 
+// One mode of a value whose samples fall into several (a chase answered from the near and the
+// far L2 partition): what the mode's own samples say. docs/method.md, "Two modes".
+struct Mode {
+  std::string name;                  // "near", "far": fastest first
+  double value = 0;                  // p50 of the mode's samples, in the property's unit
+  double share = 0;                  // the mode's samples over all of the property's
+  Spread spread;                     // of the mode's samples
+  std::optional<double> confidence;  // that it is a mode, with this value
+  nlohmann::json confidence_factors = nlohmann::json::array();  // as a property's evidence
+};
+
+// The modes' values weighted by their shares: what a load of the mix costs on average, without
+// the tail that a mean of every sample would add (a typical miss, where the near mode alone is a
+// near one). The property's value when it has no modes (nullopt when that is not a number).
+struct Property;
+std::optional<double> typical_value(const Property& property);
+
 // One property of a memory element, e.g. l1.size or l2.latency.
 struct Property {
   std::string name;       // stable property name: size, line, latency, ...
@@ -50,6 +67,11 @@ struct Property {
   Bound bound = Bound::none;            // lower/upper: `value` is only a bound (inconclusive too)
   std::string note;                     // e.g. why inconclusive, or "lower bound"
   nlohmann::json evidence = nlohmann::json::object();  // whatever backs the value up
+  // Empty for a value of one mode. Otherwise every mode, fastest first, and `value`, `spread`,
+  // `raw`, `seconds_value` and `confidence` are the headline mode's (the first: the near one);
+  // `mix` is the spread of every sample.
+  std::vector<Mode> modes;
+  std::optional<Spread> mix;
 };
 
 // One memory element (cache, memory, TLB ...). `id` is a stable element id (l1, l2, dram ...).
