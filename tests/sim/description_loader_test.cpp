@@ -84,6 +84,7 @@ TEST(DescriptionLoader, ReadsTheDesignExampleKeyByKey) {
   EXPECT_EQ(l2.scope, CacheScope::device);
   EXPECT_EQ(l2.partitions, 2u);
   EXPECT_EQ(l2.far_latency_extra, 180u);
+  EXPECT_EQ(l2.far_miss_latency_extra, 0u) << "absent: misses cost dram_latency everywhere";
   EXPECT_EQ(l2.paths.back(), LoadPath::constant);
   ASSERT_EQ(d.tlbs.size(), 2u);
   EXPECT_EQ(d.tlbs[0].entries, 16u);
@@ -451,6 +452,11 @@ TEST(DescriptionLoader, ImplausibleValuesAreRejectedNamingTheKey) {
                      "t.json: tlbs[1].miss_latency_extra: must be at most 100000");
   expect_error_after([&](json& d) { d["caches"][1]["far_latency_extra"] = kAllOnes32; },
                      "t.json: caches[1].far_latency_extra: must be at most 100000");
+  expect_error_after([&](json& d) { d["caches"][1]["far_miss_latency_extra"] = kAllOnes32; },
+                     "t.json: caches[1].far_miss_latency_extra: must be at most 100000");
+  expect_error_after([&](json& d) { d["caches"][0]["far_miss_latency_extra"] = 10; },
+                     "t.json: caches[0].far_miss_latency_extra: only a cache of scope \"device\" "
+                     "has partitions");
   expect_error_after([&](json& d) { d["noise"]["jitter_cycles"] = kAllOnes32; },
                      "t.json: noise.jitter_cycles: must be at most 100000");
   expect_error_after([&](json& d) { d["caches"][0]["instances_per_sm"] = kAllOnes32; },

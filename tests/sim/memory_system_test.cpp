@@ -113,6 +113,24 @@ TEST(MemorySystem, FarPartitionsAddTheirExtraAndNearnessFollowsTheSm) {
   }
 }
 
+// far_miss_latency_extra: a load that misses every cache comes from memory through the line's
+// home partition, slower when that is far; hits are untouched, and under copy_on_read (a chase's
+// own lines near) the home still decides for misses.
+TEST(MemorySystem, MissesThroughAFarHomePartitionAddTheirExtra) {
+  for (const PartitionPolicy policy : {PartitionPolicy::home, PartitionPolicy::copy_on_read}) {
+    SimDescription description = two_levels();
+    description.caches[1].partitions = 2;
+    description.caches[1].far_miss_latency_extra = 70;
+    description.caches[1].partition_policy = policy;
+    MemorySystem memory(description);
+    memory.start_chase(0, 1);  // SM 0: near partition 0; line 1 (128) far, line 2 (256) near
+    const Route cg = memory.route(LoadPath::cg, 0);
+    EXPECT_EQ(memory.load_latency(cg, 128), kDram + 70);
+    EXPECT_EQ(memory.load_latency(cg, 256), kDram);
+    EXPECT_EQ(memory.load_latency(cg, 128), 200u) << "a hit pays no miss extra";
+  }
+}
+
 TEST(MemorySystem, SplitInstancesServeWarpsModuloTheirCount) {
   SimDescription description = two_levels();
   description.caches[0].instances_per_sm = 2;

@@ -219,7 +219,8 @@ CacheScope read_scope(const StrictObject& object) {
     object.fail("instances_per_sm", "only a cache of scope \"sm\" has per-SM instances");
   }
   for (std::string_view key :
-       {"partitions", "far_latency_extra", "partition_policy", "sm_partitions"}) {
+       {"partitions", "far_latency_extra", "far_miss_latency_extra", "partition_policy",
+        "sm_partitions"}) {
     if (read == CacheScope::sm && object.has(key)) {
       object.fail(key, "only a cache of scope \"device\" has partitions");
     }
@@ -326,8 +327,8 @@ CacheDescription read_cache(const json& value, const JsonPlace& place) {
   const StrictObject object(value, place,
                             {"name", "scope", "instances_per_sm", "size_bytes", "line_bytes",
                              "sector_bytes", "ways", "set_index", "policy", "hit_latency", "paths",
-                             "partitions", "far_latency_extra", "partition_policy",
-                             "sm_partitions", "segments"});
+                             "partitions", "far_latency_extra", "far_miss_latency_extra",
+                             "partition_policy", "sm_partitions", "segments"});
   CacheDescription cache;
   cache.name = read_printable_name(object, "name");
   cache.scope = read_scope(object);
@@ -348,6 +349,7 @@ CacheDescription read_cache(const json& value, const JsonPlace& place) {
     cache.partitions = read_positive_u32(object, "partitions", limits::kMaxPartitions);
   }
   cache.far_latency_extra = read_cycles_or(object, "far_latency_extra");
+  cache.far_miss_latency_extra = read_cycles_or(object, "far_miss_latency_extra");
   read_partition_layout(object, cache);
   return cache;
 }

@@ -110,6 +110,11 @@ struct CacheDescription {
   std::vector<LoadPath> paths;
   std::uint32_t partitions = 1;  // device scope only
   std::uint32_t far_latency_extra = 0;
+  // Cycles added to a load that misses every cache when its line's home partition in this cache
+  // is not the SM's own: the memory behind a far partition answers through it (an H200's cold
+  // DRAM chase: about 540 cycles near, 715 far). Under either partition_policy the home partition
+  // decides, since a miss brings the line from memory through its home.
+  std::uint32_t far_miss_latency_extra = 0;
   // Where a line answers near (docs/sim-format.md, Partitions): home: in the one partition its
   // address picks; copy_on_read: in the partition of every SM that has read it (an SM's first
   // read of a line only another partition holds answers far, its later reads near).

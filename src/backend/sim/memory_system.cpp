@@ -93,7 +93,8 @@ Route MemorySystem::route(std::size_t slot, LoadPath path, std::uint32_t chaser)
         description.partition_policy == PartitionPolicy::copy_on_read ? 1 : description.partitions;
     route.levels.push_back(Route::Level{&instances[instance], description.hit_latency, partitions,
                                         near_partition(description, sm),
-                                        description.far_latency_extra});
+                                        description.far_latency_extra, description.partitions,
+                                        description.far_miss_latency_extra});
   }
   return route;
 }
@@ -110,6 +111,14 @@ std::uint32_t MemorySystem::load_latency(const Route& route, std::uint64_t addre
       cycles += level.far_latency_extra;
     }
     return cycles;
+  }
+  // A miss everywhere: memory answers through the line's home partition of each cache.
+  for (const Route::Level& level : route.levels) {
+    if (level.far_miss_latency_extra > 0 && level.home_partitions > 1 &&
+        partition_of_line(level.array->line_number(address), level.home_partitions) !=
+            level.near_partition) {
+      cycles += level.far_miss_latency_extra;
+    }
   }
   return cycles + dram_latency_;
 }

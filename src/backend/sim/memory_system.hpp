@@ -26,6 +26,8 @@ struct Route {
     std::uint32_t partitions;
     std::uint32_t near_partition;
     std::uint32_t far_latency_extra;
+    std::uint32_t home_partitions;  // the line's home for a miss (whatever the hit policy)
+    std::uint32_t far_miss_latency_extra;
   };
   bool shared = false;           // shared memory: no translation, no caches
   TlbHierarchy* tlbs = nullptr;  // the SM's TLB levels (not used on the shared path)
