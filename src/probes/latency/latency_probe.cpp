@@ -8,13 +8,13 @@
 #include "analysis/histogram.hpp"
 #include "analysis/staircase.hpp"
 #include "analysis/stats.hpp"
-#include "analysis/valley_split.hpp"
 #include "backend/chain.hpp"
 #include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
+#include "probes/core/latency_modes.hpp"
 
 namespace memtopo {
 
@@ -210,6 +210,7 @@ struct PooledChases {
   nlohmann::json sms = nlohmann::json::array();
   double mean_overhead_cycles = 0;
   std::optional<double> mean_clock_khz;  // unset when any chase could not measure its clock
+  Histogram histogram;                   // of the corrected loads, for the reports' plot
 };
 
 PooledChases pool(std::span<const Trace> traces) {
@@ -231,6 +232,7 @@ PooledChases pool(std::span<const Trace> traces) {
     clock_known = clock_known && t.clock_khz > 0;
   }
   const auto n = static_cast<double>(traces.size());
+  pooled.histogram = make_histogram(pooled.corrected, kHistogramBins);
   pooled.mean_overhead_cycles = overhead_sum / n;
   if (clock_known) pooled.mean_clock_khz = clock_sum / n;
   return pooled;
@@ -258,55 +260,20 @@ void LatencyMeasurement::run() {
   report(footprint, footprint_why, chases, traces);
 }
 
-// The loads of the near mode (corrected and raw alike) where the sample splits in two.
-struct Headline {
-  std::vector<double> corrected, raw;
-  ModeSplit modes;
-};
-
-Headline headline_loads(const PooledChases& pooled, bool near_mode) {
-  Headline h{pooled.corrected, pooled.raw, {}};
-  if (!near_mode) return h;
-  h.modes = split_latency_modes(pooled.corrected);
-  if (!h.modes.bimodal) return h;
-  h.corrected.clear();
-  h.raw.clear();
-  for (std::size_t i = 0; i < pooled.corrected.size(); ++i) {
-    if (pooled.corrected[i] > h.modes.threshold) continue;
-    h.corrected.push_back(pooled.corrected[i]);
-    h.raw.push_back(pooled.raw[i]);
-  }
-  return h;
-}
-
-nlohmann::json modes_evidence(const ModeSplit& modes) {
-  nlohmann::json evidence = {{"bimodal", modes.bimodal}, {"reason", modes.reason}};
-  if (modes.bimodal) {
-    evidence["threshold_cycles"] = modes.threshold;
-    evidence["near_p50_cycles"] = modes.fast.p50;
-    evidence["far_p50_cycles"] = modes.slow.p50;
-    evidence["far_share"] = modes.slow_share;
-    evidence["separation_sigmas"] = modes.separation_sigmas;
-  }
-  return evidence;
-}
-
 void LatencyMeasurement::report(std::uint64_t footprint, const std::string& footprint_why,
                                 std::uint32_t chases, std::span<const Trace> traces) {
   PooledChases pooled = pool(traces.first(chases));
-  const Headline headline = headline_loads(pooled, target_.near_mode_headline);
-  const Spread spread = summarize(headline.corrected);
+  const std::size_t loads = pooled.corrected.size();
+  const LatencyDescription d =
+      describe_latency({std::move(pooled.corrected), std::move(pooled.raw)},
+                       target_.near_mode_headline, "timed loads");
   nlohmann::json reference = nullptr;
-  if (target_.must_beat) reference = check_level_exists(target_, spread, traces.back());
+  if (target_.must_beat) reference = check_level_exists(target_, d.value, traces.back());
 
   Property p;
   p.name = "latency";
   p.unit = "cycles";
   p.source = Source::measured;
-  p.value = spread.p50;
-  p.spread = spread;
-  p.raw = summarize(headline.raw);
-  if (pooled.mean_clock_khz) p.seconds_value = spread.p50 / (*pooled.mean_clock_khz * 1e3);
   const std::string order = target_.order == LatencyOrder::page_local_random
                                 ? "random within " + format_bytes(kRegionBytes) + " regions"
                                 : "random order";
@@ -315,9 +282,9 @@ void LatencyMeasurement::report(std::uint64_t footprint, const std::string& foot
       format_bytes(footprint) + " footprint, " + format_bytes(target_.stride_bytes) + " stride, " +
       order + ", " + std::to_string(target_.warm_passes) + " warm pass(es)" +
       (target_.flush_device_caches ? ", L2 flushed" : "") + "; p50 of " +
-      (headline.modes.bimodal ? "the near mode, " + std::to_string(headline.corrected.size()) +
-                                    " of " + std::to_string(pooled.corrected.size())
-                              : std::to_string(pooled.corrected.size())) +
+      (d.modes.empty() ? std::to_string(loads)
+                       : "the near mode, " + std::to_string(d.value.samples) + " of " +
+                             std::to_string(loads)) +
       " timed loads on " + std::to_string(chases) + " SM(s), timing overhead subtracted";
   p.evidence = {
       {"path", to_string(target_.path)},
@@ -327,31 +294,25 @@ void LatencyMeasurement::report(std::uint64_t footprint, const std::string& foot
       {"order", order},
       {"warm_passes", target_.warm_passes},
       {"flushed", target_.flush_device_caches},
-      {"samples", pooled.corrected.size()},
+      {"samples", loads},
       {"sm", std::move(pooled.sms)},
       {"overhead_cycles", pooled.mean_overhead_cycles},
       {"clock_khz", pooled.mean_clock_khz ? nlohmann::json(*pooled.mean_clock_khz) : nullptr},
       {"chases", std::move(pooled.per_chase)},
       {"reference", std::move(reference)},
-      {"histogram", histogram_json(make_histogram(pooled.corrected, kHistogramBins))},
+      {"histogram", histogram_json(pooled.histogram)},
   };
-  if (target_.near_mode_headline) p.evidence["modes"] = modes_evidence(headline.modes);
-  if (spread.p50 <= 0) {
+  set_latency(p, d, pooled.mean_clock_khz.value_or(0));
+  if (d.value.p50 <= 0) {
     p.inconclusive = true;
     p.note = "the timing overhead swallowed the latency";
   } else {
-    // How well one number describes the level: jitter keeps the share near 1; a level answering
-    // at two latencies (near and far L2 partitions) or frequent TLB misses pull it down.
-    // Where the sample split in two, how well the p50 describes the near mode's loads.
-    set_confidence(
-        p, Confidence{share_within(headline.corrected, spread.p50, kDescribedBand,
-                                   headline.modes.bimodal ? "near-mode loads" : "timed loads")});
-    if (headline.modes.bimodal) {
-      char far[200];
-      std::snprintf(
-          far, sizeof far, "the near mode; %.0f %% of the loads answered at %.0f cycles (%s)",
-          100 * headline.modes.slow_share, headline.modes.slow.p50, target_.far_mode.c_str());
-      p.note = far;
+    // How well one number describes the level: jitter keeps the share near 1; frequent TLB
+    // misses pull it down. Where the loads split in two, the near mode's confidence: that it
+    // is a mode, with this p50.
+    set_confidence(p, d.confidence);
+    if (!d.modes.empty()) {
+      p.note = near_mode_note(d, target_.far_mode);
     } else if (*p.confidence < kSeveralLatenciesBelow) {
       p.note =
           "loads answered at more than one latency (e.g. near and far L2 partitions); the p50 "

@@ -9,7 +9,8 @@
 //     every visit a new line (the first visit of each page also misses every TLB level: at
 //     most 1 in kMinColdRounds loads).
 // Lines go round the pages so that consecutive visits use consecutive cache sets. A row whose
-// loads fall into two modes (near and far L2 partitions) reports both (describe_latency_modes).
+// loads fall into two modes (near and far L2 partitions) reports both (describe_latency), its
+// cycles, spread and confidence the near mode's.
 #include "probes/patterns/latency_patterns_probe.hpp"
 
 #include <algorithm>
@@ -268,9 +269,10 @@ void LatencyPatternsProbe::run(ProbeContext& ctx) {
       "entries in pages, 16 times where only a lower bound of them is known, held by the next "
       "level): p50 per row, timing overhead subtracted "
       "(paper 000, Table 3); a row whose loads split into two modes (near and far L2 "
-      "partitions) lists both with their shares, its cycles the fast mode's p50";
+      "partitions) lists both with their shares, its cycles, spread and confidence the near "
+      "mode's";
   p.value = nlohmann::json::array();
-  std::vector<double> shares;
+  std::vector<double> confidences;
   std::uint64_t seed = ctx.seed;
   for (std::size_t s = 0; s <= plan.tlbs.size(); ++s) {
     for (const DataLevel data : {DataLevel::l1, DataLevel::l2, DataLevel::dram}) {
@@ -281,9 +283,10 @@ void LatencyPatternsProbe::run(ProbeContext& ctx) {
         ctx.progress("dram.latency_patterns: " + std::string(to_string(data)) + ", " +
                      std::to_string(s) + " TLB level(s) missed");
         const std::vector<Trace> traces = ctx.run(std::span(&spec, 1), "dram.latency_patterns");
-        const double described = describe_latency_modes(corrected_cycles(traces.front()), out);
-        out["share_within_band"] = described;
-        shares.push_back(described);
+        const LatencyDescription d =
+            describe_latency({corrected_cycles(traces.front()), {}}, true, "loads");
+        write_latency_row(d, out);
+        confidences.push_back(d.confidence.value());
       }
       p.value.push_back(std::move(out));
     }
@@ -297,12 +300,11 @@ void LatencyPatternsProbe::run(ProbeContext& ctx) {
                 {"line_bytes", plan.line_bytes},
                 {"l2_lines", plan.l2_lines},
                 {"described_band", kDescribedBand}};
-  if (shares.empty()) {
+  if (confidences.empty()) {
     p.inconclusive = true;
     p.note = "no combination could be reached";
   } else {
-    set_confidence(
-        p, {weakest_of(shares, "rows' shares of loads within the band of their mode's p50")});
+    set_confidence(p, {weakest_of(confidences, "rows' confidences")});
   }
   element_for(ctx.topology, "dram").set(std::move(p));
 }

@@ -15,9 +15,10 @@ namespace memtopo::staircase {
 // 793-797 in all. Its summary goes into the evidence, with `first_chase_differs` when its p50
 // lies outside the band (kDescribedBand) around the timed one's.
 //
-// The property: the timed chase's p50 (or its fast mode's, when the loads split into two),
-// confidence the share of loads within the band of their mode; inconclusive (no confidence) when
-// no TLB level was found below the footprint, since then nothing says these loads missed.
+// The property: the timed chase's latency as every latency is described (describe_latency):
+// its p50, spread and confidence, or where the loads split into near and far modes the near
+// mode's, with both modes and the mix's spread; inconclusive (no confidence) when no TLB level
+// was found below the footprint, since then nothing says these loads missed.
 Property dram_latency_tlb_miss(const Trace& timed, const Trace& conditioning, const ChaseSpec& spec,
                                std::uint64_t elements, bool levels_found);
 

@@ -106,11 +106,25 @@ TEST(L2Latency, TheHeadlineIsTheNearModeAtEverySeed) {
     // Overhead correction may be off by the jitter.
     EXPECT_NEAR(p.value.get<double>(), near, 2 * truth.jitter());
     EXPECT_NEAR(p.spread->p95, near, 2 * truth.jitter());
-    const nlohmann::json& modes = p.evidence.at("modes");
-    EXPECT_TRUE(modes.at("bimodal").get<bool>());
-    EXPECT_NEAR(modes.at("far_p50_cycles").get<double>(), far, 2 * truth.jitter());
-    EXPECT_GT(modes.at("far_share").get<double>(), 0.2);
-    EXPECT_GT(*p.confidence, 0.8);  // the near value describes the near loads
+    EXPECT_TRUE(p.evidence.at("mode_split").at("bimodal").get<bool>());
+    ASSERT_EQ(p.modes.size(), 2u);
+    EXPECT_EQ(p.modes[0].name, "near");
+    EXPECT_DOUBLE_EQ(p.modes[0].value, p.value.get<double>());
+    EXPECT_EQ(p.modes[1].name, "far");
+    EXPECT_NEAR(p.modes[1].value, far, 2 * truth.jitter());
+    EXPECT_GT(p.modes[1].share, 0.2);
+    EXPECT_NEAR(p.modes[0].share + p.modes[1].share, 1.0, 1e-12);
+    // The headline's spread describes the near loads, the mix every load.
+    EXPECT_EQ(p.spread->samples, p.modes[0].spread.samples);
+    ASSERT_TRUE(p.mix.has_value());
+    EXPECT_EQ(p.mix->samples, p.evidence.at("samples").get<std::size_t>());
+    // The near mode's confidence: an empty gap, its loads within the band, and every part of
+    // the chase showing it.
+    EXPECT_GT(*p.confidence, 0.8);
+    EXPECT_EQ(p.confidence, p.modes[0].confidence);
+    std::vector<std::string> rules;
+    for (const auto& f : p.evidence.at("confidence_factors")) rules.push_back(f.at("rule"));
+    EXPECT_EQ(rules, (std::vector<std::string>{"mode_separation", "share_within", "agreement"}));
     EXPECT_NE(p.note.find("near mode"), std::string::npos) << p.note;
   }
 }
@@ -119,7 +133,9 @@ TEST(L2Latency, TheHeadlineIsTheNearModeAtEverySeed) {
 TEST(L2Latency, AUnifiedL2KeepsThePlainMedian) {
   const ProbeRun run = run_on_sim("tests/probes/sims/geometry-l2-8way-fifo.json", {"l2.latency"});
   const Property& p = property(run, "l2", "latency");
-  EXPECT_FALSE(p.evidence.at("modes").at("bimodal").get<bool>());
+  EXPECT_FALSE(p.evidence.at("mode_split").at("bimodal").get<bool>());
+  EXPECT_TRUE(p.modes.empty());
+  EXPECT_FALSE(p.mix.has_value());
   EXPECT_EQ(p.spread->samples, p.evidence.at("samples").get<std::size_t>());
 }
 

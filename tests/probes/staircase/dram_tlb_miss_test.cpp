@@ -49,6 +49,25 @@ TEST(DramTlbMiss, AFirstChaseWithinTheBandIsNotNamed) {
   EXPECT_FALSE(p.evidence.at("conditioning_chase").at("first_chase_differs").get<bool>());
 }
 
+// Near and far memory (as the H200's 614 / 804 cycles): the value, spread and confidence are the
+// near mode's, both modes are the property's, and the mix keeps the whole chase's spread.
+TEST(DramTlbMiss, TwoModesGiveTheNearModeWithItsOwnSpread) {
+  std::vector<std::uint32_t> latencies;
+  for (int k = 0; k < 8; ++k) latencies.push_back(k % 2 ? 800 + k : 610 + k);
+  const Trace chase = cold_trace(latencies);
+  const Property p = dram_latency_tlb_miss(chase, chase, cold_spec(), 4364, true);
+  ASSERT_EQ(p.modes.size(), 2u);
+  EXPECT_NEAR(p.value.get<double>(), 613, 2);
+  EXPECT_NEAR(p.modes[1].value, 804, 2);
+  EXPECT_NEAR(p.modes[1].share, 0.5, 1e-9);
+  ASSERT_TRUE(p.spread && p.mix);
+  EXPECT_LT(p.spread->p95, 620) << "the spread describes the near loads, as the value does";
+  EXPECT_GT(p.mix->p95, 800);
+  EXPECT_EQ(p.confidence, p.modes[0].confidence);
+  EXPECT_EQ(p.evidence.at("confidence_factors")[0].at("rule"), "mode_separation");
+  EXPECT_NE(p.note.find("near mode"), std::string::npos) << p.note;
+}
+
 TEST(DramTlbMiss, NoTlbLevelBelowTheFootprintIsInconclusive) {
   const Trace chase = cold_trace({600, 610});
   const Property p = dram_latency_tlb_miss(chase, chase, cold_spec(), 4364, false);
