@@ -126,6 +126,46 @@ RunSummary summary_of(const Topology& topology, const std::string& origin) {
                     topology.run.sim_file};
 }
 
+// A value's modes after its headline (the far mode of a near/far latency) as properties of
+// their own, "latency (far mode)", so that each is judged by its own spread.
+std::vector<Property> other_modes(const Property& property) {
+  std::vector<Property> out;
+  for (std::size_t i = 1; i < property.modes.size(); ++i) {
+    const Mode& mode = property.modes[i];
+    Property p;
+    p.name = property.name + " (" + mode.name + " mode)";
+    p.value = mode.value;
+    p.unit = property.unit;
+    p.source = property.source;
+    p.confidence = mode.confidence;
+    p.spread = mode.spread;
+    p.inconclusive = property.inconclusive;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+const Property* find_mode(const std::vector<Property>& modes, const std::string& name) {
+  for (const Property& mode : modes) {
+    if (mode.name == name) return &mode;
+  }
+  return nullptr;
+}
+
+// The other modes of a property both runs have, by name; a mode only one run has is one-sided.
+void compare_modes(const std::string& element, const Property& a, const Property& b,
+                   const CompareRules& rules, std::vector<PropertyComparison>& out) {
+  const std::vector<Property> modes_a = other_modes(a), modes_b = other_modes(b);
+  for (const Property& mode : modes_a) {
+    const Property* other = find_mode(modes_b, mode.name);
+    out.push_back(other ? compare_property(element, mode, *other, rules)
+                        : one_sided(element, mode, /*in_a=*/true));
+  }
+  for (const Property& mode : modes_b) {
+    if (!find_mode(modes_a, mode.name)) out.push_back(one_sided(element, mode, /*in_a=*/false));
+  }
+}
+
 std::vector<ProbeStatusChange> probe_changes(const Topology& a, const Topology& b) {
   std::map<std::string, std::string> status_b;
   for (const ProbeOutcome& outcome : b.run.probes) status_b[outcome.probe_id] = outcome.status;
@@ -239,6 +279,12 @@ Comparison compare_topologies(const Topology& a, const std::string& origin_a, co
       comparison.properties.push_back(other
                                           ? compare_property(element_a.id, property, *other, rules)
                                           : one_sided(element_a.id, property, /*in_a=*/true));
+      if (other) {
+        compare_modes(element_a.id, property, *other, rules, comparison.properties);
+      } else {
+        for (const Property& mode : other_modes(property))
+          comparison.properties.push_back(one_sided(element_a.id, mode, /*in_a=*/true));
+      }
     }
   }
   for (const Element& element_b : b.elements) {
@@ -246,6 +292,8 @@ Comparison compare_topologies(const Topology& a, const std::string& origin_a, co
     for (const Property& property : element_b.properties) {
       if (!element_a || !element_a->find(property.name)) {
         comparison.properties.push_back(one_sided(element_b.id, property, /*in_a=*/false));
+        for (const Property& mode : other_modes(property))
+          comparison.properties.push_back(one_sided(element_b.id, mode, /*in_a=*/false));
       }
     }
   }

@@ -14,6 +14,7 @@
 #include "report/console_hopper.hpp"
 #include "report/console_patterns.hpp"
 #include "report/footnotes.hpp"
+#include "report/modes_text.hpp"
 #include "report/gpu_conditions_text.hpp"
 #include "report/text_table.hpp"
 
@@ -101,17 +102,43 @@ std::string decorate(std::string text, const std::string& element_id, const Prop
   return text;
 }
 
+// The marks of a conclusive value's other modes whose confidence is low: " ~ [n]" each, with
+// the note naming the mode (the headline mode's confidence is the property's own).
+std::string low_mode_marks(const std::string& element_id, const Property& property,
+                           Footnotes& notes) {
+  if (!is_conclusive(property)) return "";
+  std::string marks;
+  for (std::size_t i = 1; i < property.modes.size(); ++i) {
+    const Mode& mode = property.modes[i];
+    const std::string mark = low_confidence_mark(
+        subject(element_id, property) + " (" + mode.name + " mode)", mode.confidence,
+        {{"confidence_factors", mode.confidence_factors}}, notes);
+    if (!mark.empty()) marks += " " + mark;
+  }
+  return marks;
+}
+
+// A value of several modes shows each ("521 / 710 cy (44 % / 56 %)"), one of one mode itself.
+std::string shown_value(const std::string& element_id, const Property& property,
+                        Footnotes& notes) {
+  const std::string modes = modes_text(property);
+  if (modes.empty()) return format_value(property.value, property.unit);
+  return modes + low_mode_marks(element_id, property, notes);
+}
+
 std::string value_cell(const Element& element, const std::string& name, Footnotes& notes) {
   const Property* property = element.find(name);
   if (!property) return "-";
-  return decorate(format_value(property->value, property->unit), element.id, *property, notes);
+  return decorate(shown_value(element.id, *property, notes), element.id, *property, notes);
 }
 
 // "33 cy ±1.2 (17.9 ns)": the overhead-corrected p50, its standard deviation, and the p50 in
 // time converted with the clock measured during the run (omitted when that clock is unknown).
+// A latency of two modes: "521 / 710 cy (44 % / 56 %)".
 std::string latency_cell(const Element& element, Footnotes& notes) {
   const Property* latency = element.find("latency");
   if (!latency) return "-";
+  if (!latency->modes.empty()) return value_cell(element, "latency", notes);
   // Three significant figures are plenty in this table (669.5 cy ±152 (338.5 ns) reads as
   // 670 cy ±152 (339 ns)), and keep its rows within the console's width.
   const auto three_figures = [](double value) {
@@ -278,7 +305,7 @@ void render_other_findings(std::ostringstream& out, const Topology& topology, Fo
       if (has_own_column(p.name)) continue;
       any = true;
       std::string value =
-          decorate(format_value(p.value, p.unit), e.id, p, notes, Marks::in_source_column);
+          decorate(shown_value(e.id, p, notes), e.id, p, notes, Marks::in_source_column);
       table.add_row(
           {subject(e.id, p), value, source_cell(e.id, p, notes), method_summary(p.method)});
     }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/units.hpp"
+#include "report/modes_text.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -31,8 +32,10 @@ std::vector<std::string> pattern_row(const nlohmann::json& row, std::size_t tlb_
     cells.insert(cells.end(), {"-", "-", "not reached: " + row.value("why", std::string())});
     return cells;
   }
+  // Two modes (near and far L2 partitions): both, with their shares; p5 - p95 the near mode's.
+  const std::string modes = modes_text(row_modes(row), "cycles");
   const std::string cycles = number_cell(row, "cycles");
-  cells.push_back(cycles == "-" ? cycles : cycles + " cy");
+  cells.push_back(!modes.empty() ? modes : cycles == "-" ? cycles : cycles + " cy");
   cells.push_back(number_cell(row, "p5_cycles") + " - " + number_cell(row, "p95_cycles"));
   cells.push_back(std::to_string(row.value("pages", 0)) + " pages of " +
                   format_bytes(row.value("page_bytes", 0.0)) + ", " +
@@ -49,7 +52,7 @@ std::string render_latency_patterns_section(const Topology& topology, Footnotes&
   if (!patterns) return "";
   std::ostringstream out;
   out << "\nGlobal-memory latency by hit/miss pattern (dram.latency_patterns, p50 minus timing "
-         "overhead)\n";
+         "overhead; two modes: near / far)\n";
   if (!patterns->value.is_array() || patterns->value.empty()) {
     out << "  ? " << notes.add("dram.latency_patterns", patterns->note) << "\n";
     return out.str();

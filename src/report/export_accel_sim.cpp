@@ -9,6 +9,7 @@
 
 #include "model/printable_text.hpp"
 #include "model/units.hpp"
+#include "report/modes_text.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -211,6 +212,25 @@ void add_dl2(Fragment& f, const Topology& topology) {
            sources, notes);
 }
 
+// A latency as GPGPU-Sim takes it: one number for every access. Of a latency with near and far
+// modes that is the typical one (typical_value: each mode's p50 weighted by its share), because
+// the simulator gives every L2 access and every DRAM access the same latency, and Accel-Sim's
+// tuner measures the average of a chase over both partitions; the headline (the near mode)
+// would make every miss a near one. The note says which modes went in.
+double simulated_latency(const ExportSource& source, std::vector<std::string>& notes) {
+  const Property& p = *source.property;
+  const double typical = typical_value(p).value_or(p.value.get<double>());
+  if (p.modes.size() >= 2) {
+    notes.push_back(source.id + " has near and far modes (" + modes_text(p) +
+                    "): its typical latency " + format_number(typical, 0) +
+                    " cy (each mode's p50 weighted by its share) stands for every access, as "
+                    "GPGPU-Sim gives all of them one latency and Accel-Sim's tuner averages a "
+                    "chase over both; the near mode alone (" +
+                    format_number(p.value.get<double>(), 0) + " cy) would make every access near");
+  }
+  return typical;
+}
+
 // Accel-Sim's tuner writes the L1 and shared-memory latencies as measured, and the L2 and DRAM
 // ones as increments over the level above (l2_lat: L2 hit minus L1 hit).
 void add_latencies(Fragment& f) {
@@ -220,13 +240,20 @@ void add_latencies(Fragment& f) {
   f.option("-gpgpu_smem_latency", f.complete() ? integer_text(*f.number(shared)) : "", {shared});
   const ExportSource l1_again = f.need("l1", "latency");
   const ExportSource l2 = f.need("l2", "latency");
-  f.option("-gpgpu_l2_rop_latency",
-           f.complete() ? integer_text(*f.number(l2) - *f.number(l1_again)) : "", {l2, l1_again},
-           {"l2.latency - l1.latency, as Accel-Sim's tuner writes it"});
+  std::vector<std::string> l2_notes{"l2.latency - l1.latency, as Accel-Sim's tuner writes it"};
+  const std::string rop =
+      f.complete() ? integer_text(simulated_latency(l2, l2_notes) -
+                                  simulated_latency(l1_again, l2_notes))
+                   : "";
+  f.option("-gpgpu_l2_rop_latency", rop, {l2, l1_again}, l2_notes);
   const ExportSource l2_again = f.need("l2", "latency");
   const ExportSource dram = f.need("dram", "latency");
-  f.option("-dram_latency", f.complete() ? integer_text(*f.number(dram) - *f.number(l2_again)) : "",
-           {dram, l2_again}, {"dram.latency - l2.latency, as Accel-Sim's tuner writes it"});
+  std::vector<std::string> dram_notes{"dram.latency - l2.latency, as Accel-Sim's tuner writes it"};
+  const std::string dram_increment =
+      f.complete() ? integer_text(simulated_latency(dram, dram_notes) -
+                                  simulated_latency(l2_again, dram_notes))
+                   : "";
+  f.option("-dram_latency", dram_increment, {dram, l2_again}, dram_notes);
 }
 
 // The carveout table's rows (reservation R, L1 size L1(R)) as GPGPU-Sim's adaptive L1, which

@@ -254,8 +254,23 @@ std::optional<Plot> distributions_plot(const Topology& topology) {
   return plot;
 }
 
+// One bar per mode of a value of several modes (near and far): its p50 with its own p5..p95,
+// hollow where that mode's confidence is low.
+void mode_bars(const Element& element, const Property& property, Plot& plot, PlotSeries& bars) {
+  for (const Mode& mode : property.modes) {
+    const std::string name = subject(element, property) + " (" + mode.name + ")";
+    const bool weak = property.inconclusive || is_low(mode.confidence);
+    bars.points.push_back({static_cast<double>(plot.x.categories.size()), mode.value,
+                           mode.spread.p5, mode.spread.p95, weak,
+                           name + ": p50 " + format_value(mode.value, property.unit) + ", " +
+                               format_number(100 * mode.share, 0) + " % of the samples, " +
+                               confidence_text(mode.confidence) + "; " + property.method});
+    plot.x.categories.push_back(name);
+  }
+}
+
 // One bar per property with a spread: p50 with p5..p95 whiskers, hollow where the confidence
-// is low.
+// is low; one per mode where a value has several.
 Plot spread_bars(const Topology& topology, const std::string& id, const std::string& title,
                  const PlotAxis& y, bool (*wanted)(const Property&)) {
   Plot plot;
@@ -268,6 +283,10 @@ Plot spread_bars(const Topology& topology, const std::string& id, const std::str
     const Element& element = *row;
     for (const Property& property : element.properties) {
       if (!wanted(property) || !property.spread || !property.value.is_number()) continue;
+      if (!property.modes.empty()) {
+        mode_bars(element, property, plot, bars);
+        continue;
+      }
       const Spread& s = *property.spread;
       const bool weak = property.inconclusive || is_low(property.confidence);
       const double x = static_cast<double>(plot.x.categories.size());

@@ -7,6 +7,7 @@
 #include "report/console.hpp"
 #include "report/footnotes.hpp"
 #include "report/gpu_conditions_text.hpp"
+#include "report/modes_text.hpp"
 
 namespace memtopo {
 namespace {
@@ -34,7 +35,8 @@ std::string value_text(const Property& p, ValueMark mark) {
   if (is_list_of_records(p.value)) {
     return std::to_string(p.value.size()) + " rows (see the plots and the console report)";
   }
-  const std::string text = format_value(p.value, p.unit);
+  const std::string modes = modes_text(p);  // "521 / 710 cy (44 % / 56 %)"
+  const std::string text = modes.empty() ? format_value(p.value, p.unit) : modes;
   if (mark == ValueMark::bound) return (p.bound == Bound::lower ? "≥ " : "≤ ") + text;
   if (mark == ValueMark::inconclusive) return p.value.is_null() ? "no value" : text + "?";
   return text;
@@ -57,6 +59,9 @@ std::string spread_text(const Property& p) {
   if (s.samples > 1) text += ", stdev " + shown(s.stdev);
   text += ", " + std::to_string(s.samples) + " samples";
   if (p.seconds_value) text += "; p50 " + format_seconds(*p.seconds_value);
+  if (const std::string modes = modes_detail(p); !modes.empty()) {
+    text = (p.modes.front().name) + " mode " + text + "; modes: " + modes;
+  }
   return text;
 }
 

@@ -150,6 +150,37 @@ TEST(Compare, PropertiesAndProbesPresentInOneRunOnly) {
   EXPECT_TRUE(comparison.has_differences());
 }
 
+// The sample's dram.latency has a near and a far mode: the far mode is judged apart, by its own
+// spread, and a far mode that only one run found is a difference.
+const PropertyComparison* far_mode_row(const Comparison& comparison) {
+  for (const PropertyComparison& p : comparison.properties) {
+    if (p.element == "dram" && p.property == "latency (far mode)") return &p;
+  }
+  return nullptr;
+}
+
+TEST(Compare, TheFarModeIsJudgedByItsOwnSpread) {
+  const Topology a = testing::make_sample_topology();
+  Topology b = a;
+  Property& latency = *b.elements[3].find("latency");
+  ASSERT_EQ(latency.modes.size(), 2u);
+  latency.modes[1].value += 300;  // far beyond its p5..p95 of +-80 cycles
+  latency.modes[1].spread.p5 += 300;
+  latency.modes[1].spread.p95 += 300;
+  latency.modes[1].spread.p50 += 300;
+  const Comparison changed = compare_topologies(a, "a.json", b, "b.json");
+  const PropertyComparison* far = far_mode_row(changed);
+  ASSERT_NE(far, nullptr);
+  EXPECT_EQ(far->verdict, Verdict::changed);
+  EXPECT_EQ(far->rule, "spread");
+
+  latency.modes.clear();  // one mode in B
+  latency.mix.reset();
+  const PropertyComparison* gone = far_mode_row(compare_topologies(a, "a.json", b, "b.json"));
+  ASSERT_NE(gone, nullptr);
+  EXPECT_EQ(gone->verdict, Verdict::only_in_a);
+}
+
 TEST(Compare, JsonHasItsSchemaAndIsNoTopology) {
   const Topology topology = testing::make_sample_topology();
   const auto document =
@@ -157,7 +188,12 @@ TEST(Compare, JsonHasItsSchemaAndIsNoTopology) {
   EXPECT_EQ(document["schema"], kCompareSchema);
   EXPECT_EQ(document["differ"], false);
   std::size_t properties = 0;
-  for (const Element& element : topology.elements) properties += element.properties.size();
+  for (const Element& element : topology.elements) {
+    for (const Property& property : element.properties) {
+      // A row per property, and one per mode after the headline (dram.latency's far mode).
+      properties += property.modes.empty() ? 1 : property.modes.size();
+    }
+  }
   EXPECT_EQ(document["properties"].size(), properties);
   // A comparison given back to compare is refused as not memtopo's topology.
   EXPECT_THROW(topology_from_json_text(document.dump(), "compare.json"), TopologyJsonError);

@@ -71,6 +71,24 @@ TEST(ConsoleConfidence, NoteNamesTheWeakestFactorFirst) {
       << report;
 }
 
+// A latency of two modes shows both; a far mode whose own confidence is low is marked, and its
+// note names the mode and its factors, while the headline (near) keeps its own confidence.
+TEST(ConsoleConfidence, ALowFarModeIsMarkedWithItsOwnNote) {
+  Topology topology;
+  Property latency = measured("latency", 480, "cycles", 0.9);
+  const Confidence far{agreement(1, 8, "parts showing the mode")};
+  latency.modes = {Mode{"near", 480, 0.8, {}, 0.9, nlohmann::json::array()},
+                   Mode{"far", 630, 0.2, {}, far.value(), far.evidence()}};
+  topology.element("dram", "memory", "device").set(latency);
+  const std::string report = render_console(topology);
+  const std::string row = line_starting(report, "  dram ");
+  EXPECT_NE(row.find("480 / 630 cy (80 % / 20 %) ~ [1]"), std::string::npos) << row;
+  EXPECT_EQ(note_text(report, 1),
+            "dram.latency (far mode): low confidence 0.2: agreement 0.2 (1 of 8 parts showing "
+            "the mode)")
+      << report;
+}
+
 TEST(ConsoleConfidence, RoundingNeverLiftsALowValueToTheThreshold) {
   EXPECT_EQ(format_confidence(0.499), "0.499");
   EXPECT_EQ(format_confidence(0.4999), "0.4999");

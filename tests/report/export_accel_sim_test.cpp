@@ -81,6 +81,24 @@ TEST(ExportAccelSim, LatenciesAreTheTunersIncrements) {
   EXPECT_EQ(option_value(text, "-gpgpu_shmem_num_banks"), "32");
 }
 
+// A DRAM latency of near and far modes: GPGPU-Sim gives every access one latency, so the
+// increment is the typical one (modes weighted by their shares), and the note says so.
+TEST(ExportAccelSim, ADramLatencyOfTwoModesExportsTheTypicalOne) {
+  Topology t = measured_topology();
+  Property& dram = *t.element("dram", "memory", "device").find("latency");
+  dram.value = 521;
+  dram.modes = {Mode{"near", 521, 0.44, {}, 0.84, nlohmann::json::array()},
+                Mode{"far", 710, 0.56, {}, 0.6, nlohmann::json::array()}};
+  const std::string text = render_accel_sim_config(t);
+  // 0.44 x 521 + 0.56 x 710 = 626.84; minus 261.4.
+  EXPECT_EQ(option_value(text, "-dram_latency"), "365");
+  EXPECT_NE(text.find("# note: dram.latency has near and far modes (521 / 710 cy (44 % / 56 %)): "
+                      "its typical latency 627 cy"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(option_value(text, "-gpgpu_l2_rop_latency"), "228");  // one mode: as before
+}
+
 TEST(ExportAccelSim, CarveoutTableGivesTheAdaptiveL1Options) {
   const std::string text = render_accel_sim_config(measured_topology());
   EXPECT_EQ(option_value(text, "-gpgpu_unified_l1d_size"), "240");

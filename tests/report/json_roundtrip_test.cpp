@@ -53,6 +53,48 @@ TEST(TopologyJson, RoundTripIsLossless) {
   EXPECT_EQ(back.device.shared_per_block_optin_bytes, 232448u);
   EXPECT_EQ(back.warnings, original.warnings);
   EXPECT_TRUE(back.run.simulated);
+  // A latency of two modes keeps both, and the mix.
+  const Property* dram = back.find("dram")->find("latency");
+  ASSERT_EQ(dram->modes.size(), 2u);
+  EXPECT_EQ(dram->modes[1].name, "far");
+  EXPECT_DOUBLE_EQ(dram->modes[1].share, 0.56);
+  EXPECT_NEAR(*dram->modes[1].confidence, 0.98 * 0.53, 1e-12);
+  EXPECT_EQ(dram->modes[1].confidence_factors.size(), 2u);
+  EXPECT_EQ(dram->modes[0].spread.samples, 1802u);
+  ASSERT_TRUE(dram->mix.has_value());
+  EXPECT_EQ(dram->mix->samples, 4096u);
+}
+
+TEST(TopologyJson, ModesHaveTheDocumentedShape) {
+  ordered_json doc = sample_document();
+  const ordered_json& latency = doc["elements"][3]["latency"];
+  ASSERT_EQ(latency["modes"].size(), 2u);
+  const ordered_json& far = latency["modes"][1];
+  for (const char* key : {"name", "value", "share", "confidence", "spread"}) {
+    EXPECT_TRUE(far.contains(key)) << key;
+  }
+  EXPECT_EQ(far["value"], 640);
+  EXPECT_TRUE(latency["mix"].contains("p95"));
+  EXPECT_FALSE(doc["elements"][0]["latency"].contains("modes")) << "one mode: no list";
+}
+
+TEST(TopologyJson, ARowModeOfAnEarlierRunReadsItsCycles) {
+  // dram.latency_patterns rows before the modes' own form: cycles, p5/p95_cycles, samples.
+  const Mode mode = mode_from_json(
+      {{"cycles", 715}, {"share", 0.4}, {"p5_cycles", 700}, {"p95_cycles", 900}, {"samples", 90u}},
+      "row");
+  EXPECT_DOUBLE_EQ(mode.value, 715);
+  EXPECT_DOUBLE_EQ(mode.spread.p95, 900);
+  EXPECT_EQ(mode.spread.samples, 90u);
+  EXPECT_THROW(mode_from_json({{"share", "half"}}, "row"), TopologyJsonError);
+}
+
+TEST(TopologyJson, TypicalValueWeighsTheModesByTheirShares) {
+  const Topology topology = testing::make_sample_topology();
+  const Property& dram = *topology.find("dram")->find("latency");
+  EXPECT_NEAR(*typical_value(dram), 0.44 * 450 + 0.56 * 640, 1e-9);
+  EXPECT_DOUBLE_EQ(*typical_value(*topology.find("l1")->find("latency")), 33);
+  EXPECT_FALSE(typical_value(*topology.find("tex")->find("line")).has_value());
 }
 
 TEST(TopologyJson, HasTheDocumentedShape) {
