@@ -2,9 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +18,7 @@
 #include "report/console.hpp"
 #include "report/output_error.hpp"
 #include "report/output_file.hpp"
+#include "report/run_file.hpp"
 #include "study/report.hpp"
 #include "study/study.hpp"
 
@@ -166,13 +165,8 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
   }
   if (!sim_file_exists(options, "memtopo study", err)) return exit_code::bad_input;
   if (arguments.topology_file) {
-    std::ifstream file(*arguments.topology_file, std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
     try {
-      if (!file)
-        throw TopologyJsonError(printable_text(*arguments.topology_file) + ": cannot be read");
-      plan.topology = topology_from_json_text(text.str(), *arguments.topology_file);
+      plan.topology = read_run_file(*arguments.topology_file);
     } catch (const TopologyJsonError& error) {
       err << "memtopo study: --topology: " << error.what()
           << "\n  Give a JSON file that `memtopo --json FILE` wrote.\n";
