@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
+#include "cli/path_aliases.hpp"
 #include "cli/subcommand_parse.hpp"
 #include "model/json.hpp"
 #include "report/compare.hpp"
@@ -54,6 +55,15 @@ int run_compare_command(int argc, const char* const* argv, std::ostream& out, st
   if (auto code = parse_subcommand(app, argc, argv, out, err)) return *code;
   if (json->count() > 0 && options.json_file.empty()) {
     err << "memtopo compare: --json needs a value; it was given an empty one\n";
+    return exit_code::usage;
+  }
+  const std::vector<PathUse> uses{{"A", options.file_a, false},
+                                  {"B", options.file_b, false},
+                                  {"--json", options.json_file, true}};
+  std::string problem = option_given_as_path("--json", options.json_file);
+  if (problem.empty()) problem = aliased_paths(uses);
+  if (!problem.empty()) {
+    err << "memtopo compare: " << problem << "\n";
     return exit_code::usage;
   }
 

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
+#include "cli/path_aliases.hpp"
 #include "cli/subcommand_parse.hpp"
 #include "model/json.hpp"
 #include "report/export_accel_sim.hpp"
@@ -32,6 +33,11 @@ int run_export_command(int argc, const char* const* argv, std::ostream& out, std
   if (auto code = parse_subcommand(app, argc, argv, out, err)) return *code;
   if (output.empty()) {
     err << "memtopo export: FILE is empty; name a file, or '-' for stdout.\n";
+    return exit_code::usage;
+  }
+  if (std::string problem = aliased_paths({{"RUN", run_file, false}, {"FILE", output, true}});
+      !problem.empty()) {
+    err << "memtopo export: " << problem << "\n";
     return exit_code::usage;
   }
 

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bundled_sim.hpp"
 #include "cli/exit_codes.hpp"
 #include "version.hpp"
 
@@ -280,12 +281,33 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     if (std::string problem = take_export(export_arguments, options); !problem.empty())
       return usage_error(problem);
   }
+  for (const PathUse& use : paths_of(options)) {
+    if (std::string problem = option_given_as_path(use.option, use.path); !problem.empty())
+      return usage_error(problem);
+  }
   options.device_given = device->count() > 0;
   options.only = split_ids(only);
   if (only_option->count() > 0 && options.only.empty()) {
     return usage_error("--only needs at least one probe or element id (memtopo --list shows them)");
   }
+  if (std::string problem = aliased_paths(paths_of(options)); !problem.empty()) {
+    return usage_error(problem);
+  }
   return {options, exit_code::ok};
+}
+
+std::vector<PathUse> paths_of(const Options& options) {
+  std::vector<PathUse> uses{
+      {"--sim", options.sim_file, false},          {"--json", options.json_file, true},
+      {"--traces", options.traces_dir, true},      {"--html", options.html_file, true},
+      {"--markdown", options.markdown_file, true}, {"--export", options.export_file, true}};
+  // Without --sim and --device, a machine without a GPU runs on the bundled description.
+  if (options.sim_file.empty() && !options.device_given) {
+    if (const auto bundled = find_bundled_sim()) {
+      uses.push_back({"(the bundled simulated device)", bundled->string(), false});
+    }
+  }
+  return uses;
 }
 
 }  // namespace memtopo

@@ -6,6 +6,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/outputs.hpp"
+#include "cli/path_aliases.hpp"
 #include "model/json.hpp"
 #include "report/output_error.hpp"
 #include "report/run_file.hpp"
@@ -67,6 +68,14 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
   if (options.html_file.empty() && options.markdown_file.empty()) {
     return usage_error("say what to write: --html FILE, --markdown FILE or both");
   }
+  const std::vector<PathUse> uses{{"RUN.json", options.run_file, false},
+                                  {"--html", options.html_file, true},
+                                  {"--markdown", options.markdown_file, true}};
+  for (const PathUse& use : uses) {
+    if (std::string problem = option_given_as_path(use.option, use.path); !problem.empty())
+      return usage_error(problem);
+  }
+  if (std::string problem = aliased_paths(uses); !problem.empty()) return usage_error(problem);
   Topology topology;
   try {
     topology = read_run_file(options.run_file);

@@ -311,6 +311,15 @@ int run_study_command(int argc, const char* const* argv, std::ostream& out, std:
     return usage_error(err,
                        "name a study first: memtopo study <id>; the studies are: " + study_ids());
   }
+  if (arguments->topology_file) {
+    std::vector<PathUse> uses = paths_of(options);
+    uses.push_back({"--topology", *arguments->topology_file, false});
+    if (std::string problem = option_given_as_path("--topology", *arguments->topology_file);
+        !problem.empty())
+      return usage_error(err, problem);
+    if (std::string problem = aliased_paths(uses); !problem.empty())
+      return usage_error(err, problem);
+  }
   Plan plan;
   plan.study = study::find_study(arguments->id);
   if (!plan.study) {
