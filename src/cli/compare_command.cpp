@@ -95,14 +95,21 @@ int run_compare_command(int argc, const char* const* argv, std::ostream& out, st
     out << render_comparison_text(comparison, options.all);
   }
   out.flush();
+  bool written = true;
   if (json_target) {
     try {
       write_output(*json_target, json_text, /*flush_to_disk=*/true);
     } catch (const OutputError& error) {
       err << "memtopo compare: " << error.what() << "\n";
-      return exit_code::cannot_write;
+      written = false;
     }
   }
+  if (!out) {
+    err << "memtopo compare: cannot write to standard output (closed, full, or a pipe whose "
+           "reader has gone)\n";
+    written = false;
+  }
+  if (!written) return exit_code::cannot_write;
   return comparison.has_differences() ? exit_code::runs_differ : exit_code::ok;
 }
 

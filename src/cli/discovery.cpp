@@ -178,8 +178,8 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
     });
   } catch (const Interrupted&) {
     display.reset();
-    err << "memtopo: " << signal_name(interrupt_signal())
-        << " received: stopped after the current batch; writing what was measured so far.\n";
+    err << "memtopo: stopped after the current batch (" << signal_name(interrupt_signal())
+        << "); writing what was measured so far.\n";
   }
   return recorder ? recorder->write_error() : std::string();
 }
@@ -189,20 +189,23 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
            const std::string& trace_error, std::ostream& out, std::ostream& err) {
   if (!trace_error.empty())
     topology.warnings.push_back("raw traces are incomplete: " + trace_error);
+  // Every output is tried, whatever failed before it: a closed stdout keeps the files.
+  bool written = true;
   try {
     write_reports(topology, options, plan.json, out, plan.reports);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
-    return exit_code::cannot_write;
+    written = false;
   }
   if (plan.export_file) {
     try {
       write_export(topology, *plan.export_file);
     } catch (const OutputError& error) {
       err << "memtopo: " << error.what() << "\n";
-      return exit_code::cannot_write;
+      written = false;
     }
   }
+  if (!written) return exit_code::cannot_write;
   if (!trace_error.empty()) err << "memtopo: " << trace_error << "\n";
   if (plan.trace_writer && !options.quiet) {
     err << "memtopo: " << plan.trace_writer->files_written() << " trace files in "
@@ -231,7 +234,8 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
 
 int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed) {
   if (trace_write_failed) return exit_code::cannot_write;
-  if (topology.run.interrupted) {
+  // A signal during the final writes too: the run is complete, but it was asked to stop.
+  if (topology.run.interrupted || interrupt_signal() != 0) {
     return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
                               : exit_code::interrupted;
   }

@@ -60,7 +60,10 @@ int run_export_command(int argc, const char* const* argv, std::ostream& out, std
   if (!target) {
     out << text;
     out.flush();
-    return out ? exit_code::ok : exit_code::cannot_write;
+    if (out) return exit_code::ok;
+    err << "memtopo export: cannot write to standard output (closed, full, or a pipe whose "
+           "reader has gone)\n";
+    return exit_code::cannot_write;
   }
   try {
     write_output(*target, text, /*flush_to_disk=*/true);

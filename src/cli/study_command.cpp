@@ -178,7 +178,8 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
 
 int outcome_exit_code(const study::StudyReport& report, const Options& options, bool write_failed) {
   if (write_failed) return exit_code::cannot_write;
-  if (report.header.run.interrupted) {
+  // A signal during the final writes too: the run is complete, but it was asked to stop.
+  if (report.header.run.interrupted || interrupt_signal() != 0) {
     return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
                               : exit_code::interrupted;
   }
