@@ -14,6 +14,7 @@
 #include "cli/gpu_claim.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
+#include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/run_info.hpp"
@@ -45,6 +46,7 @@ struct Plan {
   std::optional<OutputTarget> export_file;  // --export FORMAT FILE
   ReportTargets reports;                    // --html FILE, --markdown FILE
   std::unique_ptr<CsvTraceWriter> trace_writer;
+  OutputLocks locks;  // every output above, against a second memtopo writing it
 };
 
 // Returns exit_code::ok and fills `plan`, or prints the problem and returns its exit code.
@@ -68,6 +70,12 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     plan.reports = prepare_report_outputs(options.html_file, options.markdown_file);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
+      plan.locks.lock_directory(plan.trace_writer->directory(),
+                                "--traces " + printable_text(options.traces_dir));
+    }
+    for (const auto* target :
+         {&plan.json, &plan.export_file, &plan.reports.html, &plan.reports.markdown}) {
+      plan.locks.lock_file(*target);
     }
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";

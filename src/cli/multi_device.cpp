@@ -10,6 +10,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
+#include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
 #include "cli/run_info.hpp"
 #include "model/printable_text.hpp"
@@ -161,9 +162,12 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   }
   std::optional<OutputTarget> json;
   std::optional<OutputTarget> html;
+  OutputLocks locks;
   try {
     json = prepare_json_output(options.json_file);
     if (!options.html_file.empty()) html = prepare_output(options.html_file);
+    locks.lock_file(json);
+    locks.lock_file(html);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;

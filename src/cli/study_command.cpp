@@ -11,6 +11,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
 #include "cli/options.hpp"
+#include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
 #include "cli/run_info.hpp"
 #include "model/json.hpp"
@@ -144,6 +145,7 @@ struct Plan {
   std::optional<OutputTarget> html;
   std::optional<StudyTraceFiles> traces;
   std::optional<Topology> topology;
+  OutputLocks locks;  // the outputs above, against a second memtopo writing them
 };
 
 int make_plan(const Options& options, const StudyArguments& arguments, Plan& plan,
@@ -155,7 +157,11 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
       std::filesystem::create_directories(options.traces_dir);
       check_directory_writable(options.traces_dir, "--traces directory");
       plan.traces.emplace(options.traces_dir, plan.study->id);
+      plan.locks.lock_directory(options.traces_dir,
+                                "--traces " + printable_text(options.traces_dir));
     }
+    plan.locks.lock_file(plan.json);
+    plan.locks.lock_file(plan.html);
   } catch (const OutputError& error) {
     err << "memtopo study: " << error.what() << "\n";
     return exit_code::cannot_write;
