@@ -52,16 +52,18 @@ struct Plan {
 // Returns exit_code::ok and fills `plan`, or prints the problem and returns its exit code.
 int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>& registry,
               Plan& plan, std::ostream& err) {
+  // The p2p family is no unknown id: it runs between GPUs, in a multi-device run only.
+  for (const std::string& id : options.only) {
+    if (id == "p2p" || id.starts_with("p2p.")) {
+      err << "memtopo: --only " << printable_text(id)
+          << ": the p2p probes run between GPUs; add --device all (or a list, --device 0,1).\n";
+      return exit_code::usage;
+    }
+  }
   try {
     plan.probes = select_probes(registry, options.only);
   } catch (const SelectionError& error) {
     err << "memtopo: --only: " << error.what() << "\n";
-    for (const std::string& id : options.only) {
-      if (id == "p2p" || id.starts_with("p2p.")) {
-        err << "  The p2p probes run between GPUs: add --device all (or a list, --device 0,1).\n";
-        break;
-      }
-    }
     return exit_code::usage;
   }
   try {

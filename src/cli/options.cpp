@@ -80,6 +80,22 @@ std::optional<DeviceList> parse_device_list(const std::string& text) {
   return list;
 }
 
+// The first index a list of indices names twice ("0,1,0": 0), or nullopt.
+std::optional<int> repeated_index(const std::string& text) {
+  std::vector<int> seen;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    int index = -1;
+    auto [stop, error] = std::from_chars(text.data() + start, text.data() + end, index);
+    if (error != std::errc() || stop != text.data() + end) return std::nullopt;
+    if (std::find(seen.begin(), seen.end(), index) != seen.end()) return index;
+    seen.push_back(index);
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
 // --device N, all or a list; the text is applied by apply_device_list after parsing.
 CLI::Option* add_device_option(CLI::App& app, std::string& device_text) {
   return app
@@ -89,7 +105,12 @@ CLI::Option* add_device_option(CLI::App& app, std::string& device_text) {
                   "GPU's discovery and the p2p probes over every pair (docs/multi-gpu.md)")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
-            return parse_device_list(text) ? "" : "'" + text + "' is not " + kDeviceWhat;
+            if (parse_device_list(text)) return "";
+            if (const auto twice = repeated_index(text)) {
+              return "device " + std::to_string(*twice) + " is named twice in '" + text +
+                     "'; name each device once";
+            }
+            return "'" + text + "' is not " + kDeviceWhat;
           },
           ""))
       ->type_name("N|all|N,M");
