@@ -257,6 +257,21 @@ void add_dl2(Fragment& f, const Topology& topology) {
            sources, notes);
 }
 
+// An option Accel-Sim's tuner writes as the increment of `level`'s latency over `above`'s.
+void add_increment(Fragment& f, const std::string& option, const std::string& level,
+                   const std::string& above) {
+  const ExportSource lower = f.need(above, "latency", kCycles);
+  const ExportSource upper = f.need(level, "latency", kCycles);
+  const std::string what = level + ".latency - " + above + ".latency";
+  double increment = 0;
+  if (f.complete()) {
+    increment = f.number(upper) - f.number(lower);
+    f.within(what, increment, kCycles);
+  }
+  f.option(option, f.complete() ? integer_text(increment) : "", {upper, lower},
+           {what + ", as Accel-Sim's tuner writes it"});
+}
+
 // Accel-Sim's tuner writes the L1 and shared-memory latencies as measured, and the L2 and DRAM
 // ones as increments over the level above (l2_lat: L2 hit minus L1 hit).
 void add_latencies(Fragment& f) {
@@ -264,20 +279,8 @@ void add_latencies(Fragment& f) {
   f.option("-gpgpu_l1_latency", f.complete() ? integer_text(f.number(l1)) : "", {l1});
   const ExportSource shared = f.need("shared", "latency", kCycles);
   f.option("-gpgpu_smem_latency", f.complete() ? integer_text(f.number(shared)) : "", {shared});
-  const ExportSource l1_again = f.need("l1", "latency", kCycles);
-  const ExportSource l2 = f.need("l2", "latency", kCycles);
-  const bool l2_measured = f.complete();
-  const double l2_increment = l2_measured ? f.number(l2) - f.number(l1_again) : 0;
-  if (l2_measured) f.within("l2.latency - l1.latency", l2_increment, kCycles);
-  f.option("-gpgpu_l2_rop_latency", f.complete() ? integer_text(l2_increment) : "", {l2, l1_again},
-           {"l2.latency - l1.latency, as Accel-Sim's tuner writes it"});
-  const ExportSource l2_again = f.need("l2", "latency", kCycles);
-  const ExportSource dram = f.need("dram", "latency", kCycles);
-  const bool dram_measured = f.complete();
-  const double dram_increment = dram_measured ? f.number(dram) - f.number(l2_again) : 0;
-  if (dram_measured) f.within("dram.latency - l2.latency", dram_increment, kCycles);
-  f.option("-dram_latency", f.complete() ? integer_text(dram_increment) : "", {dram, l2_again},
-           {"dram.latency - l2.latency, as Accel-Sim's tuner writes it"});
+  add_increment(f, "-gpgpu_l2_rop_latency", "l2", "l1");
+  add_increment(f, "-dram_latency", "dram", "l2");
 }
 
 // The carveout table's rows (reservation R, L1 size L1(R)) as GPGPU-Sim's adaptive L1, which
