@@ -46,11 +46,20 @@ bool fits_in(const Sweep& sweep, std::size_t i, const StaircaseLevel& level, con
   return judge_fit(m.cycles, m.indices, fit_rule_for({level.latency, l2.p5})).fits;
 }
 
+// The staircase's levels that are constant caches: those answering clearly faster than the L2
+// (a device with one constant cache has the L2's level second), at most one per element.
+std::size_t constant_levels(const Staircase& s, const StaircaseRow& row, const Spread& l2) {
+  std::size_t k = 0;
+  while (k < s.levels.size() && k < row.elements.size() && clearly_faster(s.levels[k].spread, l2))
+    ++k;
+  return k;
+}
+
 // Whether the last level is a constant cache's (not the L2's) and the bank's end already misses
 // in it: the cache ends before the bank, at a step the grid did not resolve.
 bool bank_end_misses(const Staircase& s, const Sweep& sweep, const StaircaseRow& row,
                      const Spread& l2) {
-  return s.levels.size() <= row.elements.size() &&
+  return constant_levels(s, row, l2) == s.levels.size() &&
          !fits_in(sweep, s.footprints.size() - 1, s.levels.back(), l2);
 }
 
@@ -114,7 +123,7 @@ void run_constant_caches(ProbeContext& ctx, const StaircaseRow& row) {
   const std::string method = constant_method(bank);
   const nlohmann::json evidence = staircase_evidence(s, sweep);
   const double clock = ctx.backend.current_sm_clock_khz();
-  for (std::size_t k = 0; k < row.elements.size() && k < s.levels.size(); ++k) {
+  for (std::size_t k = 0; k < constant_levels(s, row, l2); ++k) {
     Element& element = element_for(ctx.topology, row.elements[k]);
     Property size = k < refined.size() ? size_from_step(refined[k], method)
                                        : size_bound(s, sweep, k, l2, bank, method);

@@ -1,6 +1,7 @@
 // The constant staircase on constant caches that end close to the bank's end (64 KiB on a
 // simulated device), where the coarse grid's last interval (45.25 to 64 KiB) holds the step:
-// found exactly when footprints after it can form a plateau, a true lower bound otherwise.
+// found exactly when footprints after it can form a plateau, a true lower bound otherwise; and
+// on a device whose staircase ends at the L2, which is no constant cache.
 // (Sizes well inside or beyond the bank: staircase_probe_test.cpp.)
 #include <gtest/gtest.h>
 
@@ -40,6 +41,19 @@ TEST(ConstantCachesNearTheBankEnd, A63KiBL15EndingJustBeforeTheBankIsATrueLowerB
   EXPECT_EQ(size.bound, Bound::lower);
   EXPECT_LE(size.value.get<double>(), configured) << size.note;
   EXPECT_NE(size.note.find("already misses to L2"), std::string::npos) << size.note;
+}
+
+// A device with one constant cache (tests/sims/tiny.json): the staircase's second level is the
+// L2 (no faster than a cg chase), not a constant L1.5: no constant_l15 size is reported (it was
+// "> 64 KiB", then, with the bank-end check, "> 1.38 KiB": claims of a cache there is not).
+TEST(ConstantCachesNearTheBankEnd, TheL2LevelIsNoConstantCache) {
+  const std::string path = "tests/sims/tiny.json";
+  const SimTruth truth = read_truth(path);
+  const ProbeRun run = run_on_sim(path, {"constant_l1.size"});
+  EXPECT_EQ(property(run, "constant_l1", "size").value.get<double>(),
+            truth.cache("constant L1").at("size_bytes").get<double>());
+  const Element* l15 = run.topology.find("constant_l15");
+  EXPECT_TRUE(l15 == nullptr || l15->find("size") == nullptr);
 }
 
 }  // namespace
