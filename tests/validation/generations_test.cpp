@@ -77,40 +77,17 @@ struct KnownFailure {
   std::string owner;
 };
 const std::vector<KnownFailure>& known_failures() {
-  // TLB levels (the lead, issue 33 item 1): 64 KiB pages on both levels come back as a lower
-  // bound past the memory; an L1 TLB of 2 MiB pages under an L2 TLB of 32 MiB pages (a ladder
-  // whose reference is mixed) gives the L1 TLB 4 x its reach and the L2 TLB a 4 KiB page; an L2
-  // TLB of 4096 entries behind an L1 TLB of 64 KiB pages is not seen.
-  const std::string tlb = "TLB ladder (lead, item 1)";
-  // The DRAM latency with every TLB level missing (dram_tlb_miss, item 2 and item 1): on the
-  // V100 a random chase over 15.75 GiB against an 8 GiB L2 TLB hits that level with half its
-  // loads and reports that fast mode (469.5 = 430 + 40); on the 2080 Ti the L2 TLB (8 GiB) lies
-  // beyond the 5.5 GiB a chase may take, and 456 (= 425 + 30, the L1 TLB's miss alone) is
-  // reported at confidence 1 as the latency with every level missing.
-  const std::string dram_tlb_miss = "dram.latency_tlb_miss (modes, item 2; TLB, item 1)";
   // l2.latency (latency, item 2): its chase (4 MiB, random order, 1/16 of the API L2) spans
   // 64 pages of 64 KiB against an L1 TLB of 32, so half its loads add the L1 TLB's 25-cycle
   // miss: near 245 and far 362 for 222 and 339, and every miss penalty built on them.
   const std::string l2_latency = "l2.latency chase misses the L1 TLB (latency modes, item 2)";
   static const std::vector<KnownFailure> k = {
-      {"pascal_gp102", "tlb_l1.reach", tlb},
-      {"pascal_gp102", "tlb_l2.reach", tlb},
-      {"volta_v100", "dram.latency_tlb_miss", dram_tlb_miss},
-      {"volta_v100", "tlb_l1.reach", tlb},
-      {"volta_v100", "tlb_l1.entries", tlb},
-      {"volta_v100", "tlb_l1.page", tlb},
-      {"volta_v100", "tlb_l1.miss_penalty", tlb},
-      {"volta_v100", "tlb_l2.reach", tlb},
-      {"volta_v100", "tlb_l2.page", tlb},
-      {"volta_v100", "tlb_l2.miss_penalty", tlb},
-      {"turing_rtx2080ti", "dram.latency_tlb_miss", dram_tlb_miss},
       {"ada_l40", "l1.miss_penalty", l2_latency},
       {"ada_l40", "tex.miss_penalty", l2_latency},
       {"ada_l40", "ro.miss_penalty", l2_latency},
       {"ada_l40", "l2.latency", l2_latency},
       {"ada_l40", "l2.far_latency", l2_latency},
       {"ada_l40", "l2.miss_penalty", l2_latency},
-      {"ada_l40", "tlb_l2.reach", tlb},
   };
   return k;
 }
