@@ -72,7 +72,8 @@ L2LinePlan plan_l2_line(const ProbeContext& ctx, const LineTarget& target) {
   plan.size_bytes = *size_bytes;
   plan.size_stride_bytes = staircase_stride_bytes(size->evidence).value_or(0);
   plan.threshold = *threshold;
-  const auto sector = finding_count(ctx.topology, target.element, "sector");
+  // What a miss fetches (l2.sector's probe writes it): the ladder's smallest unit.
+  const auto sector = finding_count(ctx.topology, target.element, "fetch_granularity");
   plan.sector_measured = sector.has_value();
   plan.sector_bytes = sector.value_or(kSmallestLineBytes);
   plan.timed_loads = std::min(kLineTimedLoads, ctx.backend.limits().max_timed_loads);
