@@ -184,6 +184,7 @@ StreamResult StreamRunner::run(const StreamSpec& spec, std::uint64_t device_byte
   const auto start_kernel = [&](std::uint32_t index) {
     StreamArgs args = launch.args;
     args.launch_index = index;
+    args.start_bytes = stream_launch_start_bytes(spec, launch.geometry, index);
     void* parameters[] = {&args};
     CUDA_CALL(cudaLaunchKernel(launch.kernel, dim3(launch.grid), dim3(launch.block), parameters,
                                launch.shared_bytes, nullptr));

@@ -40,17 +40,42 @@ std::vector<double> read_cache_rates(const StrictObject& object,
   return rates;
 }
 
+// {"<device cache name>": share in [0, 1]}: what a looping stream finds again of each cache.
+std::vector<double> read_retained_shares(const StrictObject& object,
+                                         const std::vector<CacheDescription>& caches) {
+  std::vector<double> shares(caches.size(), 0.0);
+  if (!object.has("loop_retained_share")) return shares;
+  const nlohmann::json& value = object.required("loop_retained_share");
+  const JsonPlace place = object.place("loop_retained_share");
+  if (!value.is_object()) place.fail("must be an object {\"<cache name>\": share in [0, 1]}");
+  for (const auto& [name, share] : value.items()) {
+    const auto cache = std::find_if(caches.begin(), caches.end(),
+                                    [&](const CacheDescription& c) { return c.name == name; });
+    if (cache == caches.end()) place.key(name).fail("no cache is named " + in_quotes(name));
+    if (cache->scope != CacheScope::device) {
+      place.key(name).fail("only a device-scope cache holds lines between a stream's passes");
+    }
+    const double number = read_number(share, place.key(name));
+    if (!(number >= 0 && number <= 1)) {
+      place.key(name).fail("must lie in [0, 1], got " + json_excerpt(share));
+    }
+    shares[static_cast<std::size_t>(cache - caches.begin())] = number;
+  }
+  return shares;
+}
+
 }  // namespace
 
 ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPlace& place,
                                       const std::vector<CacheDescription>& caches) {
   const StrictObject object(
       value, place,
-      {"cache_bytes_per_cycle", "shared_bytes_per_cycle", "dram_bytes_per_cycle", "write_factor",
-       "copy_factor", "load_instructions_per_cycle", "max_threads_per_sm", "launch_jitter",
-       "memory_clock_khz", "memory_bus_width_bits"});
+      {"cache_bytes_per_cycle", "loop_retained_share", "shared_bytes_per_cycle",
+       "dram_bytes_per_cycle", "write_factor", "copy_factor", "load_instructions_per_cycle",
+       "max_threads_per_sm", "launch_jitter", "memory_clock_khz", "memory_bus_width_bits"});
   ThroughputDescription throughput;
   throughput.cache_bytes_per_cycle = read_cache_rates(object, caches);
+  throughput.loop_retained_share = read_retained_shares(object, caches);
   const auto positive_or = [&](std::string_view key, double fallback, double max) {
     return object.has(key) ? read_positive(object, key, max) : fallback;
   };
