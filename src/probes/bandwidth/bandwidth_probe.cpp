@@ -161,7 +161,10 @@ void BandwidthMeasurement::measure_footprints(StreamMeter& meter, OpOutcome& out
       sweep.not_run.push_back(format_bytes(static_cast<double>(footprint)) + ": " + error.what());
     }
   }
-  sweep.agreeing = agreeing_largest(sweep.points, outcome.search.min_gain);
+  std::vector<const StreamMeasurement*> launches{&outcome.final};
+  for (const StreamMeasurement& point : sweep.points) launches.push_back(&point);
+  sweep.launch_stdev = pooled_launch_stdev(launches);
+  sweep.agreeing = agreeing_largest(sweep.points, outcome.search.min_gain, sweep.launch_stdev);
   outcome.footprint_sweep = std::move(sweep);
   meter.set_placement(target_.placement);
 }

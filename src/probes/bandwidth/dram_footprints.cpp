@@ -24,20 +24,37 @@ std::vector<std::uint64_t> dram_sweep_footprints(std::uint64_t planned, std::uin
   return footprints;
 }
 
-bool rates_agree(const StreamMeasurement& a, const StreamMeasurement& b, double min_gain) {
-  return spreads_agree(summarize(a.bytes_per_second), summarize(b.bytes_per_second), min_gain);
+double pooled_launch_stdev(const std::vector<const StreamMeasurement*>& measurements) {
+  double squares = 0;
+  std::size_t launches = 0, groups = 0;
+  for (const StreamMeasurement* m : measurements) {
+    const std::vector<double>& rates = m->bytes_per_second;
+    if (rates.empty()) continue;
+    double mean = 0;
+    for (const double r : rates) mean += r / static_cast<double>(rates.size());
+    for (const double r : rates) squares += (r - mean) * (r - mean);
+    launches += rates.size();
+    ++groups;
+  }
+  return launches > groups ? std::sqrt(squares / static_cast<double>(launches - groups)) : 0;
 }
 
-bool spreads_agree(const Spread& sa, const Spread& sb, double min_gain) {
-  const double tolerance =
-      std::max({min_gain * std::max(sa.p50, sb.p50), sa.p95 - sa.p5, sb.p95 - sb.p5});
-  return std::fabs(sa.p50 - sb.p50) <= tolerance;
+bool rates_agree(const StreamMeasurement& a, const StreamMeasurement& b, double min_gain,
+                 double launch_stdev) {
+  const double na = static_cast<double>(a.bytes_per_second.size());
+  const double nb = static_cast<double>(b.bytes_per_second.size());
+  const double standard_error = launch_stdev * std::sqrt(1 / na + 1 / nb);
+  const double pa = a.median_bytes_per_second, pb = b.median_bytes_per_second;
+  const double tolerance = std::max(min_gain * std::max(pa, pb), kAgreementErrors * standard_error);
+  return std::fabs(pa - pb) <= tolerance;
 }
 
-std::size_t agreeing_largest(const std::vector<StreamMeasurement>& largest_first, double min_gain) {
+std::size_t agreeing_largest(const std::vector<StreamMeasurement>& largest_first, double min_gain,
+                             double launch_stdev) {
   if (largest_first.empty()) return 0;
   std::size_t k = 1;
-  while (k < largest_first.size() && rates_agree(largest_first[0], largest_first[k], min_gain)) {
+  while (k < largest_first.size() &&
+         rates_agree(largest_first[0], largest_first[k], min_gain, launch_stdev)) {
     ++k;
   }
   return k;
@@ -99,6 +116,7 @@ nlohmann::json to_json(const DramFootprintSweep& sweep) {
   }
   nlohmann::json out = {{"points", rows},
                         {"agreeing_largest", sweep.agreeing},
+                        {"launch_stdev_bytes_per_second", sweep.launch_stdev},
                         {"l2_bytes", sweep.l2_bytes},
                         {"launch_order",
                          "each launch begins where the one before it ended: a "

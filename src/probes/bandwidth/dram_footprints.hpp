@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/confidence.hpp"
-#include "analysis/stats.hpp"
 #include "probes/bandwidth/stream_meter.hpp"
 
 namespace memtopo {
@@ -29,7 +28,7 @@ inline constexpr std::uint64_t kDramSweepL2Multiple = 128;
 // footprint by more than half an octave.
 inline constexpr std::size_t kDramSweepPoints = 3;
 // Timed launches per footprint (after one warm-up), each of the final launches' length.
-inline constexpr std::uint32_t kDramSweepLaunches = 5;
+inline constexpr std::uint32_t kDramSweepLaunches = 4;
 
 // The sweep's footprints, largest first: min(max(8 GiB, 128 x `l2_bytes`), `limit`) and its
 // halves, at most kDramSweepPoints, each above sqrt(2) x `planned`. Empty when even the largest
@@ -37,17 +36,25 @@ inline constexpr std::uint32_t kDramSweepLaunches = 5;
 std::vector<std::uint64_t> dram_sweep_footprints(std::uint64_t planned, std::uint64_t l2_bytes,
                                                  std::uint64_t limit);
 
+// The scatter of one configuration's launches: the standard deviation of every launch from the
+// mean of its own measurement, pooled over `measurements` (each footprint's few launches and the
+// search footprint's final ones). Far better known than each handful's own: with 4 launches of
+// 1 % jitter a handful's own scatter called rates 0.9 % apart different.
+double pooled_launch_stdev(const std::vector<const StreamMeasurement*>& measurements);
+
 // Two measurements of one configuration agree when their p50s differ by at most the search's
-// minimum gain or the wider of their p5..p95 ranges: what the launches themselves scatter.
-bool rates_agree(const StreamMeasurement& a, const StreamMeasurement& b, double min_gain);
-// The same rule on the launches' spreads.
-bool spreads_agree(const Spread& a, const Spread& b, double min_gain);
+// minimum gain or kAgreementErrors standard errors of the difference (`launch_stdev` per
+// launch).
+inline constexpr double kAgreementErrors = 4;
+bool rates_agree(const StreamMeasurement& a, const StreamMeasurement& b, double min_gain,
+                 double launch_stdev);
 
 // What the sweep measured, largest footprint first, and how many of the largest agree with the
 // largest (at least 1 when any ran): those are the finding.
 struct DramFootprintSweep {
   std::vector<StreamMeasurement> points;
   std::size_t agreeing = 0;
+  double launch_stdev = 0;           // pooled_launch_stdev of the points and the search footprint's
   std::vector<std::string> not_run;  // footprints that could not run, and why
   std::uint64_t l2_bytes = 0;        // the larger of the measured and the API's L2 size
   std::uint64_t planned_bytes = 0;   // the search's footprint (the finding's when none ran)
@@ -55,7 +62,8 @@ struct DramFootprintSweep {
 };
 
 // The number of points, from the first, whose rate agrees with the first's.
-std::size_t agreeing_largest(const std::vector<StreamMeasurement>& largest_first, double min_gain);
+std::size_t agreeing_largest(const std::vector<StreamMeasurement>& largest_first, double min_gain,
+                             double launch_stdev);
 
 // Every launch at the footprints the finding is over (the `agreeing` largest).
 std::vector<double> largest_footprints_samples(const DramFootprintSweep& sweep);

@@ -13,6 +13,7 @@
 #include "probes/bandwidth/bandwidth_findings.hpp"
 #include "probes/bandwidth/bandwidth_probe.hpp"
 #include "probes/bandwidth/bandwidth_targets.hpp"
+#include "probes/bandwidth/dram_footprints.hpp"
 #include "probes/bandwidth/launch_search.hpp"
 #include "support/probe_harness.hpp"
 
@@ -76,7 +77,8 @@ void expect_rate(const ProbeRun& run, const std::string& element, const std::str
             sm_local           ? 9u
             : three_footprints ? 27u + 9 * ties
             : element == "dram"
-                ? 5u * p.evidence.at("footprint_sweep").at("agreeing_largest").get<std::size_t>()
+                ? kDramSweepLaunches *
+                      p.evidence.at("footprint_sweep").at("agreeing_largest").get<std::size_t>()
                 : 9u + 9 * ties);
   EXPECT_GE(*p.confidence, 0.9);  // every launch within 3 % of the p50
   EXPECT_TRUE(p.evidence.contains("confidence_factors"));
@@ -152,7 +154,7 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
     EXPECT_EQ(sweep.at("agreeing_largest").get<std::size_t>(), 3u);
     EXPECT_EQ(sweep.at("capped").get<std::string>().find("half the device memory"), 0u);
     EXPECT_NEAR(points[0].at("l2_share_at_most").get<double>(), 1.0 / 1024, 1e-9);
-    EXPECT_EQ(p.spread->samples, 15u);
+    EXPECT_EQ(p.spread->samples, 3u * kDramSweepLaunches);
     EXPECT_NEAR(p.value.get<double>(), modelled, kTolerance * modelled);
     // Every block size and unroll tried one-pass with short launches (or said why not), the
     // best three again with final launches.
