@@ -90,6 +90,7 @@ constexpr Field kValues[] = {
     {"size", Kind::non_negative},
     {"line", Kind::non_negative},
     {"sector", Kind::non_negative},
+    {"fetch_granularity", Kind::non_negative},
     {"sets", Kind::non_negative},
     {"ways", Kind::ways},
     {"count_per_sm", Kind::non_negative},
