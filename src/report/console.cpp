@@ -128,7 +128,9 @@ std::string shown_value(const std::string& element_id, const Property& property,
 
 std::string value_cell(const Element& element, const std::string& name, Footnotes& notes) {
   const Property* property = element.find(name);
-  if (!property) return "-";
+  // A deprecated name (evidence.deprecated: l2.sector) stays in the JSON for scripts; the table
+  // shows its replacement, under its own name, in Other findings.
+  if (!property || property->evidence.contains("deprecated")) return "-";
   return decorate(shown_value(element.id, *property, notes), element.id, *property, notes);
 }
 

@@ -3,6 +3,8 @@
 // becomes the adaptive L1's options, and what was not measured is listed, not guessed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <regex>
 
 #include "report/export_accel_sim.hpp"
@@ -72,6 +74,26 @@ TEST(ExportAccelSim, UnsectoredLineAndUnknownPolicy) {
   EXPECT_NE(text.find("'random' has no GPGPU-Sim letter"), std::string::npos);
 }
 
+// The L2's letter comes from what a miss fetches (l2.fetch_granularity), or, in a run written
+// before that name existed, from l2.sector.
+TEST(ExportAccelSim, Dl2IsSectoredWhenAMissFetchesLessThanALine) {
+  Topology t = measured_topology();
+  Element& l2 = t.element("l2", "cache", "device");
+  l2.set(measured("size", 50331648, "bytes"));
+  l2.set(measured("line", 128, "bytes"));
+  l2.set(measured("ways", 16, ""));
+  l2.set(measured("fetch_granularity", 128, "bytes"));
+  l2.set(measured("sector", 32, "bytes"));  // ignored beside the new name
+  std::string text = render_accel_sim_config(t);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl2").substr(0, 1), "N") << text;
+  EXPECT_NE(text.find("l2.fetch_granularity = 128 B"), std::string::npos) << text;
+  l2.properties.erase(std::remove_if(l2.properties.begin(), l2.properties.end(),
+                                     [](const Property& p) { return p.name == "fetch_granularity"; }),
+                      l2.properties.end());
+  text = render_accel_sim_config(t);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl2").substr(0, 1), "S") << text;
+}
+
 TEST(ExportAccelSim, LatenciesAreTheTunersIncrements) {
   const std::string text = render_accel_sim_config(measured_topology());
   EXPECT_EQ(option_value(text, "-gpgpu_l1_latency"), "33");
@@ -116,6 +138,50 @@ TEST(ExportAccelSim, WhatWasNotMeasuredIsListedNotWritten) {
   EXPECT_NE(text.find("-gpgpu_cache:dl1 (l1.ways inconclusive)", not_measured), std::string::npos);
   EXPECT_NE(text.find("-gpgpu_cache:dl2 (l2.size not in the run", not_measured), std::string::npos)
       << text;
+}
+
+}  // namespace
+}  // namespace memtopo
+
+namespace memtopo {
+namespace {
+
+// A value out of its option's range (what a malformed run could hold even with every type
+// right): the option is listed as not derivable, never written. Strings, 1e308 and 2^64 once
+// became LLONG_MIN, and a string reached an empty optional.
+TEST(ExportAccelSim, ValuesOutsideAnOptionsRangeAreListedNotWritten) {
+  const auto with = [](const std::string& element, const std::string& name, nlohmann::json value) {
+    Topology t = measured_topology();
+    Property changed = *t.find(element)->find(name);
+    changed.value = std::move(value);
+    t.element(element, "", "").set(changed);
+    return render_accel_sim_config(t);
+  };
+  std::string text = with("shared", "banks", 0);
+  EXPECT_EQ(option_value(text, "-gpgpu_shmem_num_banks"), "");
+  EXPECT_NE(text.find("-gpgpu_shmem_num_banks (shared.banks = 0 is outside 1 to 1024)"),
+            std::string::npos)
+      << text;
+  text = with("l1", "ways", 0);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl1"), "");
+  EXPECT_NE(text.find("l1.ways = 0 is outside 1 to 65536"), std::string::npos) << text;
+  text = with("l1", "line", 1e308);
+  EXPECT_NE(text.find("l1.line = 1e+308 is outside"), std::string::npos) << text;
+  text = with("l1", "line", "128");
+  EXPECT_NE(text.find("l1.line is not a number"), std::string::npos) << text;
+  text = with("l1", "sets", std::uint64_t{1} << 63);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl1"), "");
+  // 480 cycles of DRAM after 261 of L2 is an increment of 219; 200 would be negative.
+  text = with("dram", "latency", 200);
+  EXPECT_EQ(option_value(text, "-dram_latency"), "");
+  EXPECT_NE(text.find("dram.latency - l2.latency = -61.4 is outside 0 to 1000000"),
+            std::string::npos)
+      << text;
+  text = with("l1", "carveout",
+              nlohmann::json::array({{{"l1_bytes", -5}, {"reserved_shared_bytes", 0}}}));
+  EXPECT_EQ(option_value(text, "-gpgpu_shmem_option"), "");
+  EXPECT_NE(text.find("l1.carveout row 0: l1_bytes = -5 is outside"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-9223372036854775808"), std::string::npos) << text;
 }
 
 }  // namespace
