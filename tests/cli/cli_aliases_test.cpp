@@ -73,7 +73,7 @@ std::string a_run() {
 TEST(CliAliases, EveryOutputOverEveryInputIsAUsageErrorAndTheInputStays) {
   const std::string sim = read(smallest_test_sim());
   const std::vector<std::string> discovery = {"--only", "l1.size", "--quiet", "--sim", "INPUT"};
-  for (const std::string& output : {"--json", "--html", "--markdown", "--traces"}) {
+  for (const char* output : {"--json", "--html", "--markdown", "--traces"}) {
     std::vector<std::string> args = discovery;
     args.insert(args.end(), {output, "OUTPUT"});
     expect_refused(std::string("discovery ") + output, args, sim);
@@ -117,7 +117,7 @@ TEST(CliAliases, TwoOutputsOfOneFileAreAUsageError) {
 // `--json --quiet` wrote the results to a file named "--quiet".
 TEST(CliAliases, AnOptionGivenAsAFileIsAUsageError) {
   const fs::path dir = fresh_directory("aliases_options");
-  for (const std::string& option : {"--json", "--html", "--markdown", "--traces"}) {
+  for (const char* option : {"--json", "--html", "--markdown", "--traces"}) {
     SCOPED_TRACE(option);
     const ProcessResult result =
         run_process({"/bin/sh", "-c",

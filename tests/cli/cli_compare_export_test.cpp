@@ -144,11 +144,19 @@ TEST(CliExport, Dl1OfASimulatedDeviceIsItsDescription) {
     EXPECT_EQ(option_value(text, "-gpgpu_cache:dl1").substr(0, 2), "S:");  // 32 B sectors
     EXPECT_EQ(option_value(text, "-gpgpu_cache:dl1").substr(2, dl1_geometry(sim, "L1").size() + 1),
               dl1_geometry(sim, "L1") + ",");
-    // Increments of the run's own latencies, as Accel-Sim's tuner writes them.
+    // Increments of the run's own latencies, as Accel-Sim's tuner writes them: of a level with
+    // near and far modes, the typical latency (each mode's value weighted by its share).
     const json result = json::parse(read(run));
     auto latency = [&](const std::string& element) {
-      for (const json& e : result["elements"])
-        if (e["id"] == element) return e["latency"]["value"].get<double>();
+      for (const json& e : result["elements"]) {
+        if (e["id"] != element) continue;
+        const json& property = e["latency"];
+        if (!property.contains("modes")) return property["value"].get<double>();
+        double typical = 0;
+        for (const json& mode : property["modes"])
+          typical += mode["value"].get<double>() * mode["share"].get<double>();
+        return typical;
+      }
       return -1.0;
     };
     EXPECT_EQ(option_value(text, "-gpgpu_l1_latency"), std::to_string(std::llround(latency("l1"))));
