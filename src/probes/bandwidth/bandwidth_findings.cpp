@@ -231,10 +231,8 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
       : !outcome.other_placements.empty() ? "timed launches at every placement within 3 % of "
                                             "the p50"
                                           : "timed launches within 3 % of the p50")};
-  if (plan.from_confidence) {
-    confidence *= inherited(*plan.from_confidence,
-                            plan.from_finding + " (the footprint was planned from it)");
-  }
+  // A footprint planned from a finding (plan.from_finding): the runner caps by it
+  // (core/inheritance.hpp).
   set_confidence(p, confidence);
   return p;
 }
