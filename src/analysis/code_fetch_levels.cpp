@@ -81,4 +81,47 @@ CodeFetchLevels analyze_code_fetch(std::span<const std::uint64_t> code_bytes,
   return out;
 }
 
+PlateauFlatness plateau_flatness(const CodeFetchLevels& levels, const CodeFetchTransition& t) {
+  PlateauFlatness out;
+  out.level = t.cpi_before;
+  out.band = kSameLevelContrast * kCodeFetchClearSigmas * levels.noise_sigma;
+  const auto first = levels.medians.begin() + static_cast<std::ptrdiff_t>(t.plateau_first);
+  const auto last = levels.medians.begin() + static_cast<std::ptrdiff_t>(t.plateau_last) + 1;
+  const auto [lowest, highest] = std::minmax_element(first, last);
+  out.lowest = *lowest;
+  out.highest = *highest;
+  out.flat = out.highest - out.level <= out.band && out.level - out.lowest <= out.band;
+  return out;
+}
+
+const CodeFetchTransition* repeated_step(const CodeFetchTransition& step,
+                                         const CodeFetchLevels& repetition,
+                                         double min_confidence) {
+  const CodeFetchTransition* nearest = nullptr;
+  double nearest_octaves = kRampOctaves;
+  for (const CodeFetchTransition& t : repetition.transitions) {
+    if (t.confidence < min_confidence || t.cpi_after <= t.cpi_before) continue;
+    const double octaves = std::fabs(
+        std::log2(static_cast<double>(t.size_bytes) / static_cast<double>(step.size_bytes)));
+    if (octaves <= nearest_octaves) {
+      nearest = &t;
+      nearest_octaves = octaves;
+    }
+  }
+  return nearest;
+}
+
+LevelVerdict judge_level(const CodeFetchLevels& pooled, const CodeFetchTransition& step,
+                         std::span<const CodeFetchLevels> repetitions, double min_confidence) {
+  LevelVerdict verdict;
+  verdict.flatness = plateau_flatness(pooled, step);
+  for (const CodeFetchLevels& repetition : repetitions) {
+    verdict.repeats.push_back(repeated_step(step, repetition, min_confidence));
+    if (verdict.repeats.back()) ++verdict.repeated;
+  }
+  verdict.conclusive = verdict.flatness.flat && repetitions.size() >= 2 &&
+                       verdict.repeated == repetitions.size();
+  return verdict;
+}
+
 }  // namespace memtopo

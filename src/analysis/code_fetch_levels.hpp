@@ -62,4 +62,39 @@ struct CodeFetchLevels {
 CodeFetchLevels analyze_code_fetch(std::span<const std::uint64_t> code_bytes,
                                    std::span<const std::vector<double>> cycles_per_instruction);
 
+// Whether the plateau in front of a transition (the level's own: the code sizes that ran at its
+// speed) is flat: every size's median within `band` of the plateau's level, `band` being half
+// the clear difference (kSameLevelContrast x kCodeFetchClearSigmas noise sigmas, 0.05 cycles per
+// instruction at the noise floor): points that differ more from the level than two plateaus that
+// count as one level are not one level. On an H200 the "L1" plateau read 1.21-1.30 around 1.28
+// (its first size half-way up the ramp from 1.09, the rest falling), the others within 0.01-0.02.
+struct PlateauFlatness {
+  double level = 0;     // the plateau's cycles per instruction (the transition's cpi_before)
+  double lowest = 0;    // the smallest and largest per-size median on it
+  double highest = 0;
+  double band = 0;      // the largest deviation from `level` a flat plateau has
+  bool flat = false;
+};
+PlateauFlatness plateau_flatness(const CodeFetchLevels& levels, const CodeFetchTransition& t);
+
+// The transition of `repetition` (the analysis of one SM's, one code layout's series) that shows
+// the same step as `step`: of confidence at least `min_confidence`, a rise, its size within
+// kRampOctaves (one step of the coarse sweep) of `step`'s. nullptr when there is none.
+const CodeFetchTransition* repeated_step(const CodeFetchTransition& step,
+                                         const CodeFetchLevels& repetition,
+                                         double min_confidence);
+
+// Whether a step of the pooled series is a cache level: its plateau is flat, and the same step
+// shows in the series of every repetition (each SM and each code layout measured on its own),
+// of which there are at least two. Otherwise the level is inconclusive, with this as evidence.
+struct LevelVerdict {
+  PlateauFlatness flatness;
+  // Per repetition, in order: its step matching this one (repeated_step), or nullptr.
+  std::vector<const CodeFetchTransition*> repeats;
+  std::size_t repeated = 0;  // repetitions that showed the step
+  bool conclusive = false;
+};
+LevelVerdict judge_level(const CodeFetchLevels& pooled, const CodeFetchTransition& step,
+                         std::span<const CodeFetchLevels> repetitions, double min_confidence);
+
 }  // namespace memtopo

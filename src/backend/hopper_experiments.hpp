@@ -121,6 +121,9 @@ struct CodeFetchSpec {
   std::uint32_t timed_iterations = 16;
   // The %smid to run on (one of DeviceFacts::sm_ids); empty: wherever the block is scheduled.
   std::optional<std::uint32_t> sm_id;
+  // Which copy of the code runs (below CodeFetchLayout::layouts): each lies elsewhere in the
+  // kernel image, so that a step which depends on where the code lies moves between them.
+  std::uint32_t layout = 0;
 };
 
 // What the compiled kernel offers: blocks of straight-line code, each ending in the check
@@ -129,6 +132,7 @@ struct CodeFetchLayout {
   std::uint32_t block_bytes = 0;             // SASS bytes of one block
   std::uint32_t instructions_per_block = 0;  // SASS instructions of one block
   std::uint32_t max_code_bytes = 0;          // all blocks
+  std::uint32_t layouts = 1;                 // copies of the code at different places
 };
 
 struct CodeFetchResult {

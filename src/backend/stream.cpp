@@ -121,6 +121,17 @@ StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms) {
   return geometry;
 }
 
+std::uint64_t stream_launch_start_bytes(const StreamSpec& spec, const StreamGeometry& geometry,
+                                        std::uint64_t launch_index) {
+  if (spec.placement == StreamPlacement::per_block || geometry.footprint_bytes == 0) return 0;
+  const std::uint64_t footprint = geometry.footprint_bytes;
+  // Bytes of the array one launch walks (a copy moves each of them twice: read and write).
+  const std::uint64_t per_launch = geometry.iterations * geometry.warps * geometry.warp_tile_bytes;
+  using Wide = unsigned __int128;  // (index mod F) x (per_launch mod F) overflows 64 bits
+  return static_cast<std::uint64_t>(Wide{launch_index % footprint} * (per_launch % footprint) %
+                                    footprint);
+}
+
 std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec) {
   const std::uint64_t tile = warp_tile_bytes(spec);
   if (spec.path != LoadPath::shared || tile == 0) return 0;

@@ -100,6 +100,16 @@ void validate(const StreamSpec& spec);
 // The launch geometry of a valid spec on a device with `sms` SMs.
 StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms);
 
+// Where launch `launch_index` (warm-up launches first, from 0) begins in its array, in bytes: a
+// whole number of warp tiles. Device-wide placements (shared_by_all, one_pass) rotate: each
+// launch begins where the one before it ended, so that over all launches the array is read in
+// one unbroken order and every byte is read again only after the whole footprint. Without it
+// every launch began at the array's start, and a launch of B bytes over a footprint F > B read
+// the same B bytes again and again (the footprint a cache saw was B, not F; for B > F the
+// first B mod F bytes came back after only B mod F). per_block windows: always 0.
+std::uint64_t stream_launch_start_bytes(const StreamSpec& spec, const StreamGeometry& geometry,
+                                        std::uint64_t launch_index);
+
 // Shared memory one block of the stream uses: its window on the shared path (twice that for a
 // copy, source and destination), 0 otherwise.
 std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec);

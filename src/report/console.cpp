@@ -103,7 +103,9 @@ std::string decorate(std::string text, const std::string& element_id, const Prop
 
 std::string value_cell(const Element& element, const std::string& name, Footnotes& notes) {
   const Property* property = element.find(name);
-  if (!property) return "-";
+  // A deprecated name (evidence.deprecated: l2.sector) stays in the JSON for scripts; the table
+  // shows its replacement, under its own name, in Other findings.
+  if (!property || property->evidence.contains("deprecated")) return "-";
   return decorate(format_value(property->value, property->unit), element.id, *property, notes);
 }
 

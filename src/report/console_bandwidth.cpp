@@ -25,9 +25,15 @@ constexpr double kPercent = 100;
 std::string cell(const Element& element, const char* name, Footnotes& notes) {
   const Property* p = element.find(name);
   if (!p) return "-";
-  if (p->inconclusive || !p->value.is_number()) {
-    return "? " + notes.add(element.id + "." + p->name, p->note.empty() ? "inconclusive" : p->note);
+  const auto note = [&] {
+    return notes.add(element.id + "." + p->name, p->note.empty() ? "inconclusive" : p->note);
+  };
+  // A rate that is only a bound (an L2 figure that may be DRAM's): "≥ 4.8 TB/s [n]".
+  if (p->inconclusive && p->bound != Bound::none && p->value.is_number()) {
+    return (p->bound == Bound::lower ? "≥ " : "≤ ") + format_rate(p->value.get<double>()) + " " +
+           note();
   }
+  if (p->inconclusive || !p->value.is_number()) return "? " + note();
   const double value = p->value.get<double>();
   if (p->unit == "bytes/second") {
     // The spread as the standard deviation relative to the value: "1.6 TB/s ±0.2 %".

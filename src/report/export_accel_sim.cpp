@@ -132,9 +132,9 @@ std::optional<char> replacement_letter(const Property* policy) {
 // "S" when the line is split into smaller sectors, "N" when the sector is the line; the
 // Hopper config's "S" (with a note) when the sector was not measured.
 char sectoring_letter(const Property* sector, double line, std::vector<std::string>& notes,
-                      const std::string& element) {
+                      const std::string& subject) {
   if (!conclusive(sector) || !sector->value.is_number()) {
-    notes.push_back(element + ".sector not measured: sectored (S) as Accel-Sim's Hopper config");
+    notes.push_back(subject + " not measured: sectored (S) as Accel-Sim's Hopper config");
     return 'S';
   }
   return sector->value.get<double>() < line ? 'S' : 'N';
@@ -172,7 +172,7 @@ void add_dl1(Fragment& f, const Topology& topology) {
   if (!f.complete()) return f.skip("-gpgpu_cache:dl1");
   std::vector<std::string> notes;
   const Element& l1 = *topology.find("l1");
-  const char sectored = sectoring_letter(l1.find("sector"), *f.number(line), notes, "l1");
+  const char sectored = sectoring_letter(l1.find("sector"), *f.number(line), notes, "l1.sector");
   const char policy = policy_letter(topology, "l1", notes);
   std::vector<ExportSource> sources{sets, line, ways};
   add_sources_if_measured(topology, "l1", {"sector", "policy"}, sources);
@@ -195,7 +195,10 @@ void add_dl2(Fragment& f, const Topology& topology) {
   const double sets = std::max(1.0, std::round(*f.number(size) / per_slice_set));
   std::vector<std::string> notes;
   const Element& l2 = *topology.find("l2");
-  const char sectored = sectoring_letter(l2.find("sector"), *f.number(line), notes, "l2");
+  // What an L2 miss fetches: less than a line means a sectored L2. Runs before the name existed
+  // have it as l2.sector.
+  const std::string fetch = l2.find("fetch_granularity") ? "fetch_granularity" : "sector";
+  const char sectored = sectoring_letter(l2.find(fetch), *f.number(line), notes, "l2." + fetch);
   const char policy = policy_letter(topology, "l2", notes);
   notes.push_back("sets per slice = l2.size / (line x ways x " +
                   std::to_string(kAccelSimHopperL2Slices) +
@@ -203,7 +206,7 @@ void add_dl2(Fragment& f, const Topology& topology) {
                   "measured); " +
                   format_bytes(sets * per_slice_set) + " in all");
   std::vector<ExportSource> sources{size, line, ways};
-  add_sources_if_measured(topology, "l2", {"sector", "policy"}, sources);
+  add_sources_if_measured(topology, "l2", {fetch, "policy"}, sources);
   f.option("-gpgpu_cache:dl2",
            std::string(1, sectored) + ":" + integer_text(sets) + ":" +
                integer_text(*f.number(line)) + ":" + integer_text(*f.number(ways)) + "," + policy +

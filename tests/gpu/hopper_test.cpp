@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "analysis/confidence.hpp"
 #include "backend/hopper_experiments.hpp"
@@ -93,6 +94,28 @@ TEST_F(Hopper, CodeFetchRunsOnTheSmItIsPinnedTo) {
   }
   spec.sm_id.reset();
   EXPECT_EQ(hx.run_code_fetch(spec).cycles_per_instruction.size(), 8u);
+}
+
+// Both code layouts run, and 4 KiB of code (inside any L0) costs the same in each: the second
+// copy's never-run pad in front of the body is never run.
+TEST_F(Hopper, CodeFetchRunsInEveryLayoutAtTheSameSpeedInsideTheL0) {
+  HopperExperiments& hx = *hopper_experiments(backend());
+  const CodeFetchLayout layout = hx.code_fetch_layout();
+  ASSERT_EQ(layout.layouts, 2u);
+  CodeFetchSpec spec;
+  spec.code_bytes = layout.block_bytes * 4;
+  spec.timed_iterations = 16;
+  std::vector<double> medians;
+  for (std::uint32_t l = 0; l < layout.layouts; ++l) {
+    spec.layout = l;
+    std::vector<double> cpi = hx.run_code_fetch(spec).cycles_per_instruction;
+    ASSERT_EQ(cpi.size(), 16u);
+    std::sort(cpi.begin(), cpi.end());
+    medians.push_back(cpi[cpi.size() / 2]);
+  }
+  EXPECT_NEAR(medians[0], medians[1], 0.02 * medians[0]);
+  spec.layout = layout.layouts;
+  EXPECT_THROW(hx.run_code_fetch(spec), ExperimentError);
 }
 
 TEST_F(Hopper, InstructionCacheStepOrInconclusiveWithEvidence) {

@@ -184,6 +184,27 @@ TEST(ConsoleReport, RecordedRunsFitIn120Columns) {
   if (!unread.empty()) ADD_FAILURE() << unread.size() << " unread, the first " << unread.front();
 }
 
+// A deprecated name (l2.sector, kept for scripts with evidence.deprecated) shows '-' in its
+// column; its replacement (l2.fetch_granularity) has no column and is listed in Other findings.
+TEST(ConsoleReport, ADeprecatedNameGivesItsColumnToNothingAndItsReplacementIsListed) {
+  Topology topology;
+  Element& l2 = topology.element("l2", "cache", "device");
+  Property fetch = testing::measured_property("fetch_granularity", 64, "bytes", 1.0);
+  Property sector = fetch;
+  sector.name = "sector";
+  sector.evidence["deprecated"] = {{"replaced_by", "l2.fetch_granularity"}};
+  l2.set(fetch);
+  l2.set(sector);
+  l2.set(testing::measured_property("line", 128, "bytes", 1.0));
+  const std::string report = render_console(topology);
+  const std::string row = table_row(report, "l2");
+  EXPECT_NE(row.find("128 B"), std::string::npos) << row;
+  EXPECT_EQ(row.find("64 B"), std::string::npos) << "the sector is not measured: " << row;
+  const std::size_t other = report.find("Other findings");
+  ASSERT_NE(other, std::string::npos) << report;
+  EXPECT_NE(report.find("fetch_granularity", other), std::string::npos) << report;
+}
+
 TEST(ConsoleReport, EmptyTopologyStillRenders) {
   Topology empty;
   std::string report = render_console(empty);

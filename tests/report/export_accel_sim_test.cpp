@@ -3,6 +3,8 @@
 // becomes the adaptive L1's options, and what was not measured is listed, not guessed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <regex>
 
 #include "report/export_accel_sim.hpp"
@@ -70,6 +72,26 @@ TEST(ExportAccelSim, UnsectoredLineAndUnknownPolicy) {
   const std::string text = render_accel_sim_config(t);
   EXPECT_EQ(option_value(text, "-gpgpu_cache:dl1").substr(0, 13), "N:480:128:4,L");
   EXPECT_NE(text.find("'random' has no GPGPU-Sim letter"), std::string::npos);
+}
+
+// The L2's letter comes from what a miss fetches (l2.fetch_granularity), or, in a run written
+// before that name existed, from l2.sector.
+TEST(ExportAccelSim, Dl2IsSectoredWhenAMissFetchesLessThanALine) {
+  Topology t = measured_topology();
+  Element& l2 = t.element("l2", "cache", "device");
+  l2.set(measured("size", 50331648, "bytes"));
+  l2.set(measured("line", 128, "bytes"));
+  l2.set(measured("ways", 16, ""));
+  l2.set(measured("fetch_granularity", 128, "bytes"));
+  l2.set(measured("sector", 32, "bytes"));  // ignored beside the new name
+  std::string text = render_accel_sim_config(t);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl2").substr(0, 1), "N") << text;
+  EXPECT_NE(text.find("l2.fetch_granularity = 128 B"), std::string::npos) << text;
+  l2.properties.erase(std::remove_if(l2.properties.begin(), l2.properties.end(),
+                                     [](const Property& p) { return p.name == "fetch_granularity"; }),
+                      l2.properties.end());
+  text = render_accel_sim_config(t);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl2").substr(0, 1), "S") << text;
 }
 
 TEST(ExportAccelSim, LatenciesAreTheTunersIncrements) {

@@ -261,5 +261,66 @@ TEST(StreamSpecs, AnArrayOffsetTakesMemoryBeforeEveryArray) {
   EXPECT_EQ(stream_device_bytes(spec), 2 * (64ull << 20));
 }
 
+// Each launch of a device-wide stream begins where the one before it ended, so that a byte comes
+// back only after the whole footprint, however the launch's bytes compare with it.
+TEST(StreamSpecs, EveryLaunchBeginsWhereTheOneBeforeEnded) {
+  for (const StreamPlacement placement :
+       {StreamPlacement::shared_by_all, StreamPlacement::one_pass}) {
+    for (const std::uint64_t footprint : {100000ull, 1ull << 20, 8ull << 30}) {
+      StreamSpec spec = stream(LoadPath::cg, placement, footprint);
+      const StreamGeometry g = stream_geometry(spec, 4);
+      const std::uint64_t per_launch = g.iterations * g.warps * g.warp_tile_bytes;
+      EXPECT_EQ(stream_launch_start_bytes(spec, g, 0), 0u);
+      for (std::uint64_t i = 1; i < 5; ++i) {
+        const std::uint64_t start = stream_launch_start_bytes(spec, g, i);
+        EXPECT_EQ(start, i * per_launch % g.footprint_bytes);
+        EXPECT_EQ(start % g.warp_tile_bytes, 0u);
+      }
+      // A copy walks each array once per tile, though it moves twice the bytes.
+      spec.op = StreamOp::copy;
+      const StreamGeometry c = stream_geometry(spec, 4);
+      EXPECT_EQ(stream_launch_start_bytes(spec, c, 1), c.bytes_moved / 2 % c.footprint_bytes);
+    }
+  }
+  // No overflow far beyond 64 bits of index x bytes.
+  StreamSpec huge = stream(LoadPath::cg, StreamPlacement::shared_by_all, (1ull << 40) + 2048);
+  const StreamGeometry h = stream_geometry(huge, 4);
+  EXPECT_LT(stream_launch_start_bytes(huge, h, ~0ull), h.footprint_bytes);
+  // A window per block re-reads itself: no rotation.
+  const StreamSpec window = stream(LoadPath::ca, StreamPlacement::per_block, 16384);
+  EXPECT_EQ(stream_launch_start_bytes(window, stream_geometry(window, 4), 3), 0u);
+}
+
+// An L2 that keeps a share of its lines against a stream (not LRU) answers that many bytes of
+// every pass over a larger footprint: the "DRAM" rate rises by 1 / (1 - L2 kept / footprint),
+// up to the L2's own rate, and falls back towards DRAM's as the footprint grows.
+TEST(StreamModel, AnL2ThatKeepsLinesAnswersPartOfEveryPass) {
+  json keeps = base_description();
+  keeps["throughput"]["loop_retained_share"] = {{"L2", 0.5}};
+  keeps["throughput"]["dram_bytes_per_cycle"] = 100;
+  const SimDescription d = described(keeps);
+  StreamSpec busy = stream(LoadPath::cg, StreamPlacement::shared_by_all, 8 << 20);
+  busy.blocks_per_sm = 8;  // beyond Little's law's limit: the level's rate
+  // 512 KiB of 8 MiB kept: 1/16 of every pass.
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d), 100 / (1 - 1.0 / 16));
+  busy.footprint_bytes = 512 << 20;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d), 100 / (1 - 1.0 / 1024));
+  // A copy's two arrays both pass through the L2.
+  busy.footprint_bytes = 8 << 20;
+  busy.op = StreamOp::copy;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d), 0.25 * 100 / (1 - 1.0 / 32));
+  // Without the key, nothing is kept (every pass misses, as under LRU).
+  busy.op = StreamOp::read;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, described(base_description())), 200);
+
+  json bad = base_description();
+  bad["throughput"]["loop_retained_share"] = {{"L1", 0.5}};
+  expect_load_error(bad, "throughput.loop_retained_share.L1: only a device-scope cache");
+  bad["throughput"]["loop_retained_share"] = {{"L2", 1.5}};
+  expect_load_error(bad, "throughput.loop_retained_share.L2: must lie in [0, 1]");
+  bad["throughput"]["loop_retained_share"] = {{"L3", 0.5}};
+  expect_load_error(bad, "no cache is named \"L3\"");
+}
+
 }  // namespace
 }  // namespace memtopo::sim

@@ -58,6 +58,12 @@ const std::vector<std::pair<std::uint64_t, double>> kH200CutPlateauSeries = {
     {185344, 5.6646}, {220160, 5.6483}, {261120, 5.6395}, {311296, 5.6350}, {370688, 5.6463},
     {440320, 5.6514}, {523264, 5.6447}, {524288, 5.6341}};
 
+// The same H200 at 2c1f551 (docs/results/nvidia-h200/2026-11-28_2c1f551/default.json.gz), as
+// every run since 42f185e read it: the 24 KiB size half-way up the first step (1.21), the "L1"
+// plateau falling from 1.30 to 1.26, a short 2.73 segment in the L1.5's ramp.
+const std::vector<std::pair<std::uint64_t, double>> kH200PooledSeries = {
+    {2048, 1.1094}, {3072, 1.0990}, {4096, 1.0938}, {5120, 1.0906}, {6144, 1.1198}, {7168, 1.1138}, {9216, 1.1059}, {11264, 1.1009}, {13312, 1.0974}, {15360, 1.0948}, {19456, 1.0913}, {22528, 1.0895}, {23552, 1.0890}, {24576, 1.2077}, {25600, 1.3025}, {26624, 1.2939}, {31744, 1.2591}, {33792, 1.4489}, {35840, 1.7737}, {37888, 2.0646}, {38912, 2.2307}, {39936, 2.3878}, {41984, 2.4002}, {44032, 2.3961}, {46080, 2.4017}, {48128, 2.3969}, {50176, 2.3935}, {52224, 2.3986}, {54272, 2.3945}, {64512, 2.3941}, {77824, 2.3869}, {92160, 2.3884}, {98304, 2.3875}, {104448, 2.3868}, {109568, 2.3846}, {110592, 2.3861}, {116736, 2.7364}, {122880, 2.7161}, {129024, 2.7020}, {130048, 2.7274}, {135168, 3.6178}, {141312, 4.8846}, {147456, 5.7643}, {153600, 5.7611}, {155648, 5.7604}, {185344, 5.7538}, {220160, 5.7347}, {261120, 5.7245}, {311296, 5.7275}, {370688, 5.7331}, {440320, 5.7333}, {523264, 5.7294}, {524288, 5.7192}};
+
 // Eight per-iteration samples around each median (0.3 % jitter, seeded): the committed run keeps
 // only the medians.
 struct Series {
@@ -164,6 +170,78 @@ TEST(CodeFetchLevels, AStepSmallerThanHalfACycleIsFound) {
   ASSERT_EQ(levels.transitions.size(), 1u);
   EXPECT_EQ(levels.transitions[0].size_bytes, 16u * 1024);
   EXPECT_GT(levels.transitions[0].confidence, 0.9);
+}
+
+// Flat plateaus: every size's median within 5 noise sigmas (0.05 at the floor) of the level. On
+// the H200 at 2c1f551 the L0's (1.089-1.120) and L1.5's (2.385-2.402) are; the "L1"'s, from
+// 1.21 (its first size half-way up the step) to 1.30, is not.
+TEST(CodeFetchLevels, TheH200sMiddlePlateauIsNotFlat) {
+  const Series s = with_jitter(kH200PooledSeries, 0.003);
+  const CodeFetchLevels levels = analyze_code_fetch(s.bytes, s.samples);
+  ASSERT_EQ(levels.transitions.size(), 3u);
+  const PlateauFlatness l0 = plateau_flatness(levels, levels.transitions[0]);
+  const PlateauFlatness l1 = plateau_flatness(levels, levels.transitions[1]);
+  const PlateauFlatness l15 = plateau_flatness(levels, levels.transitions[2]);
+  EXPECT_NEAR(l0.band, 0.05, 1e-9);
+  EXPECT_TRUE(l0.flat);
+  EXPECT_TRUE(l15.flat);
+  EXPECT_FALSE(l1.flat);
+  EXPECT_NEAR(l1.lowest, 1.208, 0.01);
+  EXPECT_NEAR(l1.highest, 1.302, 0.01);
+  EXPECT_EQ(levels.transitions[1].size_bytes, 31744u);
+}
+
+// A step is a level when it shows in every repetition (two at least) within a quarter octave
+// and its plateau is flat; a repetition without it, or a single repetition, leaves it
+// inconclusive.
+TEST(CodeFetchLevels, AStepIsALevelOnlyWhenEveryRepetitionShowsIt) {
+  std::vector<std::pair<std::uint64_t, double>> stepped, flat;
+  for (std::uint64_t kib = 2; kib <= 256; kib *= 2) {
+    stepped.push_back({kib * 1024, kib <= 32 ? 1.0 : 1.5});
+    flat.push_back({kib * 1024, 1.0});
+  }
+  const Series pooled_series = with_jitter(stepped, 0.003);
+  const CodeFetchLevels pooled = analyze_code_fetch(pooled_series.bytes, pooled_series.samples);
+  ASSERT_EQ(pooled.transitions.size(), 1u);
+  const CodeFetchTransition& step = pooled.transitions[0];
+  const Series without = with_jitter(flat, 0.003);
+  const std::vector<CodeFetchLevels> both = {pooled, pooled};
+  const std::vector<CodeFetchLevels> one_lacks = {
+      pooled, analyze_code_fetch(without.bytes, without.samples)};
+  const std::vector<CodeFetchLevels> alone = {pooled};
+
+  const LevelVerdict repeated = judge_level(pooled, step, both, 0.5);
+  EXPECT_TRUE(repeated.conclusive);
+  EXPECT_EQ(repeated.repeated, 2u);
+  const LevelVerdict lacking = judge_level(pooled, step, one_lacks, 0.5);
+  EXPECT_FALSE(lacking.conclusive);
+  EXPECT_EQ(lacking.repeated, 1u);
+  ASSERT_EQ(lacking.repeats.size(), 2u);
+  EXPECT_NE(lacking.repeats[0], nullptr);
+  EXPECT_EQ(lacking.repeats[1], nullptr);
+  EXPECT_FALSE(judge_level(pooled, step, alone, 0.5).conclusive);
+}
+
+// A repetition's step a quarter octave or less away is the same step; further is another one.
+TEST(CodeFetchLevels, ARepeatedStepLiesWithinAQuarterOctave) {
+  CodeFetchTransition step;
+  step.size_bytes = 32 * 1024;
+  CodeFetchLevels repetition;
+  CodeFetchTransition near = step, far = step;
+  near.size_bytes = 38 * 1024;  // 0.25 octave: 38.05 KiB
+  far.size_bytes = 40 * 1024;
+  for (CodeFetchTransition* t : {&near, &far}) {
+    t->confidence = 0.9;
+    t->cpi_before = 1;
+    t->cpi_after = 2;
+  }
+  repetition.transitions = {far};
+  EXPECT_EQ(repeated_step(step, repetition, 0.5), nullptr);
+  repetition.transitions = {near, far};
+  ASSERT_NE(repeated_step(step, repetition, 0.5), nullptr);
+  EXPECT_EQ(repeated_step(step, repetition, 0.5)->size_bytes, 38u * 1024);
+  repetition.transitions[0].confidence = 0.4;  // below the decision threshold: noise
+  EXPECT_EQ(repeated_step(step, repetition, 0.5), nullptr);
 }
 
 }  // namespace

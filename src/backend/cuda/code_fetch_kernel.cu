@@ -4,6 +4,12 @@
 // eight accumulators (issue-bound, one per cycle while the code is cached) and the compare and
 // branch that ends the iteration after block n; every block is 64 SASS instructions of 16 B =
 // 1 KiB (checked on the sm_90 cubin: the kernel's .text grows by exactly 0x400 per block).
+//
+// Two code layouts: the kernel is built twice, the second with never-run code in front of the
+// body (a branch the warp never takes), so that its body lies elsewhere in the kernel image and
+// starts kLayoutPadBytes further from its kernel's start (not a multiple of any power of two
+// above 32 B): a step that comes from a cache's capacity appears at the same code size in both,
+// one that comes from where the code lies (an alignment, a boundary) moves.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -56,6 +62,11 @@ __device__ __forceinline__ void run_blocks(float (&a)[kAccumulators], float y, f
   (void)(((fma_block(a, y, z)), K + 1 < blocks) && ...);
 }
 
+// Layout 1's never-run code: three blocks' FMAs without their compare and branch, 3 x 62 SASS
+// instructions (2976 B).
+constexpr std::uint32_t kLayoutPadFmaBlocks = 3;
+constexpr std::uint32_t kLayouts = 2;
+
 // A pinned launch has this many blocks per SM: every SM then almost surely gets one, and the
 // first block on the wanted SM runs while all others leave at once.
 constexpr std::uint32_t kPinnedBlocksPerSm = 2;
@@ -74,6 +85,7 @@ struct CodeFetchArgs {
   float* sink;
 };
 
+template <std::uint32_t Layout>
 __global__ void __launch_bounds__(kThreads) code_fetch_kernel(const CodeFetchArgs a) {
   __shared__ bool runs;
   if (threadIdx.x == 0) {
@@ -85,6 +97,13 @@ __global__ void __launch_bounds__(kThreads) code_fetch_kernel(const CodeFetchArg
   if (!runs) return;
   float acc[kAccumulators];
   for (std::uint32_t i = 0; i < kAccumulators; ++i) acc[i] = a.addend * static_cast<float>(i);
+  if constexpr (Layout == 1) {
+    // multiplier is 1 at run time: the pad is never run, it only moves the body.
+    if (a.multiplier == 0.0f) {
+#pragma unroll
+      for (std::uint32_t k = 0; k < kLayoutPadFmaBlocks; ++k) fma_block(acc, a.addend, a.addend);
+    }
+  }
   const std::uint32_t total = a.warm_iterations + a.timed_iterations;
 #pragma unroll 1
   for (std::uint32_t it = 0; it < total; ++it) {
@@ -103,15 +122,16 @@ __global__ void __launch_bounds__(kThreads) code_fetch_kernel(const CodeFetchArg
 }  // namespace
 
 CodeFetchLayout code_fetch_layout() {
-  return CodeFetchLayout{kBlockBytes, kInstructionsPerBlock, kCodeBlocks * kBlockBytes};
+  return CodeFetchLayout{kBlockBytes, kInstructionsPerBlock, kCodeBlocks * kBlockBytes, kLayouts};
 }
 
 CodeFetchResult code_fetch(const CodeFetchSpec& spec, std::uint32_t sm_count) {
   const std::uint32_t blocks = spec.code_bytes / kBlockBytes;
   if (blocks == 0 || blocks > kCodeBlocks || spec.code_bytes % kBlockBytes != 0 ||
-      spec.timed_iterations == 0) {
+      spec.timed_iterations == 0 || spec.layout >= kLayouts) {
     throw ExperimentError("code fetch: the code size must be a multiple of 1 KiB up to " +
-                          std::to_string(kCodeBlocks) + " KiB, with at least one timed iteration");
+                          std::to_string(kCodeBlocks) +
+                          " KiB, with at least one timed iteration, in layout 0 or 1");
   }
   DeviceBuffer<unsigned long long> cycles(spec.timed_iterations);
   DeviceBuffer<float> sink(1);
@@ -128,7 +148,11 @@ CodeFetchResult code_fetch(const CodeFetchSpec& spec, std::uint32_t sm_count) {
                            cycles.data(),
                            sink.data()};
   const std::uint32_t grid = spec.sm_id ? kPinnedBlocksPerSm * std::max(sm_count, 1u) : 1;
-  code_fetch_kernel<<<grid, kThreads>>>(args);
+  if (spec.layout == 0) {
+    code_fetch_kernel<0><<<grid, kThreads>>>(args);
+  } else {
+    code_fetch_kernel<1><<<grid, kThreads>>>(args);
+  }
   CUDA_CHECK_LAUNCH("code fetch kernel");
   CUDA_CALL(cudaDeviceSynchronize());
   std::vector<unsigned int> claimed(2);

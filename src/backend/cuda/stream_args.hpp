@@ -18,6 +18,9 @@ struct StreamArgs {
   // footprint): 0 for per_block (every block alike), the warps per block for shared_by_all.
   std::uint64_t start_warp_multiplier = 0;
   std::uint64_t step_bytes = 0;     // a warp's move per iteration, already reduced mod footprint
+  // Where this launch begins in the array (stream_launch_start_bytes): a whole number of warp
+  // tiles below footprint_bytes, added to every warp's first tile.
+  std::uint64_t start_bytes = 0;
   std::uint32_t iterations = 0;     // per warp
   std::uint32_t launch_index = 0;   // block 0 records its span at clocks[2 x launch_index]
   std::uint64_t* clocks = nullptr;  // per launch: %clock64 cycles, then %globaltimer ns

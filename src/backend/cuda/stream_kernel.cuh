@@ -4,7 +4,8 @@
 // Every warp walks the footprint in warp tiles of 32 x V x U bytes (stream.hpp): per iteration
 // lane l issues U independent V-byte loads at tile + k x 32 V + l V (k = 0 .. U-1, each
 // instruction coalesced over 32 x V contiguous bytes, conflict-free in shared memory), folds
-// them into a live register, and moves on by step_bytes, wrapping inside the footprint. U
+// them into a live register, and moves on by step_bytes, wrapping inside the footprint; a launch
+// begins start_bytes into the footprint (where the launch before it ended, stream.hpp). U
 // vectors per lane are what one warp keeps in flight; blocks x threads x V x U per SM is what
 // the SM does. The outer loop is not unrolled further, so U means what the configuration says.
 // Block 0's thread 0 records %clock64 and %globaltimer around its loop: the SM clock during the
@@ -91,7 +92,8 @@ __global__ void stream_kernel(StreamArgs args) {
   const std::uint32_t warp = threadIdx.x / kStreamWarpThreads;
   const StreamView view = make_view<P>(args, Op);
   const std::uint64_t first_warp = blockIdx.x * args.start_warp_multiplier + warp;
-  std::uint64_t offset = first_warp * kWarpTile % args.footprint_bytes + lane * V;
+  std::uint64_t offset =
+      (first_warp * kWarpTile + args.start_bytes) % args.footprint_bytes + lane * V;
 
   const bool records_clock = blockIdx.x == 0 && threadIdx.x == 0;
   std::uint64_t cycles_begin = 0, ns_begin = 0;

@@ -30,6 +30,10 @@ namespace {
 // reallocating a GiB costs milliseconds) while they hold at most this share of the device
 // memory; larger ones are freed after every stream, so that they never crowd out the chases.
 constexpr std::uint64_t kKeptShareOfDeviceMemory = 16;  // 1/16
+// An array more than this many times what a stream needs, and more than 1/64 of the device
+// memory, is replaced by one of the size needed (small ones are not worth reallocating).
+constexpr std::uint64_t kShrinkFactor = 4;
+constexpr std::uint64_t kLargeShareOfDeviceMemory = 64;
 // What the source array holds; any value does, but it must be written once.
 constexpr unsigned char kFillByte = 0x5A;
 // The value that would make a kernel store its fold: never the fold of kFillByte words.
@@ -100,12 +104,18 @@ void StreamRunner::provide_arrays(const StreamSpec& spec, std::uint64_t device_b
                    std::to_string(device_bytes_free + held) + " are free");
   }
   const std::uint64_t bytes = spec.array_offset_bytes + spec.footprint_bytes;
-  if (reads_global && source_.bytes() < bytes) {
-    source_ = DeviceBuffer<unsigned char>();  // free before allocating the larger one
+  // Much larger arrays than asked for (DRAM's footprint sweep left them) are given back, so
+  // that the probes after the streams find the memory free.
+  const auto too_large = [&](std::uint64_t held_bytes) {
+    return held_bytes > kShrinkFactor * bytes &&
+           held_bytes > config_.global_memory_bytes / kLargeShareOfDeviceMemory;
+  };
+  if (reads_global && (source_.bytes() < bytes || too_large(source_.bytes()))) {
+    source_ = DeviceBuffer<unsigned char>();  // free before allocating the new one
     source_ = DeviceBuffer<unsigned char>(bytes);
     source_.fill_bytes_async(kFillByte, 0, bytes);
   }
-  if (writes_global && destination_.bytes() < bytes) {
+  if (writes_global && (destination_.bytes() < bytes || too_large(destination_.bytes()))) {
     destination_ = DeviceBuffer<unsigned char>();
     destination_ = DeviceBuffer<unsigned char>(bytes);
   }
@@ -184,6 +194,7 @@ StreamResult StreamRunner::run(const StreamSpec& spec, std::uint64_t device_byte
   const auto start_kernel = [&](std::uint32_t index) {
     StreamArgs args = launch.args;
     args.launch_index = index;
+    args.start_bytes = stream_launch_start_bytes(spec, launch.geometry, index);
     void* parameters[] = {&args};
     CUDA_CALL(cudaLaunchKernel(launch.kernel, dim3(launch.grid), dim3(launch.block), parameters,
                                launch.shared_bytes, nullptr));

@@ -1,6 +1,7 @@
 #include "backend/sim/stream_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "backend/backend.hpp"
@@ -42,9 +43,27 @@ ServingLevel cache_level(const SimDescription& description, std::size_t index) {
   return rated(cache.name, false, rate, cache.hit_latency + far_share * cache.far_latency_extra);
 }
 
-ServingLevel dram_level(const SimDescription& description) {
-  return rated("DRAM", false, description.throughput->dram_bytes_per_cycle,
-               description.dram_latency);
+// DRAM for a stream whose device working set is `device_set` bytes, each read again only after
+// all of them (stream_launch_start_bytes). Device caches on its path that keep a share of their
+// lines against a stream (loop_retained_share) answer that many bytes of every pass: DRAM moves
+// the rest, so the stream runs at DRAM's rate / (1 - hit share), at most at those caches' rate.
+ServingLevel dram_level(const StreamSpec& spec, const SimDescription& description,
+                        std::uint64_t device_set) {
+  const ThroughputDescription& model = *description.throughput;
+  double retained = 0;
+  double cap = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < description.caches.size(); ++i) {
+    const CacheDescription& cache = description.caches[i];
+    const double share = i < model.loop_retained_share.size() ? model.loop_retained_share[i] : 0;
+    if (cache.scope != CacheScope::device || !on_path(cache, spec.path) || !(share > 0)) continue;
+    retained += share * static_cast<double>(cache.size_bytes);
+    if (model.cache_bytes_per_cycle[i] > 0) cap = std::min(cap, model.cache_bytes_per_cycle[i]);
+  }
+  const double hits =
+      device_set > 0 ? std::min(1.0, retained / static_cast<double>(device_set)) : 0;
+  const double dram = model.dram_bytes_per_cycle;
+  const double rate = hits < 1 ? std::min(cap, dram / (1 - hits)) : cap;
+  return rated("DRAM", false, std::isfinite(rate) ? rate : dram, description.dram_latency);
 }
 
 void check_runnable(const StreamSpec& spec, const SimDescription& description) {
@@ -96,7 +115,7 @@ ServingLevel serving_level(const StreamSpec& spec, const SimDescription& descrip
       return cache_level(description, i);
     }
   }
-  return dram_level(description);
+  return dram_level(spec, description, device_set);
 }
 
 double modelled_bytes_per_cycle(const StreamSpec& spec, const SimDescription& description) {

@@ -15,6 +15,11 @@ struct ThroughputDescription {
   // scope sm, for the whole device for scope device. 0: not modelled (a stream it would serve
   // cannot run).
   std::vector<double> cache_bytes_per_cycle;
+  // By the same index: the share of a device-scope cache's capacity that a stream looping over a
+  // larger footprint finds again on its next pass (0: nothing, as under LRU, where every line is
+  // gone before the stream returns to it; up to 1: a policy that keeps old lines against a
+  // stream). Those bytes are hits, so a "DRAM" stream runs faster than DRAM.
+  std::vector<double> loop_retained_share;
   double shared_bytes_per_cycle = 0;  // per SM; 0: not modelled
   double dram_bytes_per_cycle = 0;    // the whole device; 0: not modelled
   // Delivered writes and copies (reads plus writes) relative to reads of the same level.

@@ -23,21 +23,51 @@ double read_positive(const StrictObject& object, std::string_view key, double ma
   return read_positive(object.required(key), object.place(key), max);
 }
 
-std::vector<double> read_cache_rates(const StrictObject& object,
-                                     const std::vector<CacheDescription>& caches) {
-  std::vector<double> rates(caches.size(), 0.0);
-  if (!object.has("cache_bytes_per_cycle")) return rates;
-  const nlohmann::json& value = object.required("cache_bytes_per_cycle");
-  const JsonPlace place = object.place("cache_bytes_per_cycle");
-  if (!value.is_object()) place.fail("must be an object {\"<cache name>\": bytes per cycle}");
-  for (const auto& [name, rate] : value.items()) {
+// An object {"<cache name>": number} under `key`: one number per cache, by its index in `caches`,
+// 0 for a cache it does not name; `read` reads (and checks) each number for its cache.
+template <typename ReadNumber>
+std::vector<double> read_per_cache(const StrictObject& object, std::string_view key,
+                                   const std::vector<CacheDescription>& caches,
+                                   const ReadNumber& read) {
+  std::vector<double> numbers(caches.size(), 0.0);
+  if (!object.has(key)) return numbers;
+  const nlohmann::json& value = object.required(key);
+  const JsonPlace place = object.place(key);
+  if (!value.is_object()) place.fail("must be an object {\"<cache name>\": number}");
+  for (const auto& [name, number] : value.items()) {
     const auto cache = std::find_if(caches.begin(), caches.end(),
                                     [&](const CacheDescription& c) { return c.name == name; });
     if (cache == caches.end()) place.key(name).fail("no cache is named " + in_quotes(name));
-    rates[static_cast<std::size_t>(cache - caches.begin())] =
-        read_positive(rate, place.key(name), limits::kMaxBytesPerCycle);
+    numbers[static_cast<std::size_t>(cache - caches.begin())] =
+        read(number, place.key(name), *cache);
   }
-  return rates;
+  return numbers;
+}
+
+std::vector<double> read_cache_rates(const StrictObject& object,
+                                     const std::vector<CacheDescription>& caches) {
+  return read_per_cache(
+      object, "cache_bytes_per_cycle", caches,
+      [](const nlohmann::json& rate, const JsonPlace& place, const CacheDescription&) {
+        return read_positive(rate, place, limits::kMaxBytesPerCycle);
+      });
+}
+
+// {"<device cache name>": share in [0, 1]}: what a looping stream finds again of each cache.
+std::vector<double> read_retained_shares(const StrictObject& object,
+                                         const std::vector<CacheDescription>& caches) {
+  return read_per_cache(
+      object, "loop_retained_share", caches,
+      [](const nlohmann::json& share, const JsonPlace& place, const CacheDescription& cache) {
+        if (cache.scope != CacheScope::device) {
+          place.fail("only a device-scope cache holds lines between a stream's passes");
+        }
+        const double number = read_number(share, place);
+        if (!(number >= 0 && number <= 1)) {
+          place.fail("must lie in [0, 1], got " + json_excerpt(share));
+        }
+        return number;
+      });
 }
 
 }  // namespace
@@ -46,11 +76,12 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
                                       const std::vector<CacheDescription>& caches) {
   const StrictObject object(
       value, place,
-      {"cache_bytes_per_cycle", "shared_bytes_per_cycle", "dram_bytes_per_cycle", "write_factor",
-       "copy_factor", "load_instructions_per_cycle", "max_threads_per_sm", "launch_jitter",
-       "memory_clock_khz", "memory_bus_width_bits"});
+      {"cache_bytes_per_cycle", "loop_retained_share", "shared_bytes_per_cycle",
+       "dram_bytes_per_cycle", "write_factor", "copy_factor", "load_instructions_per_cycle",
+       "max_threads_per_sm", "launch_jitter", "memory_clock_khz", "memory_bus_width_bits"});
   ThroughputDescription throughput;
   throughput.cache_bytes_per_cycle = read_cache_rates(object, caches);
+  throughput.loop_retained_share = read_retained_shares(object, caches);
   const auto positive_or = [&](std::string_view key, double fallback, double max) {
     return object.has(key) ? read_positive(object, key, max) : fallback;
   };

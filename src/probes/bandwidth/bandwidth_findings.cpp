@@ -18,6 +18,7 @@ constexpr double kBandwidthBand = 0.03;
 constexpr double kHzPerKhz = 1e3;
 constexpr double kBitsPerByte = 8;
 constexpr double kTransfersPerClock = 2;  // double data rate
+constexpr double kPercent = 100;
 
 std::string instructions(const StreamSpec& spec) {
   const auto load = [&]() -> std::string {
@@ -123,12 +124,9 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
            "planned_footprint_spread",
            [](const StreamMeasurement& o) { return o.result.footprint_bytes; });
   }
-  if (!outcome.other_placements.empty()) {
-    others("other_placements", outcome.other_placements, "array_offset_bytes",
-           "first_placement_spread",
-           [](const StreamMeasurement& o) { return o.spec.array_offset_bytes; });
-  } else if (!outcome.other_placements_not_run.empty()) {
-    evidence["other_placements"] = {{"not_run", outcome.other_placements_not_run}};
+  if (outcome.footprint_sweep) {
+    evidence["footprint_sweep"] = to_json(*outcome.footprint_sweep);
+    evidence["planned_footprint_spread"] = spread_evidence(summarize(m.bytes_per_second));
   }
   return evidence;
 }
@@ -171,7 +169,7 @@ double finalist_rate(const StreamMeasurement& m, bool per_sm_clock) {
 }
 
 Property rate_property(const std::string& name, const OpOutcome& outcome, const FootprintPlan& plan,
-                       const SmClockLog* clocks) {
+                       const SmClockLog* clocks, std::optional<double> peak) {
   const StreamMeasurement& m = outcome.final;
   Property p;
   p.name = name;
@@ -213,12 +211,15 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
                 " footprints inside L2 (the planned one, half and one and a half of it): the "
                 "rate moves with the footprint";
   }
-  for (const StreamMeasurement& other : outcome.other_placements) {
-    samples.insert(samples.end(), other.bytes_per_second.begin(), other.bytes_per_second.end());
-  }
-  if (!outcome.other_placements.empty()) {
-    p.method += "; value and spread over the final launches on arrays at " +
-                std::to_string(outcome.other_placements.size() + 1) + " places in device memory";
+  const DramFootprintSweep* sweep = outcome.footprint_sweep ? &*outcome.footprint_sweep : nullptr;
+  if (sweep && sweep->agreeing > 0) {
+    samples = largest_footprints_samples(*sweep);
+    p.method += "; value and spread over the launches of this configuration at the " +
+                std::to_string(sweep->agreeing) + " largest of " +
+                std::to_string(sweep->points.size()) + " footprints up to " +
+                format_bytes(static_cast<double>(sweep->points.front().result.footprint_bytes)) +
+                " whose rates agree (each launch beginning where the one before ended), not at "
+                "the search's footprint, which an L2 could partly serve";
   }
   p.spread = summarize(samples);
   p.value = p.spread->p50;
@@ -228,9 +229,21 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
                                             "the p50"
       : !outcome.other_footprints.empty() ? "timed launches at every footprint within 3 % of "
                                             "the p50"
-      : !outcome.other_placements.empty() ? "timed launches at every placement within 3 % of "
-                                            "the p50"
+      : sweep && sweep->agreeing > 0      ? "timed launches at the largest footprints within 3 % "
+                                            "of the p50"
                                           : "timed launches within 3 % of the p50")};
+  if (sweep) confidence *= footprint_agreement(*sweep);
+  if (peak && p.spread->p50 > *peak) {
+    // The API's peak and the measurement are two figures of one bus that cannot both be right.
+    p.evidence["above_peak"] = {{"p50_bytes_per_second", p.spread->p50},
+                                {"peak_bytes_per_second", *peak},
+                                {"fraction", p.spread->p50 / *peak}};
+    confidence *= methods_agreeing(1, 2,
+                                   "the measured p50 " + format_rate(p.spread->p50) + " is " +
+                                       format_number(p.spread->p50 / *peak * kPercent, 1) +
+                                       " % of the API's peak " + format_rate(*peak) +
+                                       ": one of the two is not the bus's rate");
+  }
   // A footprint planned from a finding (plan.from_finding): the runner caps by it
   // (core/inheritance.hpp).
   set_confidence(p, confidence);
@@ -267,8 +280,24 @@ Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome) {
   return p;
 }
 
+std::optional<double> api_peak_bandwidth(const DeviceFacts& facts) {
+  if (facts.memory_clock_khz == 0 || facts.memory_bus_width_bits == 0) return std::nullopt;
+  return static_cast<double>(facts.memory_clock_khz) * kHzPerKhz * facts.memory_bus_width_bits /
+         kBitsPerByte * kTransfersPerClock;
+}
+
+std::string above_peak_warning(const std::string& id, const Property& rate) {
+  if (!rate.evidence.is_object() || !rate.evidence.contains("above_peak")) return "";
+  const nlohmann::json& above = rate.evidence.at("above_peak");
+  return id + ": " + format_rate(above.at("p50_bytes_per_second").get<double>()) + " is " +
+         format_number(above.at("fraction").get<double>() * kPercent, 1) + " % of the API's peak " +
+         format_rate(above.at("peak_bytes_per_second").get<double>()) +
+         ": more than the memory bus carries, so either part of it was not DRAM (a cache) or "
+         "the API's memory clock or bus width is not the device's (the confidence says so)";
+}
+
 void add_api_peak(Element& element, const Property& rate, const DeviceFacts& facts) {
-  if (facts.memory_clock_khz == 0 || facts.memory_bus_width_bits == 0) return;
+  if (!api_peak_bandwidth(facts)) return;
   const bool simulated = facts.backend == "sim";
   Property peak;
   peak.name = "peak_bandwidth";
@@ -276,8 +305,7 @@ void add_api_peak(Element& element, const Property& rate, const DeviceFacts& fac
   peak.source = Source::api;
   peak.method = std::string("memory clock x bus width x 2 (") +
                 (simulated ? "simulated description" : "cudaDeviceGetAttribute") + ")";
-  const double peak_rate = static_cast<double>(facts.memory_clock_khz) * kHzPerKhz *
-                           facts.memory_bus_width_bits / kBitsPerByte * kTransfersPerClock;
+  const double peak_rate = *api_peak_bandwidth(facts);
   peak.value = peak_rate;
   peak.evidence = {{"memory_clock_khz", facts.memory_clock_khz},
                    {"memory_bus_width_bits", facts.memory_bus_width_bits}};

@@ -7,6 +7,7 @@
 
 #include "model/topology.hpp"
 #include "probes/bandwidth/bandwidth_targets.hpp"
+#include "probes/bandwidth/dram_footprints.hpp"
 #include "probes/bandwidth/launch_search.hpp"
 #include "probes/bandwidth/stream_meter.hpp"
 #include "probes/core/sm_clock_log.hpp"
@@ -40,13 +41,11 @@ struct OpOutcome {
   // of its final launches; `final` is the fastest of them by the latter (before DRAM's
   // one-pass shape is tried).
   nlohmann::json finalists = nlohmann::json::array();
-  // DRAM: the final configuration's launches again on arrays elsewhere in device memory. On an
-  // H200 five processes read 4.768-4.782 TB/s with one launch configuration, each process's
-  // launches within 0.2 % (docs/results/nvidia-h200/2026-11-25_6f0d00e): something of the
-  // process, such as where its arrays lie, moves the rate. The finding's value and spread are
-  // over every placement's launches, and the evidence gives each placement's p50.
-  std::vector<StreamMeasurement> other_placements;
-  std::string other_placements_not_run;  // why they could not run
+  // DRAM: the final configuration, in its launch shape, at footprints up to at least 8 GiB
+  // (dram_footprints.hpp); the finding is over the largest ones that agree. They also lie
+  // elsewhere in device memory, which moved an H200's rate by up to 0.3 % between processes
+  // (docs/results/nvidia-h200/2026-11-25_6f0d00e).
+  std::optional<DramFootprintSweep> footprint_sweep;
 };
 
 // The launch configuration a measurement ran (a one-pass grid may have its own unroll).
@@ -62,13 +61,25 @@ double finalist_rate(const StreamMeasurement& m, bool per_sm_clock);
 // footprint was planned from), the evidence. With `clocks` (a level bound by the SM clock): the
 // value and spread are those of every launch's bytes per SM cycle at up to 16 of the run's SM
 // clock readings (evenly spaced ranks), the launches' own spread goes into the evidence.
+// With `peak` (DRAM: the API's peak): a p50 above it gets evidence.above_peak and the factor
+// methods_agreeing 1 of 2 (the API's peak and the measurement disagree; one of them is wrong).
+// DRAM (outcome.footprint_sweep): value and spread over the largest footprints that agree, with
+// footprint_agreement's factors.
 Property rate_property(const std::string& name, const OpOutcome& outcome, const FootprintPlan& plan,
-                       const SmClockLog* clocks = nullptr);
+                       const SmClockLog* clocks = nullptr,
+                       std::optional<double> peak = std::nullopt);
 
 // bandwidth_per_sm_clock: `rate` / (SMs x the SM clock measured during its launches), in bytes
 // per SM per cycle; inconclusive where that clock is unknown. Value and spread over the final
 // launches of the fastest finalist and of its ties (OpOutcome::ties), each over its own clock.
 Property per_sm_clock_property(const Property& rate, const OpOutcome& outcome);
+
+// The API's DRAM peak, memory clock x bus width x 2 (double data rate), in bytes/second; nullopt
+// where the API reports no memory clock or bus width.
+std::optional<double> api_peak_bandwidth(const DeviceFacts& facts);
+
+// The warning for a rate above its peak (evidence.above_peak), with both numbers; "" otherwise.
+std::string above_peak_warning(const std::string& id, const Property& rate);
 
 // peak_bandwidth (source api: memory clock x bus width x 2) and peak_fraction (derived:
 // `rate` / peak). Nothing where the API reports no memory clock or bus width.

@@ -7,9 +7,11 @@
 #include "model/units.hpp"
 #include "probes/bandwidth/bandwidth_findings.hpp"
 #include "probes/bandwidth/bandwidth_sweep.hpp"
+#include "probes/bandwidth/l2_residency.hpp"
 #include "probes/bandwidth/launch_search.hpp"
 #include "probes/bandwidth/stream_meter.hpp"
 #include "probes/core/elements.hpp"
+#include "probes/core/findings.hpp"
 
 namespace memtopo {
 namespace {
@@ -43,7 +45,8 @@ class BandwidthMeasurement {
   OpOutcome measure(StreamMeter& meter, const LaunchSpace& space, const LaunchConfig& start);
   void try_one_pass(StreamMeter& meter, const LaunchSpace& space, OpOutcome& outcome);
   void measure_finalists(StreamMeter& meter, OpOutcome& outcome) const;
-  void measure_elsewhere(StreamMeter& meter, OpOutcome& outcome);
+  void measure_footprints(StreamMeter& meter, OpOutcome& outcome);
+  Property finding(const std::string& name, const OpOutcome& outcome, const SmClockLog* clocks);
 
   ProbeContext& ctx_;
   const BandwidthTarget& target_;
@@ -74,7 +77,7 @@ OpOutcome BandwidthMeasurement::measure(StreamMeter& meter, const LaunchSpace& s
   measure_finalists(meter, outcome);
   if (target_.footprint == BandwidthFootprint::beyond_l2) {
     try_one_pass(meter, space, outcome);
-    measure_elsewhere(meter, outcome);
+    measure_footprints(meter, outcome);
   }
   if (target_.footprint == BandwidthFootprint::inside_l2) {
     meter.relabel(id() + "/" + op + "_footprints");
@@ -131,22 +134,38 @@ void BandwidthMeasurement::measure_finalists(StreamMeter& meter, OpOutcome& outc
   outcome.final = std::move(measured[ranking.fastest]);
 }
 
-// DRAM: the final configuration, in its launch shape, on arrays that start one footprint (in
-// whole 2 MiB pages) further into their allocations: other DRAM pages and channels. Where that
-// cannot run (too little memory), the finding keeps the first placement alone and says so.
-void BandwidthMeasurement::measure_elsewhere(StreamMeter& meter, OpOutcome& outcome) {
-  const std::uint64_t offset = (plan_.bytes + kStreamArrayOffsetAlignment - 1) /
-                               kStreamArrayOffsetAlignment * kStreamArrayOffsetAlignment;
-  meter.relabel(id() + "/" + std::string(to_string(meter.base().op)) + "_elsewhere");
+// DRAM: the final configuration, in its launch shape, at footprints up to at least 8 GiB and 128
+// L2s (dram_footprints.hpp), each launch beginning where the one before it ended: the finding is
+// the rate the largest of them agree on, which no L2 can serve more than 1/128 of. Footprints
+// that cannot run (too little memory) are skipped and named.
+void BandwidthMeasurement::measure_footprints(StreamMeter& meter, OpOutcome& outcome) {
+  meter.relabel(id() + "/" + std::string(to_string(meter.base().op)) + "_footprints");
   meter.set_placement(outcome.final.spec.placement);
-  meter.set_array_offset(offset);
-  try {
-    outcome.other_placements.push_back(
-        meter.measure_long(config_of(outcome.final), kFinalTimedLaunches, kFinalLaunchSeconds));
-  } catch (const ExperimentError& error) {
-    outcome.other_placements_not_run = error.what();
+  DramFootprintSweep sweep;
+  sweep.l2_bytes = std::max(plan_.level_size.value_or(0), plan_.api_level_size.value_or(0));
+  sweep.planned_bytes = plan_.bytes;
+  // Streams index bytes in 64 bits: the limit is the memory, not a chase's 32-bit indices; a
+  // copy's two arrays must both fit.
+  const std::uint64_t limit = ctx_.backend.limits().max_wide_footprint_bytes / 2;
+  const std::vector<std::uint64_t> footprints =
+      dram_sweep_footprints(plan_.bytes, sweep.l2_bytes, limit);
+  if (!footprints.empty() && footprints.front() < kDramSweepLeastBytes) {
+    sweep.capped = "half the device memory a stream may use (" +
+                   format_bytes(static_cast<double>(limit)) + " per array)";
   }
-  meter.set_array_offset(0);
+  for (const std::uint64_t footprint : footprints) {
+    try {
+      sweep.points.push_back(meter.measure_long(config_of(outcome.final), kDramSweepLaunches,
+                                                kFinalLaunchSeconds, footprint));
+    } catch (const ExperimentError& error) {
+      sweep.not_run.push_back(format_bytes(static_cast<double>(footprint)) + ": " + error.what());
+    }
+  }
+  std::vector<const StreamMeasurement*> launches{&outcome.final};
+  for (const StreamMeasurement& point : sweep.points) launches.push_back(&point);
+  sweep.launch_stdev = pooled_launch_stdev(launches);
+  sweep.agreeing = agreeing_largest(sweep.points, outcome.search.min_gain, sweep.launch_stdev);
+  outcome.footprint_sweep = std::move(sweep);
   meter.set_placement(target_.placement);
 }
 
@@ -214,6 +233,29 @@ void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& s
   meter.set_placement(target_.placement);
 }
 
+// The finding `name` of `outcome`; DRAM's against the API's peak. What disagrees (a rate above
+// the peak, the largest footprints apart) is also a warning with both numbers.
+Property BandwidthMeasurement::finding(const std::string& name, const OpOutcome& outcome,
+                                       const SmClockLog* clocks) {
+  const std::optional<double> peak =
+      target_.api_peak ? api_peak_bandwidth(ctx_.backend.facts()) : std::nullopt;
+  Property p = rate_property(name, outcome, plan_, clocks, peak);
+  if (target_.footprint == BandwidthFootprint::inside_l2) {
+    judge_l2_residency(p, any_finding(ctx_.topology, "dram", name), outcome.search.min_gain);
+  }
+  const std::string id = target_.element + "." + name;
+  if (const std::string above = above_peak_warning(id, p); !above.empty()) {
+    ctx_.topology.warnings.push_back(above);
+  }
+  if (outcome.footprint_sweep) {
+    if (const std::string apart = footprint_disagreement(*outcome.footprint_sweep);
+        !apart.empty()) {
+      ctx_.topology.warnings.push_back(id + ": the largest footprints' rates " + apart);
+    }
+  }
+  return p;
+}
+
 void BandwidthMeasurement::run() {
   Element& element = element_for(ctx_.topology, target_.element);
   const LaunchSpace reads = read_launch_space();
@@ -221,7 +263,7 @@ void BandwidthMeasurement::run() {
   const OpOutcome read = measure(read_meter, reads, default_start(reads));
   // The SM-local levels' rates follow the SM clock (bandwidth_per_sm_clock is their constant).
   const SmClockLog* clocks = target_.per_sm ? ctx_.sm_clocks.get() : nullptr;
-  Property bandwidth = rate_property("bandwidth", read, plan_, clocks);
+  Property bandwidth = finding("bandwidth", read, clocks);
 
   if (target_.sweep != BandwidthSweep::none) {
     read_meter.relabel(id() + "/sweep");
@@ -238,7 +280,7 @@ void BandwidthMeasurement::run() {
     for (const auto& [op, name] : {std::pair{StreamOp::write, "write_bandwidth"},
                                    std::pair{StreamOp::copy, "copy_bandwidth"}}) {
       StreamMeter meter = meter_for(op);
-      element.set(rate_property(name, measure(meter, stores, start), plan_, clocks));
+      element.set(finding(name, measure(meter, stores, start), clocks));
     }
   }
   element.set(std::move(bandwidth));

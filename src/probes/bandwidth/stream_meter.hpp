@@ -38,8 +38,6 @@ class StreamMeter {
 
   // Runs with another placement from now on (a one-pass grid over the same array).
   void set_placement(StreamPlacement placement) { base_.placement = placement; }
-  // Runs on arrays that start `bytes` into their allocations from now on (other memory).
-  void set_array_offset(std::uint64_t bytes) { base_.array_offset_bytes = bytes; }
 
   // A MeasureLaunch for search_launch: the median bandwidth over `timed_launches`, nullopt
   // (with the reason) where the backend cannot run the configuration. `at_one_clock` (a level

@@ -34,18 +34,20 @@ struct L2LinePlan {
   DeviceWideThreshold threshold;
   std::uint64_t sector_bytes = 0;  // measured, or kSmallestLineBytes
   bool sector_measured = false;
-  std::uint64_t classify_bytes = 0;     // 3/4 of 7 x the size
-  std::uint64_t cross_check_bytes = 0;  // 5/4 of 7 x the size
+  std::uint64_t prime = kLinePrime;     // strides prime x unit
+  std::uint64_t classify_bytes = 0;     // 3/4 of prime x the size
+  std::uint64_t cross_check_bytes = 0;  // 5/4 of prime x the size
   std::vector<std::uint64_t> units;     // descending
   std::uint32_t timed_loads = 0;
 };
 
 // Units from the largest worth trying down to the sector (descending: the cheapest chases first,
 // and the first miss ends the ladder since every smaller unit misses too).
-std::vector<std::uint64_t> descending_units(std::uint64_t sector, std::uint64_t classify_bytes) {
+std::vector<std::uint64_t> descending_units(std::uint64_t sector, std::uint64_t classify_bytes,
+                                            std::uint64_t prime) {
   std::vector<std::uint64_t> units;
   for (std::uint64_t unit = sector;
-       unit <= kLargestUnitBytes && classify_bytes / (kLinePrime * unit) >= kMinJudgedElements;
+       unit <= kLargestUnitBytes && classify_bytes / (prime * unit) >= kMinJudgedElements;
        unit *= 2) {
     units.insert(units.begin(), unit);
   }
@@ -70,21 +72,37 @@ L2LinePlan plan_l2_line(const ProbeContext& ctx, const LineTarget& target) {
   plan.size_bytes = *size_bytes;
   plan.size_stride_bytes = staircase_stride_bytes(size->evidence).value_or(0);
   plan.threshold = *threshold;
-  const auto sector = finding_count(ctx.topology, target.element, "sector");
+  // What a miss fetches (l2.sector's probe writes it): the ladder's smallest unit.
+  const auto sector = finding_count(ctx.topology, target.element, "fetch_granularity");
   plan.sector_measured = sector.has_value();
   plan.sector_bytes = sector.value_or(kSmallestLineBytes);
-  plan.classify_bytes = plan.size_bytes * kLinePrime * kClassifyNumerator / kClassifyDenominator;
-  plan.cross_check_bytes =
-      plan.size_bytes * kLinePrime * kCrossCheckNumerator / kCrossCheckDenominator;
-  const BackendLimits limits = ctx.backend.limits();
-  if (plan.cross_check_bytes > limits.max_footprint_bytes) {
-    throw ProbeSkipped("the backend cannot chase " + format_bytes(plan.cross_check_bytes) + ", " +
+  plan.timed_loads = std::min(kLineTimedLoads, ctx.backend.limits().max_timed_loads);
+  return plan;
+}
+
+// The plan's footprints and units for strides `prime` x unit; nullopt when the backend cannot
+// chase the cross-check or the cache is too small for a ladder.
+std::optional<L2LinePlan> with_prime(const ProbeContext& ctx, L2LinePlan plan,
+                                     std::uint64_t prime) {
+  plan.prime = prime;
+  plan.classify_bytes = plan.size_bytes * prime * kClassifyNumerator / kClassifyDenominator;
+  plan.cross_check_bytes = plan.size_bytes * prime * kCrossCheckNumerator / kCrossCheckDenominator;
+  if (plan.cross_check_bytes > ctx.backend.limits().max_footprint_bytes) return std::nullopt;
+  plan.units = descending_units(plan.sector_bytes, plan.classify_bytes, prime);
+  if (plan.units.empty()) return std::nullopt;
+  return plan;
+}
+
+// The first prime's plan, or the reason it cannot run as a skip.
+L2LinePlan first_prime_plan(const ProbeContext& ctx, const L2LinePlan& base) {
+  if (auto plan = with_prime(ctx, base, kLinePrime)) return *plan;
+  const std::uint64_t cross_check =
+      base.size_bytes * kLinePrime * kCrossCheckNumerator / kCrossCheckDenominator;
+  if (cross_check > ctx.backend.limits().max_footprint_bytes) {
+    throw ProbeSkipped("the backend cannot chase " + format_bytes(cross_check) + ", " +
                        std::to_string(kLinePrime) + " x 5/4 of the measured size");
   }
-  plan.units = descending_units(plan.sector_bytes, plan.classify_bytes);
-  if (plan.units.empty()) throw ProbeSkipped("the cache is too small for a stride ladder");
-  plan.timed_loads = std::min(kLineTimedLoads, limits.max_timed_loads);
-  return plan;
+  throw ProbeSkipped("the cache is too small for a stride ladder");
 }
 
 // A warm sequential chase alone at `stride` over a footprint target (rounded down to it), judged
@@ -123,7 +141,7 @@ class L2LineChases {
     UnitVerdicts out;
     for (std::uint64_t unit : plan_.units) {
       ctx_.progress(id_ + ": unit " + std::to_string(unit) + " B (stride " +
-                    std::to_string(kLinePrime * unit) + " B) over " +
+                    std::to_string(plan_.prime * unit) + " B) over " +
                     format_bytes(plan_.classify_bytes));
       const StrideFit fit = at_unit(plan_.classify_bytes, unit, "unit" + std::to_string(unit));
       out.fits.push_back({unit, fit.verdict.fits, fit.verdict.miss_score});
@@ -186,7 +204,7 @@ class L2LineChases {
              {"verdict", verdict_evidence(verdict, footprint)}}};
   }
   StrideFit at_unit(std::uint64_t footprint_target, std::uint64_t unit, const std::string& phase) {
-    StrideFit fit = at_stride(footprint_target, kLinePrime * unit, phase);
+    StrideFit fit = at_stride(footprint_target, plan_.prime * unit, phase);
     fit.evidence["unit_bytes"] = unit;
     return fit;
   }
@@ -208,11 +226,11 @@ std::string l2_line_method(const LineTarget& target, const L2LinePlan& plan) {
                 "over 3/4 of %llu x the measured size %s (held only when unit >= line); line = "
                 "the smallest unit that fits; cross-check: 5/4 of it must miss there",
                 std::string(to_string(target.path)).c_str(), plan.timed_loads,
-                target.element.c_str(), static_cast<unsigned long long>(kLinePrime),
+                target.element.c_str(), static_cast<unsigned long long>(plan.prime),
                 static_cast<unsigned long long>(plan.units.front()),
                 plan.sector_measured ? "the measured sector " : "an assumed ",
                 static_cast<unsigned long long>(plan.sector_bytes),
-                static_cast<unsigned long long>(kLinePrime), format_bytes(plan.size_bytes).c_str());
+                static_cast<unsigned long long>(plan.prime), format_bytes(plan.size_bytes).c_str());
   return method;
 }
 
@@ -222,7 +240,7 @@ nlohmann::json l2_line_evidence(const LineTarget& target, const L2LinePlan& plan
           {"size_bytes", plan.size_bytes},
           {"sector_bytes",
            plan.sector_measured ? nlohmann::json(plan.sector_bytes) : nlohmann::json(nullptr)},
-          {"prime", kLinePrime},
+          {"prime", plan.prime},
           {"threshold_cycles", plan.threshold.cycles},
           {"threshold_rule", plan.threshold.rule},
           {"timed_loads", plan.timed_loads},
@@ -259,28 +277,62 @@ void conclude_l2_line(Property& p, const L2LinePlan& plan, const FitLadderLine& 
   }
 }
 
+
+// What one prime's ladder found.
+struct PrimeLadder {
+  UnitVerdicts units;
+  CrossCheck cross;
+  FitLadderLine inference;
+};
+
+// `chases` plans from the plan it was made with, whose prime may have changed since.
+PrimeLadder climb_prime(L2LineChases& chases, const L2LinePlan& plan) {
+  PrimeLadder ladder;
+  ladder.units = chases.judge_units();
+  ladder.cross = chases.cross_check(ladder.units.fits);
+  ladder.inference =
+      infer_line_from_unit_fits(ladder.units.fits, plan.sector_bytes, ladder.cross.fit);
+  return ladder;
+}
+
+// No unit held the prime times the size: the prime may divide the set count (every stride
+// prime x unit then reaches a prime-th of the sets; 126 MiB of 2 KiB sets is 7 x 9216 sets).
+bool held_nothing(const PrimeLadder& ladder) {
+  return std::none_of(ladder.units.fits.begin(), ladder.units.fits.end(),
+                      [](const UnitFit& f) { return f.fits; });
+}
+
 }  // namespace
 
 void measure_device_cache_line(ProbeContext& ctx, const LineTarget& target, const std::string& id) {
-  const L2LinePlan plan = plan_l2_line(ctx, target);
+  L2LinePlan plan = first_prime_plan(ctx, plan_l2_line(ctx, target));
   L2LineChases chases(ctx, target, id, plan);
-  UnitVerdicts units = chases.judge_units();
-  CrossCheck cross = chases.cross_check(units.fits);
-  const FitLadderLine inference =
-      infer_line_from_unit_fits(units.fits, plan.sector_bytes, cross.fit);
-  ContiguousCheck contiguous = chases.contiguous_check(inference);
+  PrimeLadder ladder = climb_prime(chases, plan);
+  // The next of kLinePrimes while the last held nothing, as the SM-local line probe does.
+  nlohmann::json tried = nlohmann::json::array();
+  for (std::size_t k = 1; k < kLinePrimes.size() && held_nothing(ladder); ++k) {
+    const std::optional<L2LinePlan> next = with_prime(ctx, plan, kLinePrimes[k]);
+    if (!next) break;
+    tried.push_back({{"prime", plan.prime},
+                     {"note", ladder.inference.note},
+                     {"units", std::move(ladder.units.evidence)}});
+    plan = *next;
+    ladder = climb_prime(chases, plan);
+  }
+  ContiguousCheck contiguous = chases.contiguous_check(ladder.inference);
 
   Property p;
   p.name = "line";
   p.unit = "bytes";
   p.source = Source::measured;
   p.method = l2_line_method(target, plan);
-  p.evidence = l2_line_evidence(target, plan, inference);
-  p.evidence["units"] = std::move(units.evidence);
-  p.evidence["cross_check"] = std::move(cross.evidence);
+  p.evidence = l2_line_evidence(target, plan, ladder.inference);
+  p.evidence["units"] = std::move(ladder.units.evidence);
+  p.evidence["cross_check"] = std::move(ladder.cross.evidence);
   p.evidence["contiguous_check"] = std::move(contiguous.evidence);
   p.evidence["cost"] = chases.cost_evidence();
-  conclude_l2_line(p, plan, inference, contiguous.contradicts);
+  if (!tried.empty()) p.evidence["primes_tried_before"] = std::move(tried);
+  conclude_l2_line(p, plan, ladder.inference, contiguous.contradicts);
   element_for(ctx.topology, target.element).set(std::move(p));
 }
 

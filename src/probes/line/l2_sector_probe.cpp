@@ -1,5 +1,8 @@
-// l2.sector: the spacing of misses in a cold (flushed) 4 B-stride chase, with a threshold between
-// the level's warm hits and DRAM measured first (l2_line_probe.hpp).
+// l2.fetch_granularity: the spacing of misses in a cold (flushed) 4 B-stride chase, with a
+// threshold between the level's warm hits and DRAM measured first (l2_line_probe.hpp). What a
+// miss brings into the L2 from DRAM, which need not be the L2's sector: an H200 reads 64 B where
+// NVIDIA documents 32 B sectors (a miss fetches two). Until this name existed the probe wrote it
+// as l2.sector; that name stays, deprecated, with the same value (kDeprecatedSectorNote).
 #include <algorithm>
 #include <cstdio>
 
@@ -59,6 +62,12 @@ HitAndDram hit_and_dram(AloneChases& chases, const LineTarget& target, std::uint
   return out;
 }
 
+// Why l2.sector is still written, and what to read instead (README.md, "Stable names").
+constexpr const char* kDeprecatedSectorNote =
+    "deprecated name, kept within JSON schema 1 for scripts: the value is l2.fetch_granularity, "
+    "what a miss fetches from DRAM (the spacing of misses in a cold 4 B-stride chase), not the "
+    "L2's sector, which this chase cannot see when a miss fetches more than one";
+
 std::string sector_method(const LineTarget& target, std::uint32_t timed, double threshold) {
   char method[400];
   std::snprintf(method, sizeof method,
@@ -95,7 +104,7 @@ void measure_device_cache_sector(ProbeContext& ctx, const LineTarget& target,
   const GapEstimate gaps = estimate_fetch_granularity(cycles, trace.indices, threshold);
 
   Property p;
-  p.name = "sector";
+  p.name = "fetch_granularity";
   p.unit = "bytes";
   p.source = Source::measured;
   p.method = sector_method(target, timed, threshold);
@@ -106,7 +115,14 @@ void measure_device_cache_sector(ProbeContext& ctx, const LineTarget& target,
                      {"dram_cycles", spread_evidence(baselines.dram)},
                      {"cost", chases.cost_evidence()}});
   set_granularity(p, gaps, cycles);
-  element_for(ctx.topology, target.element).set(std::move(p));
+  Element& element = element_for(ctx.topology, target.element);
+  Property deprecated = p;
+  deprecated.name = "sector";
+  deprecated.note = (p.note.empty() ? "" : p.note + "; ") + kDeprecatedSectorNote;
+  deprecated.evidence["deprecated"] = {{"replaced_by", target.element + ".fetch_granularity"},
+                                       {"why", kDeprecatedSectorNote}};
+  element.set(std::move(p));
+  element.set(std::move(deprecated));
 }
 
 }  // namespace memtopo

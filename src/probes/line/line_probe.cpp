@@ -20,7 +20,8 @@ const std::vector<LineTarget>& line_targets() {
        "ro.size",
        "read-only cache line size: capacity in elements per stride, size / capacity beyond it"},
       {"l2", LoadPath::cg, LoadPath::cg, "DRAM", "",
-       "L2 sector: spacing of misses in a cold (flushed) 4 B-stride ld.global.cg chase",
+       "L2 fetch granularity of a miss (l2.fetch_granularity; also under its deprecated name "
+       "l2.sector): spacing of misses in a cold (flushed) 4 B-stride ld.global.cg chase",
        "L2 line size: one fit verdict per stride 7 x unit over 3/4 of 7 x l2.size, the smallest "
        "unit that fits",
        true},

@@ -22,6 +22,10 @@ namespace memtopo::staircase {
 namespace {
 
 constexpr std::uint64_t kL2SweepStartBytes = 1ull << 20;          // without a measured L1 size
+// Without a measured L1 the sweep starts at most this fraction of the API L2 size, so that the
+// L2 level has footprints before its step however small the L2 (a 1 MiB L2 on a GPU whose L1
+// does not cache global loads left 1 to 3 MiB: too short a sweep, and no l2.size at all).
+constexpr std::uint64_t kApiL2StartDivisor = 8;
 constexpr std::uint64_t kL2SweepEndFactor = 3;                    // up to 3x the API L2 size
 constexpr std::uint64_t kL1Multiple = 4;                          // start beyond the L1
 constexpr std::uint64_t kFallbackL2SweepEndBytes = 256ull << 20;  // no API L2 size
@@ -58,7 +62,9 @@ L2Plan plan_l2_sweep(ProbeContext& ctx) {
   // line (or shares one), and the footprint at the step is the capacity.
   plan.line_measured = line.has_value();
   plan.stride = line ? static_cast<std::uint32_t>(*line) : kSmallestLineBytes;
-  plan.start = l1 ? kL1Multiple * *l1 : kL2SweepStartBytes;
+  plan.start = l1 ? kL1Multiple * *l1
+                  : std::min(kL2SweepStartBytes,
+                             plan.api_l2 > 0 ? plan.api_l2 / kApiL2StartDivisor : kL2SweepStartBytes);
   const std::uint64_t end =
       plan.api_l2 > 0 ? kL2SweepEndFactor * plan.api_l2 : kFallbackL2SweepEndBytes;
   plan.end = std::min({end, ctx.backend.limits().max_footprint_bytes, kMaxIndexedBytes});

@@ -302,7 +302,7 @@ PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t foo
   // pages of their own make 2N pages, past the level's plateau start, and miss; twins sharing
   // their element's page make N pages, fewer than its first miss, and hit (the plateau start is
   // a footprint of the ladder's grid, at or past where every element misses: no margin on it).
-  // So the twins'
+  // Only a miss is conclusive (a hit may be a plateau that was not all misses). So the twins'
   // apart mean tells the page alone (missed: at most `next`; hit: larger). A simulated
   // device's 2048 entries of 32 MiB on a 96 GiB chase limit fit 1536 pairs 32 MiB apart, of the
   // 2049 the plain test needs: the page was "> 32 MiB"; the H100's 73.6 GiB fits 1177 of 2049.
@@ -324,8 +324,13 @@ PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t foo
       top.shared_pairs = half.pairs - half.missed_apart;
       return bisect(search, strides, top, result);
     }
-    result.bytes = 2 * next;
-    result.bound = Bound::lower;
+    // The apart twins hit: either they share their element's page, or 2N pages do not overflow
+    // the level after all (the ladder's plateau start was a partial overflow at its end: a
+    // simulated 4096 x 2 MiB level on 3024 elements 8 MiB apart read "at least 16 MiB").
+    // Only a miss tells, so no page.
+    result.unknown = "with " + std::to_string(fitting) +
+                     " pairs (fewer than the level's first miss) the apart twins hit: they share "
+                     "their element's page, or the level holds 2N pages; the test cannot tell";
     return result;
   }
   if (strides.empty()) {

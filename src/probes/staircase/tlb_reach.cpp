@@ -308,6 +308,31 @@ std::vector<MeasuredLevel> TlbMeasurement::measure_levels(const TlbPlan& p) {
   return levels;
 }
 
+// Which levels the DRAM chase missed: every level found, when each one's page is known (the chase
+// has one element per page of the largest, over more pages than the last holds); a level past
+// them was not seen and may hold these pages, as the method says. A level whose page is not known
+// leaves the chase's elements sharing its pages in part: the value is then a lower bound.
+void describe_levels_missed(Property& p, const std::vector<MeasuredLevel>& levels,
+                            const std::vector<std::string>& elements) {
+  nlohmann::json missed = nlohmann::json::array();
+  std::string unknown_pages;
+  for (std::size_t k = 0; k < levels.size(); ++k) {
+    missed.push_back(elements[k]);
+    if (!levels[k].page.exact()) unknown_pages += (unknown_pages.empty() ? "" : ", ") + elements[k];
+  }
+  p.evidence["levels_missed"] = missed;
+  p.method += "; a miss at every TLB level found (a level past the longest chain, not seen, may "
+              "hold these pages)";
+  if (!unknown_pages.empty() && !p.inconclusive) {
+    p.inconclusive = true;
+    p.bound = Bound::lower;
+    p.confidence.reset();
+    p.note = "lower bound: the page of " + unknown_pages +
+             " is not known, so the chase's elements may share its pages and hit it in part";
+    p.evidence["bound"] = to_string(Bound::lower);
+  }
+}
+
 // One element per page of the levels found (the largest exact page; the first ladder's stride
 // without one), as many as overflow the last level kDramReachMultiple times over, all timed: a
 // level of 32768 entries of 64 KiB is missed only by a chase over more than 32768 pages, which a
@@ -353,9 +378,10 @@ void TlbMeasurement::report_dram_with_tlb_misses(const TlbPlan& p,
   ChaseSpec timed_chase = cold;
   timed_chase.keep_arrays = false;  // the row's last chase: the backend may free its arrays
   const auto traces = ctx_.run(std::span(&timed_chase, 1), "dram.latency_tlb_miss");
-  element_for(ctx_.topology, "dram")
-      .set(dram_latency_tlb_miss(traces.front(), conditioning.front(), timed_chase, elements,
-                                 !levels.empty()));
+  Property latency = dram_latency_tlb_miss(traces.front(), conditioning.front(), timed_chase,
+                                           elements, !levels.empty());
+  describe_levels_missed(latency, levels, row_.elements);
+  element_for(ctx_.topology, "dram").set(std::move(latency));
 }
 
 void TlbMeasurement::run() {

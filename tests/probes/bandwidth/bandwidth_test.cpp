@@ -13,6 +13,7 @@
 #include "probes/bandwidth/bandwidth_findings.hpp"
 #include "probes/bandwidth/bandwidth_probe.hpp"
 #include "probes/bandwidth/bandwidth_targets.hpp"
+#include "probes/bandwidth/dram_footprints.hpp"
 #include "probes/bandwidth/launch_search.hpp"
 #include "support/probe_harness.hpp"
 
@@ -73,10 +74,12 @@ void expect_rate(const ProbeRun& run, const std::string& element, const std::str
   const std::size_t ties = p.evidence.value("ties", nlohmann::json::array()).size();
   EXPECT_EQ(sm_local ? p.evidence.at("launch_spread").at("samples").get<std::size_t>()
                      : p.spread->samples,
-            sm_local            ? 9u
-            : three_footprints  ? 27u + 9 * ties
-            : element == "dram" ? 18u + 9 * ties  // DRAM: 2 placements
-                                : 9u + 9 * ties);
+            sm_local           ? 9u
+            : three_footprints ? 27u + 9 * ties
+            : element == "dram"
+                ? kDramSweepLaunches *
+                      p.evidence.at("footprint_sweep").at("agreeing_largest").get<std::size_t>()
+                : 9u + 9 * ties);
   EXPECT_GE(*p.confidence, 0.9);  // every launch within 3 % of the p50
   EXPECT_TRUE(p.evidence.contains("confidence_factors"));
   // The clocks during the run and the launch that gave the figure are in the evidence.
@@ -137,20 +140,21 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
     EXPECT_TRUE(shapes == "one_pass,shared_by_all" || shapes == "shared_by_all,one_pass") << shapes;
     const double modelled = m.dram * m.clock_hz * factor;
     EXPECT_NEAR(other.at("p50_bytes_per_second").get<double>(), modelled, kTolerance * modelled);
-    // The shape that lost had the lower p50 where both ran on the same arrays; the value is
-    // over those launches and the same configuration's on arrays a footprint further on.
+    // The shape that lost had the lower p50 at the search's footprint; the value is the
+    // winner's at the largest footprints of the sweep that agree (no L2 keeps lines in this
+    // model: all of them), up to 1 GiB (half of half this device's memory: a copy's two arrays).
     EXPECT_LE(other.at("p50_bytes_per_second").get<double>(),
-              p.evidence.at("first_placement_spread").at("p50").get<double>());
-    const nlohmann::json& elsewhere = p.evidence.at("other_placements");
-    ASSERT_EQ(elsewhere.size(), 1u) << elsewhere.dump();
-    EXPECT_GE(elsewhere[0].at("array_offset_bytes").get<std::uint64_t>(),
-              p.evidence.at("footprint_bytes").get<std::uint64_t>());
-    EXPECT_EQ(
-        elsewhere[0].at("array_offset_bytes").get<std::uint64_t>() % kStreamArrayOffsetAlignment,
-        0u);
-    // Finalists that tied with the winner (within the search's gain) are pooled too.
-    const std::size_t series = 2 + p.evidence.value("ties", nlohmann::json::array()).size();
-    EXPECT_EQ(p.spread->samples, series * p.evidence.at("seconds").size());
+              p.evidence.at("planned_footprint_spread").at("p50").get<double>());
+    const nlohmann::json& sweep = p.evidence.at("footprint_sweep");
+    const nlohmann::json& points = sweep.at("points");
+    ASSERT_EQ(points.size(), 3u) << sweep.dump();
+    EXPECT_EQ(points[0].at("footprint_bytes").get<std::uint64_t>(), 1ull << 30);
+    EXPECT_EQ(points[1].at("footprint_bytes").get<std::uint64_t>(), 1ull << 29);
+    EXPECT_EQ(points[2].at("footprint_bytes").get<std::uint64_t>(), 1ull << 28);
+    EXPECT_EQ(sweep.at("agreeing_largest").get<std::size_t>(), 3u);
+    EXPECT_EQ(sweep.at("capped").get<std::string>().find("half the device memory"), 0u);
+    EXPECT_NEAR(points[0].at("l2_share_at_most").get<double>(), 1.0 / 1024, 1e-9);
+    EXPECT_EQ(p.spread->samples, 3u * kDramSweepLaunches);
     EXPECT_NEAR(p.value.get<double>(), modelled, kTolerance * modelled);
     // Every block size and unroll tried one-pass with short launches (or said why not), the
     // best three again with final launches.

@@ -2,7 +2,9 @@
 // user runs it (select_probes, run_probes: a full default discovery), on every simulated device
 // description in the tree (sims/, tests/sims/, tests/probes/sims/, tests/validation/sims/, and
 // their subfolders), checked by PlanInputsCheck: each value's confidence is at most that of every
-// finding its probe read from an earlier probe, and the product of its factors.
+// finding its probe read from an earlier probe, and the product of its factors. The devices of
+// tests/validation/generations/ get the same check in memtopo_validation_tests, whose full
+// discoveries of them this program does not repeat.
 //
 // A program of its own, labelled `property`, so that CI's sanitizer stage (which runs the five
 // host programs it names) does not run it: one full discovery per description, some 30 s of CPU

@@ -70,16 +70,23 @@ void expect_line_of(const std::string& file, const std::vector<std::string>& ids
             << cost.at("batches") << " chases; run " << run.seconds << " s\n";
 }
 
-// L2 on the Hopper-like device: the sector from a cold chase. The line is measured from the
-// capacity per stride (l2_line_test.cpp), planned from l2.size: without it, skipped and says so.
+// L2 on the Hopper-like device: what a miss fetches, from a cold chase (the simulated device
+// fetches one sector). The line is measured from the capacity per stride (l2_line_test.cpp),
+// planned from l2.size: without it, skipped and says so.
 TEST(L2Sector, FromAColdChaseAndTheLineNeedsTheMeasuredSize) {
   const std::string file = "sims/hopper-like.json";
   const auto l2 = read_truth(file).cache("L2");
   const ProbeRun run = run_on_sim(file, {"l2.sector", "l2.line"});
-  const Property& sector = property(run, "l2", "sector");
+  const Property& sector = property(run, "l2", "fetch_granularity");
   EXPECT_EQ(sector.value, l2.at("sector_bytes")) << sector.note << sector.evidence.dump(1);
   ASSERT_TRUE(sector.confidence.has_value());
   EXPECT_GT(*sector.confidence, 0.9);
+  // The old name stays, deprecated: the same value and confidence, a note and the replacement.
+  const Property& deprecated = property(run, "l2", "sector");
+  EXPECT_EQ(deprecated.value, sector.value);
+  EXPECT_EQ(deprecated.confidence, sector.confidence);
+  EXPECT_NE(deprecated.note.find("deprecated"), std::string::npos) << deprecated.note;
+  EXPECT_EQ(deprecated.evidence.at("deprecated").at("replaced_by"), "l2.fetch_granularity");
   ASSERT_TRUE(run.skipped.count("l2.line"));
   EXPECT_NE(run.skipped.at("l2.line").find("l2.size"), std::string::npos);
   // Every L2 chase ran alone.

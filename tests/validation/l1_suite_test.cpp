@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "support/probe_harness.hpp"
+#include "support/rotation.hpp"
 
 namespace memtopo::testing {
 namespace {
@@ -84,20 +85,6 @@ std::map<std::string, nlohmann::json> truth_of(const std::string& file) {
   return t;
 }
 
-// Per-set ways (unequal sets) are numbered from the start of the probe's array, whose address
-// modulo sets x line the probe cannot know: a rotation of the configured list is the same cache.
-bool same_up_to_rotation(const nlohmann::json& truth, const nlohmann::json& found) {
-  if (!truth.is_array() || !found.is_array() || truth.size() != found.size()) return false;
-  for (std::size_t shift = 0; shift < truth.size(); ++shift) {
-    bool all = true;
-    for (std::size_t i = 0; i < truth.size() && all; ++i) {
-      all = truth[(i + shift) % truth.size()] == found[i];
-    }
-    if (all) return true;
-  }
-  return false;
-}
-
 bool matches(const std::string& name, const nlohmann::json& truth, const nlohmann::json& found,
              std::uint64_t line) {
   if (name == "size") {
@@ -105,7 +92,7 @@ bool matches(const std::string& name, const nlohmann::json& truth, const nlohman
     const auto f = found.get<double>(), c = truth.get<double>();
     return (f > c ? f - c : c - f) <= static_cast<double>(line);
   }
-  if (name == "ways" && truth.is_array()) return same_up_to_rotation(truth, found);
+  if (name == "ways" && truth.is_array()) return validation::same_up_to_rotation(truth, found);
   return found == truth;
 }
 
