@@ -10,9 +10,9 @@
 namespace memtopo {
 namespace {
 
-// The live watches, for every topology (one per device of a multi-GPU run, and tests' own).
-// Keyed by the topology's address: a lookup takes only the topology, and the reads of a probe's
-// worker threads count too.
+// The live watches, for every topology (one per device of a multi-GPU run, and tests' own),
+// keyed by the topology's address: a lookup takes only the topology. The mutex guards the list;
+// a watch's reader runs on the thread that read (probes read on the runner's thread).
 struct Watch {
   std::uint64_t id;
   const Topology* topology;
