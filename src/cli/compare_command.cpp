@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
+#include "cli/path_aliases.hpp"
 #include "cli/subcommand_parse.hpp"
 #include "model/json.hpp"
 #include "report/compare.hpp"
@@ -56,6 +57,15 @@ int run_compare_command(int argc, const char* const* argv, std::ostream& out, st
     err << "memtopo compare: --json needs a value; it was given an empty one\n";
     return exit_code::usage;
   }
+  const std::vector<PathUse> uses{{"A", options.file_a, false},
+                                  {"B", options.file_b, false},
+                                  {"--json", options.json_file, true}};
+  std::string problem = option_given_as_path("--json", options.json_file);
+  if (problem.empty()) problem = aliased_paths(uses);
+  if (!problem.empty()) {
+    err << "memtopo compare: " << problem << "\n";
+    return exit_code::usage;
+  }
 
   std::optional<OutputTarget> json_target;
   try {
@@ -85,14 +95,21 @@ int run_compare_command(int argc, const char* const* argv, std::ostream& out, st
     out << render_comparison_text(comparison, options.all);
   }
   out.flush();
+  bool written = true;
   if (json_target) {
     try {
       write_output(*json_target, json_text, /*flush_to_disk=*/true);
     } catch (const OutputError& error) {
       err << "memtopo compare: " << error.what() << "\n";
-      return exit_code::cannot_write;
+      written = false;
     }
   }
+  if (!out) {
+    err << "memtopo compare: cannot write to standard output (closed, full, or a pipe whose "
+           "reader has gone)\n";
+    written = false;
+  }
+  if (!written) return exit_code::cannot_write;
   return comparison.has_differences() ? exit_code::runs_differ : exit_code::ok;
 }
 

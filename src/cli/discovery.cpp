@@ -14,6 +14,7 @@
 #include "cli/gpu_claim.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
+#include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/run_info.hpp"
@@ -45,21 +46,24 @@ struct Plan {
   std::optional<OutputTarget> export_file;  // --export FORMAT FILE
   ReportTargets reports;                    // --html FILE, --markdown FILE
   std::unique_ptr<CsvTraceWriter> trace_writer;
+  OutputLocks locks;  // every output above, against a second memtopo writing it
 };
 
 // Returns exit_code::ok and fills `plan`, or prints the problem and returns its exit code.
 int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>& registry,
               Plan& plan, std::ostream& err) {
+  // The p2p family is no unknown id: it runs between GPUs, in a multi-device run only.
+  for (const std::string& id : options.only) {
+    if (id == "p2p" || id.starts_with("p2p.")) {
+      err << "memtopo: --only " << printable_text(id)
+          << ": the p2p probes run between GPUs; add --device all (or a list, --device 0,1).\n";
+      return exit_code::usage;
+    }
+  }
   try {
     plan.probes = select_probes(registry, options.only);
   } catch (const SelectionError& error) {
     err << "memtopo: --only: " << error.what() << "\n";
-    for (const std::string& id : options.only) {
-      if (id == "p2p" || id.starts_with("p2p.")) {
-        err << "  The p2p probes run between GPUs: add --device all (or a list, --device 0,1).\n";
-        break;
-      }
-    }
     return exit_code::usage;
   }
   try {
@@ -68,6 +72,12 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     plan.reports = prepare_report_outputs(options.html_file, options.markdown_file);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
+      plan.locks.lock_directory(plan.trace_writer->directory(),
+                                "--traces " + printable_text(options.traces_dir));
+    }
+    for (const auto* target :
+         {&plan.json, &plan.export_file, &plan.reports.html, &plan.reports.markdown}) {
+      plan.locks.lock_file(*target);
     }
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
@@ -178,8 +188,8 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
     });
   } catch (const Interrupted&) {
     display.reset();
-    err << "memtopo: " << signal_name(interrupt_signal())
-        << " received: stopped after the current batch; writing what was measured so far.\n";
+    err << "memtopo: stopped after the current batch (" << signal_name(interrupt_signal())
+        << "); writing what was measured so far.\n";
   }
   return recorder ? recorder->write_error() : std::string();
 }
@@ -189,20 +199,23 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
            const std::string& trace_error, std::ostream& out, std::ostream& err) {
   if (!trace_error.empty())
     topology.warnings.push_back("raw traces are incomplete: " + trace_error);
+  // Every output is tried, whatever failed before it: a closed stdout keeps the files.
+  bool written = true;
   try {
     write_reports(topology, options, plan.json, out, plan.reports);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
-    return exit_code::cannot_write;
+    written = false;
   }
   if (plan.export_file) {
     try {
       write_export(topology, *plan.export_file);
     } catch (const OutputError& error) {
       err << "memtopo: " << error.what() << "\n";
-      return exit_code::cannot_write;
+      written = false;
     }
   }
+  if (!written) return exit_code::cannot_write;
   if (!trace_error.empty()) err << "memtopo: " << trace_error << "\n";
   if (plan.trace_writer && !options.quiet) {
     err << "memtopo: " << plan.trace_writer->files_written() << " trace files in "
@@ -231,7 +244,8 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
 
 int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed) {
   if (trace_write_failed) return exit_code::cannot_write;
-  if (topology.run.interrupted) {
+  // A signal during the final writes too: the run is complete, but it was asked to stop.
+  if (topology.run.interrupted || interrupt_signal() != 0) {
     return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
                               : exit_code::interrupted;
   }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
+#include "cli/path_aliases.hpp"
 #include "cli/subcommand_parse.hpp"
 #include "model/json.hpp"
 #include "report/export_accel_sim.hpp"
@@ -34,6 +35,11 @@ int run_export_command(int argc, const char* const* argv, std::ostream& out, std
     err << "memtopo export: FILE is empty; name a file, or '-' for stdout.\n";
     return exit_code::usage;
   }
+  if (std::string problem = aliased_paths({{"RUN", run_file, false}, {"FILE", output, true}});
+      !problem.empty()) {
+    err << "memtopo export: " << problem << "\n";
+    return exit_code::usage;
+  }
 
   std::optional<OutputTarget> target;
   try {
@@ -54,7 +60,10 @@ int run_export_command(int argc, const char* const* argv, std::ostream& out, std
   if (!target) {
     out << text;
     out.flush();
-    return out ? exit_code::ok : exit_code::cannot_write;
+    if (out) return exit_code::ok;
+    err << "memtopo export: cannot write to standard output (closed, full, or a pipe whose "
+           "reader has gone)\n";
+    return exit_code::cannot_write;
   }
   try {
     write_output(*target, text, /*flush_to_disk=*/true);

@@ -8,8 +8,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <thread>
+
+#include "cli/lock_holder.hpp"
 
 namespace memtopo {
 namespace {
@@ -20,8 +21,6 @@ constexpr const char* kDefaultLockDirectory = "/tmp";
 // Anyone may open the lock file to lock it and write their pid into it: the lock is shared by
 // every user of the GPU.
 constexpr mode_t kLockFileMode = 0666;
-// The holder's line is short ("pid 123 since 2026-01-01T00:00:00Z").
-constexpr std::size_t kHolderTextBytes = 128;
 
 // The UUID's letters, digits and dashes: a file name no UUID can turn into a path.
 std::string file_safe(const std::string& uuid) {
@@ -31,26 +30,6 @@ std::string file_safe(const std::string& uuid) {
     name += safe || c == '-' ? c : '_';
   }
   return name;
-}
-
-std::string holder_of(int fd) {
-  char text[kHolderTextBytes] = {};
-  const ssize_t bytes = pread(fd, text, sizeof text - 1, 0);
-  std::string holder = bytes > 0 ? std::string(text, static_cast<std::size_t>(bytes)) : "";
-  while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
-  for (char& c : holder) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return holder.empty() ? "holder unknown" : holder;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 }  // namespace
@@ -85,7 +64,7 @@ GpuLock::GpuLock(const std::string& uuid, const std::filesystem::path& directory
       fd_ = -1;
       return;
     }
-    const std::string holder = holder_of(fd_);
+    const std::string holder = read_lock_holder(fd_);
     if (!told) {
       wait.on_wait(holder);
       told = true;
@@ -117,12 +96,7 @@ void GpuLock::keep_until_exit() {
 }
 
 void GpuLock::write_holder() {
-  if (!writable_) return;
-  const std::string holder = "pid " + std::to_string(getpid()) + " since " + utc_now() + "\n";
-  // Best effort: a waiting memtopo only prints it.
-  if (ftruncate(fd_, 0) == 0) {
-    [[maybe_unused]] const ssize_t written = pwrite(fd_, holder.data(), holder.size(), 0);
-  }
+  if (writable_) write_lock_holder(fd_);
 }
 
 }  // namespace memtopo

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <ctime>
 
 #include "report/output_file.hpp"
@@ -20,8 +21,38 @@ constexpr std::int64_t kSameRequestNanoseconds = 1'000'000'000;
 // Lock-free, hence safe to use from a signal handler.
 std::atomic<int> g_signal{0};
 std::atomic<std::int64_t> g_first_signal_ns{0};
+std::atomic<unsigned> g_stop_requests{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 static_assert(std::atomic<std::int64_t>::is_always_lock_free);
+static_assert(std::atomic<unsigned>::is_always_lock_free);
+// Set once before the handler is installed: a terminal's progress line is ended first.
+bool g_stderr_is_terminal = false;
+
+// The acknowledgement of the first stop, written by the handler itself (write(2) is
+// async-signal-safe): a batch can take seconds on a slow device, and a user who sees nothing
+// presses again and loses the results.
+const char* acknowledgement(int signal) {
+  switch (signal) {
+    case SIGINT:
+      return "memtopo: SIGINT received: stopping after the current batch and writing what was "
+             "measured (a second stop signal, a second or more later, ends memtopo at once)\n";
+    case SIGTERM:
+      return "memtopo: SIGTERM received: stopping after the current batch and writing what was "
+             "measured (a second stop signal, a second or more later, ends memtopo at once)\n";
+    default:
+      return "memtopo: SIGHUP received: stopping after the current batch and writing what was "
+             "measured (a second stop signal, a second or more later, ends memtopo at once)\n";
+  }
+}
+
+void acknowledge(int signal) {
+  const char* text = acknowledgement(signal);
+  // Best effort: a closed stderr loses the line, nothing else.
+  if (g_stderr_is_terminal) {
+    [[maybe_unused]] const ssize_t newline = write(STDERR_FILENO, "\n", 1);
+  }
+  [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, text, std::strlen(text));
+}
 
 std::int64_t monotonic_ns() {
   timespec now{};
@@ -51,15 +82,20 @@ extern "C" void on_stop_signal(int signal) {
   int first = 0;
   if (g_signal.compare_exchange_strong(first, signal)) {
     g_first_signal_ns.store(now);
+    acknowledge(signal);
   } else if (first != signal || now - g_first_signal_ns.load() >= kSameRequestNanoseconds) {
     end_by_signal(signal);
   }
+  // Counted after the checks: a blocked write of an output gives up on any stop request.
+  g_stop_requests.fetch_add(1);
   errno = saved_errno;
 }
 
 }  // namespace
 
 void install_interrupt_handler() {
+  g_stderr_is_terminal = isatty(STDERR_FILENO) == 1;
+  abandon_blocked_writes_on(stop_requests);
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   // One handler at a time: a TERM that arrives during the INT handler waits for it.
@@ -73,6 +109,10 @@ void install_interrupt_handler() {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   sigaction(SIGXFSZ, &ignore, nullptr);
+}
+
+unsigned stop_requests() {
+  return g_stop_requests.load();
 }
 
 bool interrupt_requested() {

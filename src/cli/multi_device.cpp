@@ -10,6 +10,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
+#include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
 #include "cli/run_info.hpp"
 #include "model/printable_text.hpp"
@@ -67,26 +68,34 @@ int write_multi_reports(const MultiDeviceReport& report, const Options& options,
                         const std::optional<OutputTarget>& json,
                         const std::optional<OutputTarget>& html, std::ostream& out,
                         std::ostream& err) {
-  try {
-    if (json) write_output(*json, render_multi_device_json(report), /*flush_to_disk=*/true);
-    if (html) write_output(*html, render_multi_device_html(report), /*flush_to_disk=*/true);
-  } catch (const OutputError& error) {
-    err << "memtopo: " << error.what() << "\n";
-    return exit_code::cannot_write;
-  }
+  // Every output is tried, whatever failed before it.
+  bool written = true;
+  const auto write_file = [&](const std::optional<OutputTarget>& target, auto render) {
+    if (!target) return;
+    try {
+      write_output(*target, render(report), /*flush_to_disk=*/true);
+    } catch (const OutputError& error) {
+      err << "memtopo: " << error.what() << "\n";
+      written = false;
+    }
+  };
+  write_file(json, render_multi_device_json);
+  write_file(html, render_multi_device_html);
   out << (options.json_file == "-" ? render_multi_device_json(report)
                                    : render_multi_device_console(report));
   out.flush();
   if (!out) {
-    err << "memtopo: cannot write the report to standard output\n";
-    return exit_code::cannot_write;
+    err << "memtopo: cannot write the report to standard output (closed, full, or a pipe whose "
+           "reader has gone)\n";
+    written = false;
   }
-  return exit_code::ok;
+  return written ? exit_code::ok : exit_code::cannot_write;
 }
 
 // The worst outcome over the devices and the p2p family (exit_codes.hpp's order).
 int combined_exit_code(const MultiDeviceReport& report, const Options& options) {
-  if (report.run.interrupted) {
+  // A signal during the final writes too: the run is complete, but it was asked to stop.
+  if (report.run.interrupted || interrupt_signal() != 0) {
     return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
                               : exit_code::interrupted;
   }
@@ -153,9 +162,12 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   }
   std::optional<OutputTarget> json;
   std::optional<OutputTarget> html;
+  OutputLocks locks;
   try {
     json = prepare_json_output(options.json_file);
     if (!options.html_file.empty()) html = prepare_output(options.html_file);
+    locks.lock_file(json);
+    locks.lock_file(html);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
@@ -205,7 +217,8 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   }
   for (const auto& run : runs) report.devices.push_back(run->topology);
   report.run.duration_seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-  if (const int code = write_multi_reports(report, options, json, html, out, err); code != 0) return code;
+  if (const int code = write_multi_reports(report, options, json, html, out, err); code != 0)
+    return code;
   return combined_exit_code(report, options);
 }
 

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bundled_sim.hpp"
 #include "cli/exit_codes.hpp"
 #include "version.hpp"
 
@@ -79,6 +80,22 @@ std::optional<DeviceList> parse_device_list(const std::string& text) {
   return list;
 }
 
+// The first index a list of indices names twice ("0,1,0": 0), or nullopt.
+std::optional<int> repeated_index(const std::string& text) {
+  std::vector<int> seen;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    int index = -1;
+    auto [stop, error] = std::from_chars(text.data() + start, text.data() + end, index);
+    if (error != std::errc() || stop != text.data() + end) return std::nullopt;
+    if (std::find(seen.begin(), seen.end(), index) != seen.end()) return index;
+    seen.push_back(index);
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
 // --device N, all or a list; the text is applied by apply_device_list after parsing.
 CLI::Option* add_device_option(CLI::App& app, std::string& device_text) {
   return app
@@ -88,7 +105,12 @@ CLI::Option* add_device_option(CLI::App& app, std::string& device_text) {
                   "GPU's discovery and the p2p probes over every pair (docs/multi-gpu.md)")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
-            return parse_device_list(text) ? "" : "'" + text + "' is not " + kDeviceWhat;
+            if (parse_device_list(text)) return "";
+            if (const auto twice = repeated_index(text)) {
+              return "device " + std::to_string(*twice) + " is named twice in '" + text +
+                     "'; name each device once";
+            }
+            return "'" + text + "' is not " + kDeviceWhat;
           },
           ""))
       ->type_name("N|all|N,M");
@@ -280,12 +302,33 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     if (std::string problem = take_export(export_arguments, options); !problem.empty())
       return usage_error(problem);
   }
+  for (const PathUse& use : paths_of(options)) {
+    if (std::string problem = option_given_as_path(use.option, use.path); !problem.empty())
+      return usage_error(problem);
+  }
   options.device_given = device->count() > 0;
   options.only = split_ids(only);
   if (only_option->count() > 0 && options.only.empty()) {
     return usage_error("--only needs at least one probe or element id (memtopo --list shows them)");
   }
+  if (std::string problem = aliased_paths(paths_of(options)); !problem.empty()) {
+    return usage_error(problem);
+  }
   return {options, exit_code::ok};
+}
+
+std::vector<PathUse> paths_of(const Options& options) {
+  std::vector<PathUse> uses{
+      {"--sim", options.sim_file, false},          {"--json", options.json_file, true},
+      {"--traces", options.traces_dir, true},      {"--html", options.html_file, true},
+      {"--markdown", options.markdown_file, true}, {"--export", options.export_file, true}};
+  // Without --sim and --device, a machine without a GPU runs on the bundled description.
+  if (options.sim_file.empty() && !options.device_given) {
+    if (const auto bundled = find_bundled_sim()) {
+      uses.push_back({"(the bundled simulated device)", bundled->string(), false});
+    }
+  }
+  return uses;
 }
 
 }  // namespace memtopo

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/path_aliases.hpp"
+
 namespace memtopo {
 
 struct Options {
@@ -42,6 +44,11 @@ struct CommandLine {
   std::optional<Options> options;  // empty: stop now with exit_code (help, version, error)
   int exit_code = 0;
 };
+
+// The files and folders a discovery with these options reads and writes, for aliased_paths
+// (which parse_command_line has checked): --sim (or the bundled device it falls back to),
+// --json, --traces, --html, --markdown, --export.
+std::vector<PathUse> paths_of(const Options& options);
 
 // Parses argv. --help and --version print to `out` and return exit code 0; errors print to
 // `err` with a pointer to --help and return the usage exit code.

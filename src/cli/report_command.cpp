@@ -1,17 +1,15 @@
 #include "cli/report_command.hpp"
 
-#include <fstream>
-#include <optional>
-#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
 #include "cli/outputs.hpp"
+#include "cli/path_aliases.hpp"
 #include "model/json.hpp"
-#include "model/printable_text.hpp"
 #include "report/output_error.hpp"
+#include "report/run_file.hpp"
 
 namespace memtopo {
 namespace {
@@ -32,23 +30,6 @@ struct ReportOptions {
   std::string html_file;
   std::string markdown_file;
 };
-
-// The run, or an error message (the file is missing, unreadable or not memtopo's JSON).
-std::optional<Topology> read_run(const std::string& path, std::string& problem) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    problem = "cannot read " + printable_text(path) + ": no such file, or not readable";
-    return std::nullopt;
-  }
-  std::stringstream text;
-  text << file.rdbuf();
-  try {
-    return topology_from_json_text(text.str(), printable_text(path));
-  } catch (const TopologyJsonError& error) {
-    problem = std::string(error.what()) + " (memtopo report reads the JSON of memtopo --json)";
-    return std::nullopt;
-  }
-}
 
 }  // namespace
 
@@ -87,14 +68,24 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
   if (options.html_file.empty() && options.markdown_file.empty()) {
     return usage_error("say what to write: --html FILE, --markdown FILE or both");
   }
-  std::string problem;
-  std::optional<Topology> topology = read_run(options.run_file, problem);
-  if (!topology) {
-    err << "memtopo report: " << problem << "\n";
+  const std::vector<PathUse> uses{{"RUN.json", options.run_file, false},
+                                  {"--html", options.html_file, true},
+                                  {"--markdown", options.markdown_file, true}};
+  for (const PathUse& use : uses) {
+    if (std::string problem = option_given_as_path(use.option, use.path); !problem.empty())
+      return usage_error(problem);
+  }
+  if (std::string problem = aliased_paths(uses); !problem.empty()) return usage_error(problem);
+  Topology topology;
+  try {
+    topology = read_run_file(options.run_file);
+  } catch (const TopologyJsonError& error) {
+    err << "memtopo report: " << error.what()
+        << "\n  report reads only the JSON that memtopo --json FILE writes.\n";
     return exit_code::bad_input;
   }
   try {
-    write_report_files(*topology, prepare_report_outputs(options.html_file, options.markdown_file));
+    write_report_files(topology, prepare_report_outputs(options.html_file, options.markdown_file));
   } catch (const OutputError& error) {
     err << "memtopo report: " << error.what() << "\n";
     return exit_code::cannot_write;

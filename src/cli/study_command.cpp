@@ -2,9 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +11,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/open_backend.hpp"
 #include "cli/options.hpp"
+#include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
 #include "cli/run_info.hpp"
 #include "model/json.hpp"
@@ -20,6 +19,7 @@
 #include "report/console.hpp"
 #include "report/output_error.hpp"
 #include "report/output_file.hpp"
+#include "report/run_file.hpp"
 #include "study/report.hpp"
 #include "study/study.hpp"
 
@@ -145,6 +145,7 @@ struct Plan {
   std::optional<OutputTarget> html;
   std::optional<StudyTraceFiles> traces;
   std::optional<Topology> topology;
+  OutputLocks locks;  // the outputs above, against a second memtopo writing them
 };
 
 int make_plan(const Options& options, const StudyArguments& arguments, Plan& plan,
@@ -156,7 +157,11 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
       std::filesystem::create_directories(options.traces_dir);
       check_directory_writable(options.traces_dir, "--traces directory");
       plan.traces.emplace(options.traces_dir, plan.study->id);
+      plan.locks.lock_directory(options.traces_dir,
+                                "--traces " + printable_text(options.traces_dir));
     }
+    plan.locks.lock_file(plan.json);
+    plan.locks.lock_file(plan.html);
   } catch (const OutputError& error) {
     err << "memtopo study: " << error.what() << "\n";
     return exit_code::cannot_write;
@@ -166,13 +171,8 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
   }
   if (!sim_file_exists(options, "memtopo study", err)) return exit_code::bad_input;
   if (arguments.topology_file) {
-    std::ifstream file(*arguments.topology_file, std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
     try {
-      if (!file)
-        throw TopologyJsonError(printable_text(*arguments.topology_file) + ": cannot be read");
-      plan.topology = topology_from_json_text(text.str(), *arguments.topology_file);
+      plan.topology = read_run_file(*arguments.topology_file);
     } catch (const TopologyJsonError& error) {
       err << "memtopo study: --topology: " << error.what()
           << "\n  Give a JSON file that `memtopo --json FILE` wrote.\n";
@@ -184,7 +184,8 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
 
 int outcome_exit_code(const study::StudyReport& report, const Options& options, bool write_failed) {
   if (write_failed) return exit_code::cannot_write;
-  if (report.header.run.interrupted) {
+  // A signal during the final writes too: the run is complete, but it was asked to stop.
+  if (report.header.run.interrupted || interrupt_signal() != 0) {
     return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
                               : exit_code::interrupted;
   }
@@ -316,6 +317,15 @@ int run_study_command(int argc, const char* const* argv, std::ostream& out, std:
   if (arguments->id.empty()) {
     return usage_error(err,
                        "name a study first: memtopo study <id>; the studies are: " + study_ids());
+  }
+  if (arguments->topology_file) {
+    std::vector<PathUse> uses = paths_of(options);
+    uses.push_back({"--topology", *arguments->topology_file, false});
+    if (std::string problem = option_given_as_path("--topology", *arguments->topology_file);
+        !problem.empty())
+      return usage_error(err, problem);
+    if (std::string problem = aliased_paths(uses); !problem.empty())
+      return usage_error(err, problem);
   }
   Plan plan;
   plan.study = study::find_study(arguments->id);

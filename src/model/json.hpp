@@ -27,7 +27,11 @@ nlohmann::ordered_json topology_to_json(const Topology& topology);
 // wrong type, a missing required key or a newer schema_version is a TopologyJsonError.
 Topology topology_from_json(const nlohmann::ordered_json& document, const std::string& origin);
 
-// Parses JSON text first; corrupt JSON is a TopologyJsonError naming `origin` and the position.
+// The largest JSON text read: a discovery's JSON is well under 10 MiB; a bigger one is not ours.
+inline constexpr std::size_t kMaxTopologyTextBytes = std::size_t{256} << 20;
+
+// Parses JSON text first (model/json_text.hpp: a NUL byte, trailing garbage or a duplicate key
+// is corrupt); corrupt JSON is a TopologyJsonError naming `origin` and the position.
 Topology topology_from_json_text(const std::string& text, const std::string& origin);
 
 // One property in the form topology_to_json writes it ({value, unit, source, method, ...}), for

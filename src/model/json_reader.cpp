@@ -9,7 +9,9 @@
 
 #include "model/json.hpp"
 #include "model/json_keys.hpp"
+#include "model/json_text.hpp"
 #include "model/printable_text.hpp"
+#include "model/property_shapes.hpp"
 
 namespace memtopo {
 namespace {
@@ -19,8 +21,10 @@ using json_keys::is_element_key;
 
 // Lists and objects inside each other: a topology needs about 8 (evidence included).
 constexpr int kMaxTopologyNesting = 256;
-// The longest parser message quoted in an error (it quotes the token it read).
-constexpr std::size_t kMaxQuotedMessage = 300;
+// A discovery has about 20 elements of at most 30 properties; the limits keep what readers do
+// per pair of them (compare aligns elements and properties by name) small.
+constexpr std::size_t kMaxElements = 256;
+constexpr std::size_t kMaxPropertiesPerElement = 256;
 // The longest value quoted in an error.
 constexpr std::size_t kMaxQuotedValue = 40;
 
@@ -41,18 +45,26 @@ class ObjectReader {
   }
 
   const ojson& object() const { return object_; }
+  const std::string& path() const { return path_; }
   // A reader for the object under `key` (or any value reached from here, named by `key`).
   ObjectReader child(const ojson& value, const std::string& key) const {
     return ObjectReader(value, path_of(key), origin_);
   }
   ObjectReader child(const std::string& key) const { return child(required(key), key); }
   std::string path_of(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
+    // A key from the file (a property's name) may be a megabyte long: cut, as values are.
+    const std::string shown = key.size() > kMaxQuotedValue ? cut(key) : key;
+    return path_.empty() ? shown : path_ + "." + shown;
   }
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     // Keys and values come from the file: printed with control characters escaped.
     throw TopologyJsonError(printable_text(origin_ + ": " + path_of(key) + ": " + what));
+  }
+
+  // A problem with the whole document (what it is), not with one of its keys.
+  [[noreturn]] void fail_document(const std::string& what) const {
+    throw TopologyJsonError(printable_text(origin_ + ": " + what));
   }
 
   // nullptr when absent.
@@ -160,9 +172,10 @@ class ObjectReader {
  private:
   // A value as the file has it, cut short: a message must stay readable whatever the value.
   static std::string json_text(const ojson& value) {
-    std::string text = value.dump(-1, ' ', false, ojson::error_handler_t::replace);
-    if (text.size() > kMaxQuotedValue) text = text.substr(0, kMaxQuotedValue - 3) + "...";
-    return text;
+    return cut(value.dump(-1, ' ', false, ojson::error_handler_t::replace));
+  }
+  static std::string cut(const std::string& text) {
+    return text.size() > kMaxQuotedValue ? text.substr(0, kMaxQuotedValue - 3) + "..." : text;
   }
 
   const ojson& object_;
@@ -203,11 +216,11 @@ Spread spread_from_json(const ObjectReader& parent, const std::string& key) {
   return spread;
 }
 
-Property property_from_json(const ObjectReader& element, const std::string& name) {
-  ObjectReader reader = element.child(name);
+Property property_from_json(const ObjectReader& element, const std::string& name,
+                            const ojson& value) {
+  ObjectReader reader = element.child(value, name);
   Property property;
   property.name = name;
-  property.value = nlohmann::json(reader.required("value"));
   property.unit = reader.string("unit", /*is_required=*/true);
   property.source = parse_source(reader);
   property.method = reader.string("method");
@@ -221,13 +234,25 @@ Property property_from_json(const ObjectReader& element, const std::string& name
   property.inconclusive = reader.boolean("inconclusive");
   property.bound = parse_bound(reader);
   property.note = reader.string("note");
-  if (const ojson* evidence = reader.find("evidence"))
-    property.evidence = nlohmann::json(*evidence);
+  const ojson& read_value = reader.required("value");
+  const ojson* evidence = reader.find("evidence");
+  // Every reader of the model takes a table's cells and the evidence it shows as the types
+  // memtopo writes: checked here, once (model/property_shapes.hpp).
+  check_property_shape(
+      name, read_value, evidence,
+      [&](const std::string& where, const std::string& what) { reader.fail(where, what); });
+  property.value = nlohmann::json(read_value);
+  if (evidence) property.evidence = nlohmann::json(*evidence);
   return property;
 }
 
 Element element_from_json(const ObjectReader& reader) {
   const ojson& object = reader.object();
+  if (object.size() > kMaxPropertiesPerElement + std::size(json_keys::kElementKeys)) {
+    reader.fail_document(reader.path() + ": has " + std::to_string(object.size()) +
+                         " keys; an element of a memtopo run has at most " +
+                         std::to_string(kMaxPropertiesPerElement) + " properties");
+  }
   Element element;
   element.id = reader.string("id", /*is_required=*/true);
   if (element.id.empty()) reader.fail("id", "must not be empty");
@@ -236,7 +261,7 @@ Element element_from_json(const ObjectReader& reader) {
   element.load_paths = reader.strings("load_paths");
   for (auto it = object.begin(); it != object.end(); ++it) {
     if (is_element_key(it.key())) continue;
-    element.properties.push_back(property_from_json(reader, it.key()));
+    element.properties.push_back(property_from_json(reader, it.key(), it.value()));
   }
   return element;
 }
@@ -360,8 +385,41 @@ void run_from_json(const ObjectReader& reader, RunInfo& run) {
   }
 }
 
+// memtopo's other JSON documents, named for what they are rather than read as a run with a key
+// missing ("device: required key is missing" said nothing of what the file was).
+void refuse_other_documents(const ObjectReader& top) {
+  const ojson* schema = top.find("schema");
+  const std::string name = schema && schema->is_string() ? schema->get<std::string>() : "";
+  const ojson* devices = top.find("devices");
+  // report/multi_device_report.hpp writes "memtopo-multi-device" (the model cannot include it).
+  if (name.rfind("memtopo-multi-device", 0) == 0 ||
+      (!schema && devices && devices->is_array() && !top.find("elements"))) {
+    const std::string count =
+        devices && devices->is_array()
+            ? std::to_string(devices->size()) + (devices->size() == 1 ? " GPU" : " GPUs")
+            : std::string("GPUs");
+    top.fail_document(
+        "is a multi-device run (memtopo --device all: " + count +
+        " and the p2p results between them), not one GPU's run; take one GPU's run out of it, "
+        "e.g. jq '.devices[0]' FILE > gpu0.json");
+  }
+  if (name.rfind("memtopo-compare", 0) == 0) {
+    top.fail_document("is a comparison of two runs (memtopo compare --json), not a run");
+  }
+  if (const ojson* version = top.find("schema_version");
+      version && version->is_string() &&
+      version->get<std::string>().rfind("memtopo-study", 0) == 0) {
+    top.fail_document("is a study's result (memtopo study ... --json), not a discovery's run");
+  }
+  if (schema) {
+    top.fail("schema", "'" + (name.empty() ? std::string("?") : name.substr(0, 40)) +
+                           "' is not a memtopo discovery's run (which has no \"schema\" key)");
+  }
+}
+
 Topology read_topology(const ojson& document, const std::string& origin) {
   ObjectReader top(document, "", origin);
+  refuse_other_documents(top);
   auto version = top.integer<int>("schema_version");
   if (!version)
     top.fail("schema_version", "required key is missing (is this a memtopo JSON file?)");
@@ -382,6 +440,11 @@ Topology read_topology(const ojson& document, const std::string& origin) {
   topology.device = device_from_json(top.child("device"));
 
   const ojson& elements = *top.array("elements", /*is_required=*/true);
+  if (elements.size() > kMaxElements) {
+    top.fail("elements", "has " + std::to_string(elements.size()) +
+                             " elements; a memtopo run has at most " +
+                             std::to_string(kMaxElements));
+  }
   std::set<std::string> ids;  // a set, so that a file of a million elements reads in linear time
   for (std::size_t i = 0; i < elements.size(); ++i) {
     std::string key = "elements[" + std::to_string(i) + "]";
@@ -401,25 +464,19 @@ Topology topology_from_json(const nlohmann::ordered_json& document, const std::s
 }
 
 Topology topology_from_json_text(const std::string& text, const std::string& origin) {
-  // Refused while parsing, before the value exists: copying or printing a value recurses.
-  const ojson::parser_callback_t limit_nesting = [&](int depth, ojson::parse_event_t event,
-                                                     ojson&) {
-    const bool opens =
-        event == ojson::parse_event_t::object_start || event == ojson::parse_event_t::array_start;
-    if (opens && depth >= kMaxTopologyNesting) {
-      throw TopologyJsonError(printable_text(origin) + ": lists and objects are nested more than " +
-                              std::to_string(kMaxTopologyNesting) + " deep");
-    }
-    return true;
-  };
+  if (text.size() > kMaxTopologyTextBytes) {
+    throw TopologyJsonError(printable_text(origin) + ": " + std::to_string(text.size()) +
+                            " bytes; a memtopo result is at most " +
+                            std::to_string(kMaxTopologyTextBytes >> 20) + " MiB");
+  }
   ojson document;
   try {
-    document = ojson::parse(text, limit_nesting);
-  } catch (const nlohmann::json::exception& error) {
-    // parse_error names line, column and byte; out_of_range a number no double holds (1e400).
-    std::string what = error.what();
-    if (what.size() > kMaxQuotedMessage) what = what.substr(0, kMaxQuotedMessage - 3) + "...";
-    throw TopologyJsonError(printable_text(origin + ": not valid JSON (" + what + ")"));
+    document = parse_json_text<ojson>(text, kMaxTopologyNesting);
+  } catch (const JsonTextError& error) {
+    // A syntax error names line, column and byte; a number no double holds (1e400) the number.
+    const bool syntax = error.kind() == JsonTextError::Kind::syntax;
+    throw TopologyJsonError(printable_text(origin + ": " + (syntax ? "not valid JSON (" : "") +
+                                           error.what() + (syntax ? ")" : "")));
   }
   return topology_from_json(document, origin);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -27,6 +28,35 @@ struct ExportSource {
   const Property* property = nullptr;
 };
 
+// The values an option takes: a number in [min, max] (GPGPU-Sim parses each as an integer:
+// banks and ways of at least 1, latencies of at least 0, nothing past 32 bits).
+struct ExportRange {
+  double min = 0;
+  double max = 0;
+
+  // Why `value` cannot be written ("" when it can).
+  std::string problem(double value) const {
+    if (std::isfinite(value) && value >= min && value <= max) return "";
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.6g", value);
+    return std::string("= ") + shown + " is outside " + format_number(min, 0) + " to " +
+           format_number(max, 0);
+  }
+  std::string problem(const nlohmann::json& value) const {
+    if (!value.is_number()) return "is not a number";
+    return problem(value.get<double>());
+  }
+};
+
+// Cycles of a latency or an increment of one, bytes of a line, ways, sets, banks, KiB.
+constexpr ExportRange kCycles{0, 1e6};
+constexpr ExportRange kLineBytes{1, 1 << 20};
+constexpr ExportRange kWays{1, 1 << 16};
+constexpr ExportRange kSets{1, 1 << 24};
+constexpr ExportRange kCacheBytes{1, 1ull << 44};
+constexpr ExportRange kBanks{1, 1024};
+constexpr ExportRange kCarveoutBytes{0, 1ull << 32};
+
 bool conclusive(const Property* property) {
   return property && !property->inconclusive && !property->value.is_null();
 }
@@ -48,10 +78,26 @@ class Fragment {
     }
     return source;
   }
-  std::optional<double> number(const ExportSource& source) const {
-    if (!source.property || !source.property->value.is_number()) return std::nullopt;
-    return source.property->value.get<double>();
+  // The same for a number, which must also lie within `range`: an option is never written
+  // from a value GPGPU-Sim cannot take (a negative bank count, a ways of 0, 1e308).
+  ExportSource need(const std::string& element, const std::string& property,
+                    const ExportRange& range) {
+    ExportSource source = need(element, property);
+    if (!source.property) return source;
+    if (const std::string problem = range.problem(source.property->value); !problem.empty()) {
+      reasons_.push_back(source.id + " " + problem);
+      source.property = nullptr;
+    }
+    return source;
   }
+  // A value computed from the sources (a latency increment): not derivable when out of `range`.
+  bool within(const std::string& what, double value, const ExportRange& range) {
+    const std::string problem = range.problem(value);
+    if (!problem.empty()) reasons_.push_back(what + " " + problem);
+    return problem.empty();
+  }
+  // The number need() checked (call only when complete()).
+  double number(const ExportSource& source) const { return source.property->value.get<double>(); }
   bool complete() const { return reasons_.empty(); }
 
   // Writes the option with one comment line per source and any notes, or, when an input was
@@ -166,39 +212,39 @@ void add_sources_if_measured(const Topology& topology, const std::string& elemen
 
 // -gpgpu_cache:dl1: the measured L1 geometry, Hopper's policies and queues after it.
 void add_dl1(Fragment& f, const Topology& topology) {
-  const ExportSource line = f.need("l1", "line");
-  const ExportSource ways = f.need("l1", "ways");
-  const ExportSource sets = f.need("l1", "sets");
+  const ExportSource line = f.need("l1", "line", kLineBytes);
+  const ExportSource ways = f.need("l1", "ways", kWays);
+  const ExportSource sets = f.need("l1", "sets", kSets);
   if (!f.complete()) return f.skip("-gpgpu_cache:dl1");
   std::vector<std::string> notes;
   const Element& l1 = *topology.find("l1");
-  const char sectored = sectoring_letter(l1.find("sector"), *f.number(line), notes, "l1.sector");
+  const char sectored = sectoring_letter(l1.find("sector"), f.number(line), notes, "l1.sector");
   const char policy = policy_letter(topology, "l1", notes);
   std::vector<ExportSource> sources{sets, line, ways};
   add_sources_if_measured(topology, "l1", {"sector", "policy"}, sources);
   notes.push_back(std::string("after the geometry as Accel-Sim's Hopper config: write, ") +
                   "allocation, set-index letters, MSHR, miss queue, data port");
   f.option("-gpgpu_cache:dl1",
-           std::string(1, sectored) + ":" + integer_text(*f.number(sets)) + ":" +
-               integer_text(*f.number(line)) + ":" + integer_text(*f.number(ways)) + "," + policy +
+           std::string(1, sectored) + ":" + integer_text(f.number(sets)) + ":" +
+               integer_text(f.number(line)) + ":" + integer_text(f.number(ways)) + "," + policy +
                ":" + kAccelSimHopperDl1Policies + "," + kAccelSimHopperDl1Rest,
            sources, notes);
 }
 
 // -gpgpu_cache:dl2 describes one L2 slice (memory sub-partition); memtopo measures the whole L2.
 void add_dl2(Fragment& f, const Topology& topology) {
-  const ExportSource size = f.need("l2", "size");
-  const ExportSource line = f.need("l2", "line");
-  const ExportSource ways = f.need("l2", "ways");
+  const ExportSource size = f.need("l2", "size", kCacheBytes);
+  const ExportSource line = f.need("l2", "line", kLineBytes);
+  const ExportSource ways = f.need("l2", "ways", kWays);
   if (!f.complete()) return f.skip("-gpgpu_cache:dl2");
-  const double per_slice_set = *f.number(line) * *f.number(ways) * kAccelSimHopperL2Slices;
-  const double sets = std::max(1.0, std::round(*f.number(size) / per_slice_set));
+  const double per_slice_set = f.number(line) * f.number(ways) * kAccelSimHopperL2Slices;
+  const double sets = std::max(1.0, std::round(f.number(size) / per_slice_set));
   std::vector<std::string> notes;
   const Element& l2 = *topology.find("l2");
   // What an L2 miss fetches: less than a line means a sectored L2. Runs before the name existed
   // have it as l2.sector.
   const std::string fetch = l2.find("fetch_granularity") ? "fetch_granularity" : "sector";
-  const char sectored = sectoring_letter(l2.find(fetch), *f.number(line), notes, "l2." + fetch);
+  const char sectored = sectoring_letter(l2.find(fetch), f.number(line), notes, "l2." + fetch);
   const char policy = policy_letter(topology, "l2", notes);
   notes.push_back("sets per slice = l2.size / (line x ways x " +
                   std::to_string(kAccelSimHopperL2Slices) +
@@ -209,27 +255,35 @@ void add_dl2(Fragment& f, const Topology& topology) {
   add_sources_if_measured(topology, "l2", {fetch, "policy"}, sources);
   f.option("-gpgpu_cache:dl2",
            std::string(1, sectored) + ":" + integer_text(sets) + ":" +
-               integer_text(*f.number(line)) + ":" + integer_text(*f.number(ways)) + "," + policy +
+               integer_text(f.number(line)) + ":" + integer_text(f.number(ways)) + "," + policy +
                ":" + kAccelSimHopperDl2Policies + "," + kAccelSimHopperDl2Rest,
            sources, notes);
+}
+
+// An option Accel-Sim's tuner writes as the increment of `level`'s latency over `above`'s.
+void add_increment(Fragment& f, const std::string& option, const std::string& level,
+                   const std::string& above) {
+  const ExportSource lower = f.need(above, "latency", kCycles);
+  const ExportSource upper = f.need(level, "latency", kCycles);
+  const std::string what = level + ".latency - " + above + ".latency";
+  double increment = 0;
+  if (f.complete()) {
+    increment = f.number(upper) - f.number(lower);
+    f.within(what, increment, kCycles);
+  }
+  f.option(option, f.complete() ? integer_text(increment) : "", {upper, lower},
+           {what + ", as Accel-Sim's tuner writes it"});
 }
 
 // Accel-Sim's tuner writes the L1 and shared-memory latencies as measured, and the L2 and DRAM
 // ones as increments over the level above (l2_lat: L2 hit minus L1 hit).
 void add_latencies(Fragment& f) {
-  const ExportSource l1 = f.need("l1", "latency");
-  f.option("-gpgpu_l1_latency", f.complete() ? integer_text(*f.number(l1)) : "", {l1});
-  const ExportSource shared = f.need("shared", "latency");
-  f.option("-gpgpu_smem_latency", f.complete() ? integer_text(*f.number(shared)) : "", {shared});
-  const ExportSource l1_again = f.need("l1", "latency");
-  const ExportSource l2 = f.need("l2", "latency");
-  f.option("-gpgpu_l2_rop_latency",
-           f.complete() ? integer_text(*f.number(l2) - *f.number(l1_again)) : "", {l2, l1_again},
-           {"l2.latency - l1.latency, as Accel-Sim's tuner writes it"});
-  const ExportSource l2_again = f.need("l2", "latency");
-  const ExportSource dram = f.need("dram", "latency");
-  f.option("-dram_latency", f.complete() ? integer_text(*f.number(dram) - *f.number(l2_again)) : "",
-           {dram, l2_again}, {"dram.latency - l2.latency, as Accel-Sim's tuner writes it"});
+  const ExportSource l1 = f.need("l1", "latency", kCycles);
+  f.option("-gpgpu_l1_latency", f.complete() ? integer_text(f.number(l1)) : "", {l1});
+  const ExportSource shared = f.need("shared", "latency", kCycles);
+  f.option("-gpgpu_smem_latency", f.complete() ? integer_text(f.number(shared)) : "", {shared});
+  add_increment(f, "-gpgpu_l2_rop_latency", "l2", "l1");
+  add_increment(f, "-dram_latency", "dram", "l2");
 }
 
 // The carveout table's rows (reservation R, L1 size L1(R)) as GPGPU-Sim's adaptive L1, which
@@ -243,15 +297,22 @@ struct CarveoutRow {
   double reserved_bytes = 0;
 };
 
-std::vector<CarveoutRow> carveout_rows(const nlohmann::json& table) {
+// The rows with both sizes; `problem` says which row holds a size GPGPU-Sim cannot take.
+std::vector<CarveoutRow> carveout_rows(const nlohmann::json& table, std::string& problem) {
   std::vector<CarveoutRow> rows;
   if (!table.is_array()) return rows;
-  for (const auto& row : table) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const nlohmann::json& row = table[i];
     if (!row.is_object()) continue;
     const auto l1 = row.find("l1_bytes");
     const auto reserved = row.find("reserved_shared_bytes");
     if (l1 == row.end() || reserved == row.end() || !l1->is_number() || !reserved->is_number())
       continue;
+    for (const auto& [key, value] :
+         {std::pair{"l1_bytes", l1}, {"reserved_shared_bytes", reserved}}) {
+      if (const std::string bad = kCarveoutBytes.problem(*value); !bad.empty() && problem.empty())
+        problem = "l1.carveout row " + std::to_string(i) + ": " + key + " " + bad;
+    }
     rows.push_back({l1->get<double>(), reserved->get<double>()});
   }
   return rows;
@@ -259,11 +320,13 @@ std::vector<CarveoutRow> carveout_rows(const nlohmann::json& table) {
 
 void add_carveout(Fragment& f) {
   const ExportSource carveout = f.need("l1", "carveout");
+  std::string problem;
   const std::vector<CarveoutRow> rows =
-      f.complete() ? carveout_rows(carveout.property->value) : std::vector<CarveoutRow>{};
-  if (rows.empty()) {
+      f.complete() ? carveout_rows(carveout.property->value, problem) : std::vector<CarveoutRow>{};
+  if (rows.empty() || !problem.empty()) {
+    if (problem.empty() && f.complete()) problem = "l1.carveout has no rows";
     return f.skip(std::vector<std::string>{"-gpgpu_unified_l1d_size", "-gpgpu_shmem_option"},
-                  f.complete() ? "l1.carveout has no rows" : "");
+                  problem);
   }
   double unified_bytes = 0;
   for (const CarveoutRow& row : rows)
@@ -303,8 +366,8 @@ std::string render_accel_sim_config(const Topology& topology) {
   add_dl2(f, topology);
   add_latencies(f);
   add_carveout(f);
-  const ExportSource banks = f.need("shared", "banks");
-  f.option("-gpgpu_shmem_num_banks", f.complete() ? integer_text(*f.number(banks)) : "", {banks});
+  const ExportSource banks = f.need("shared", "banks", kBanks);
+  f.option("-gpgpu_shmem_num_banks", f.complete() ? integer_text(f.number(banks)) : "", {banks});
   return header.str() + f.text();
 }
 

@@ -1,6 +1,7 @@
 #include "report/output_file.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +24,11 @@ constexpr int kMaxSymlinks = 40;
 constexpr mode_t kPermissionBits = 07777;
 constexpr mode_t kAnyWriteBit = S_IWUSR | S_IWGRP | S_IWOTH;
 constexpr mode_t kNewFileMode = 0666;  // before the umask, as a shell's '>' creates files
+
+// How often a blocked write looks again for a reader, room in the pipe, or a stop signal.
+constexpr int kRetryMilliseconds = 20;
+// The count of stop signals (abandon_blocked_writes_on).
+std::atomic<unsigned (*)()> g_stop_requests{nullptr};
 
 // The temporary file being written, for a signal handler (see temporary_output_in_progress).
 char g_temporary[PATH_MAX + 64];
@@ -86,11 +92,59 @@ void mark_temporary(const fs::path* path) {
   g_temporary_active.store(true);
 }
 
+// Whether a stop signal came since `before` (never without a counter).
+bool stopped_since(unsigned before) {
+  const auto counter = g_stop_requests.load();
+  return counter && counter() != before;
+}
+
+unsigned stop_requests_now() {
+  const auto counter = g_stop_requests.load();
+  return counter ? counter() : 0;
+}
+
+// Opens a path written in place without blocking: a FIFO without a reader (ENXIO) is tried
+// again until one opens it or a stop signal comes.
+int open_in_place(const OutputTarget& target, unsigned stops_before) {
+  for (;;) {
+    // O_APPEND: /dev/stdout redirected to a file by the shell continues that file.
+    const int fd =
+        ::open(target.path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) return fd;
+    const int error = errno;
+    struct stat status {};
+    const bool fifo_without_reader =
+        error == ENXIO && ::stat(target.path.c_str(), &status) == 0 && S_ISFIFO(status.st_mode);
+    if (!fifo_without_reader && error != EINTR) fail(target.given, error_text(error));
+    if (stopped_since(stops_before)) {
+      fail(target.given, "no reader opened it before the stop signal; not written");
+    }
+    ::poll(nullptr, 0, kRetryMilliseconds);
+  }
+}
+
+// write_all for a non-blocking descriptor: waits while it is full, until a stop signal comes.
+std::string write_all_waiting(int fd, std::string_view text, unsigned stops_before) {
+  while (!text.empty()) {
+    const ssize_t written = ::write(fd, text.data(), text.size());
+    if (written > 0) {
+      text.remove_prefix(static_cast<std::size_t>(written));
+      continue;
+    }
+    if (written < 0 && errno != EAGAIN && errno != EINTR) return error_text(errno);
+    if (written == 0) return "the write made no progress";
+    if (stopped_since(stops_before))
+      return "its reader stopped reading; abandoned at the stop signal";
+    pollfd ready{fd, POLLOUT, 0};
+    ::poll(&ready, 1, kRetryMilliseconds);
+  }
+  return "";
+}
+
 void write_in_place(const OutputTarget& target, std::string_view text) {
-  // O_APPEND: /dev/stdout redirected to a file by the shell continues that file.
-  const int fd = ::open(target.path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) fail(target.given, error_text(errno));
-  const std::string problem = write_all(fd, text);
+  const unsigned stops_before = stop_requests_now();
+  const int fd = open_in_place(target, stops_before);
+  const std::string problem = write_all_waiting(fd, text, stops_before);
   const bool closed = ::close(fd) == 0;
   if (!problem.empty()) fail(target.given, problem);
   if (!closed) fail(target.given, error_text(errno));
@@ -193,6 +247,10 @@ void write_output(const OutputTarget& target, std::string_view text, bool flush_
   } else {
     write_in_place(target, text);
   }
+}
+
+void abandon_blocked_writes_on(unsigned (*stop_requests)()) {
+  g_stop_requests.store(stop_requests);
 }
 
 const char* temporary_output_in_progress() {

@@ -34,6 +34,11 @@ void write_output(const OutputTarget& target, std::string_view text, bool flush_
 // file can be made and removed there). Throws OutputError.
 void check_directory_writable(const std::filesystem::path& directory, const std::string& what);
 
+// A path written in place (a FIFO, a terminal) can block: a FIFO nobody opens, or a reader that
+// stops reading. Such a write waits, but gives up (OutputError) once `stop_requests` (a count of
+// stop signals, cli/interrupt.hpp) grows during it. nullptr: waits as long as it takes.
+void abandon_blocked_writes_on(unsigned (*stop_requests)());
+
 // The temporary file being written at this moment, or nullptr: a signal handler that ends the
 // process at once removes it (unlink is async-signal-safe). Only one is written at a time.
 const char* temporary_output_in_progress();

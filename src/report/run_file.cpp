@@ -1,37 +1,72 @@
 #include "report/run_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "model/json_text.hpp"
 #include "model/printable_text.hpp"
 
 namespace memtopo {
+namespace {
+
+constexpr std::size_t kChunkBytes = std::size_t{1} << 16;
+
+std::string too_large(const std::string& shown, std::uintmax_t bytes) {
+  return shown + ": " + (bytes > kMaxRunFileBytes ? std::to_string(bytes) + " bytes, l" : "l") +
+         "arger than " + std::to_string(kMaxRunFileBytes >> 20) +
+         " MiB; a memtopo result is far smaller";
+}
+
+// Closes the file however the reading ends.
+struct OpenFile {
+  int fd;
+  ~OpenFile() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
 
 Topology read_run_file(const std::string& path) {
   const std::string shown = printable_text(path);
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (error || !std::filesystem::exists(status)) {
-    throw TopologyJsonError(shown + ": no such file");
+  OpenFile file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY)};
+  if (file.fd < 0) {
+    throw TopologyJsonError(
+        shown + (errno == ENOENT ? std::string(": no such file")
+                                 : ": cannot be read (" + std::string(std::strerror(errno)) + ")"));
   }
-  if (std::filesystem::is_directory(status)) {
+  struct stat status {};
+  if (::fstat(file.fd, &status) != 0) {
+    throw TopologyJsonError(shown + ": cannot be read (" + std::strerror(errno) + ")");
+  }
+  if (S_ISDIR(status.st_mode)) {
     throw TopologyJsonError(shown + ": is a directory, not a memtopo JSON file");
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw TopologyJsonError(shown + ": cannot be read (" + std::strerror(errno) + ")");
-  std::string text;
-  char buffer[1 << 16];
-  while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(file.gcount()));
-    if (text.size() > kMaxRunFileBytes) {
-      throw TopologyJsonError(shown + ": larger than " + std::to_string(kMaxRunFileBytes >> 20) +
-                              " MiB; a memtopo result is far smaller");
-    }
+  // A regular file says its size: a huge one is refused before a byte is read.
+  if (S_ISREG(status.st_mode) && static_cast<std::uintmax_t>(status.st_size) > kMaxRunFileBytes) {
+    throw TopologyJsonError(too_large(shown, static_cast<std::uintmax_t>(status.st_size)));
   }
-  if (file.bad()) throw TopologyJsonError(shown + ": read failed");
+  std::string text;
+  if (S_ISREG(status.st_mode)) text.reserve(static_cast<std::size_t>(status.st_size));
+  char buffer[kChunkBytes];
+  for (;;) {
+    const ssize_t got = ::read(file.fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw TopologyJsonError(shown + ": read failed (" + std::strerror(errno) + ")");
+    if (got == 0) break;
+    const std::string_view chunk(buffer, static_cast<std::size_t>(got));
+    // Text has no NUL byte: /dev/zero or a binary file ends here, not after 256 MiB.
+    if (const std::size_t nul = first_nul_byte(chunk); nul != std::string_view::npos) {
+      throw TopologyJsonError(shown + ": a NUL byte at byte " + std::to_string(text.size() + nul) +
+                              ": not a JSON text (a binary file, or something appended to it)");
+    }
+    text.append(chunk);
+    if (text.size() > kMaxRunFileBytes) throw TopologyJsonError(too_large(shown, 0));
+  }
   return topology_from_json_text(text, path);
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Reading a saved run (memtopo's own --json output) from a file, for `compare` and `export`.
+// Reading a saved run (memtopo's own --json output) from a file: the one reader `report`,
+// `compare`, `export`, `study --topology` (and a future `fleet`) share.
 #include <cstdint>
 #include <string>
 
@@ -8,11 +9,13 @@
 
 namespace memtopo {
 
-// The largest file read: a discovery's JSON is well under 10 MiB; a bigger one is not ours.
-inline constexpr std::uintmax_t kMaxRunFileBytes = 256ull << 20;
+// The largest file read (model/json.hpp).
+inline constexpr std::uintmax_t kMaxRunFileBytes = kMaxTopologyTextBytes;
 
-// Reads `path` with topology_from_json_text. A file that is missing, unreadable, too big, not
-// JSON or not memtopo's is a TopologyJsonError naming the path and the reason.
+// Reads `path` with topology_from_json_text. A file that is missing, unreadable, too big (said
+// before reading: a regular file by its size, anything else after kMaxRunFileBytes + 1 bytes),
+// not text (a NUL byte ends the reading at once: /dev/zero), not JSON or not memtopo's is a
+// TopologyJsonError naming the path and the reason.
 Topology read_run_file(const std::string& path);
 
 }  // namespace memtopo

@@ -62,9 +62,17 @@ std::vector<BadInput> bad_inputs() {
        "caches[0].instances_per_sm: must be at most 64"},
       {"l1_2gib",
        [](auto& v) {
-         return edited(v, [](json& d) { d["caches"][0]["size_bytes"] = std::uint64_t{1} << 31; });
+         return edited(v, [](json& d) {
+           d["caches"][0]["size_bytes"] = std::uint64_t{1} << 31;
+           d["global_memory_bytes"] = std::uint64_t{1} << 32;
+         });
        },
        "too large to simulate"},
+      {"l1_beyond_memory",
+       [](auto& v) {
+         return edited(v, [](json& d) { d["caches"][0]["size_bytes"] = std::uint64_t{1} << 31; });
+       },
+       "are more than the device's memory"},
       {"hit_latency_2_32",
        [](auto& v) {
          return edited(v, [](json& d) { d["caches"][0]["hit_latency"] = kAllOnes32; });

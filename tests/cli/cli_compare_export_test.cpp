@@ -95,7 +95,7 @@ TEST(CliCompare, AnythingButMemtopoJsonExits4) {
       {(dir / "corrupt.json").string(), "not valid JSON"},
       {(dir / "foreign.json").string(), "schema_version"},
       {(dir / "other_tool.json").string(), "mt4g"},
-      {(dir / "c.json").string(), "schema_version"},  // compare's own output
+      {(dir / "c.json").string(), "is a comparison of two runs"},  // compare's own output
       {source_file(kSmallSim), "schema_version"},     // a sim description
       {(dir / "missing.json").string(), "no such file"},
       {dir.string(), "directory"}};

@@ -101,6 +101,7 @@ TEST(CliMultiDevice, MistakesHaveTheirExitCodes) {
   r = memtopo({"--sim", kThreeGpus, "--only", "p2p", "--quiet"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--device all"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("unknown id"), std::string::npos) << "p2p is no unknown id: " << r.err;
   // A bad multi_gpu key: bad input, naming the key.
   write(dir / "bad.json",
         read(kThreeGpus).replace(read(kThreeGpus).find("\"gpus\""), 6, "\"gpuz\""));

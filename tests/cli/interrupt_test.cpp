@@ -9,6 +9,7 @@
 #include <ctime>
 #include <functional>
 
+#include "cli/discovery.hpp"
 #include "cli/interrupt.hpp"
 
 namespace memtopo {
@@ -74,6 +75,23 @@ TEST(InterruptHandler, AnotherSignalEndsTheProcessAtOnce) {
   });
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGHUP);
+}
+
+// The run is complete (all its probes measured) when the signal comes during the final write:
+// the exit code is still the signal's (a SIGHUP during a p2p run's final write gave 0).
+TEST(InterruptHandler, ASignalAfterTheMeasurementsStillGivesItsExitCode) {
+  const pid_t child = fork();
+  if (child == 0) {
+    install_interrupt_handler();
+    raise(SIGHUP);
+    Topology complete;
+    complete.run.probes.push_back({"l1.size", "ok", ""});
+    _exit(outcome_exit_code(complete, Options{}, /*trace_write_failed=*/false));
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 129);
 }
 
 }  // namespace

@@ -97,6 +97,9 @@ TEST(Options, DeviceTakesAllOrAListForAMultiDeviceRun) {
     Parsed p = parse({"--device", bad});
     EXPECT_EQ(p.command_line.exit_code, exit_code::usage) << bad;
   }
+  // A repeat is named as such ("not a comma-separated list" said it was not a list).
+  Parsed twice = parse({"--device", "1,0,1"});
+  EXPECT_NE(twice.err.find("device 1 is named twice in '1,0,1'"), std::string::npos) << twice.err;
 }
 
 TEST(Options, BadUsageIsExitCodeTwoWithAHint) {

@@ -88,6 +88,10 @@ std::string Subprocess::err_so_far() const {
   return read_file(err_path_);
 }
 
+std::string Subprocess::out_so_far() const {
+  return read_file(out_path_);
+}
+
 void Subprocess::send_signal(int signal) const {
   if (pid_ > 0) kill(pid_, signal);
 }

@@ -28,6 +28,8 @@ class Subprocess {
 
   // What it wrote to stderr so far (for waiting on a progress line).
   std::string err_so_far() const;
+  // What it wrote to stdout so far (for waiting on the console report).
+  std::string out_so_far() const;
   void send_signal(int signal) const;
   ProcessResult wait();
 

@@ -26,9 +26,10 @@ Outcome load_sim_description(std::string_view input);
 // accepted one is written back and read again.
 Outcome read_topology_json(std::string_view input);
 
-// A saved run as `memtopo compare` and `memtopo export` read it (report/run_file.hpp, from a
-// file): an accepted one is compared with itself and with the first seed, both reports
-// rendered, and exported for Accel-Sim, so that what the reader lets through is computed with.
+// A saved run as `memtopo report`, `compare` and `export` read it (report/run_file.hpp, from a
+// file): an accepted one is compared with itself and with an empty run, both comparisons
+// rendered, exported for Accel-Sim and rendered as the console, HTML and markdown reports, so
+// that what the reader lets through is computed with.
 Outcome compare_runs(std::string_view input);
 
 }  // namespace memtopo::fuzz

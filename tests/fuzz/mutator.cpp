@@ -37,7 +37,7 @@ constexpr int kMaxStackedMutations = 3;
 constexpr int kMaxStructuralDepth = 64;
 
 ojson extreme_value(Random& random) {
-  switch (random.below(20)) {
+  switch (random.below(22)) {
     case 0:
       return 0;
     case 1:
@@ -76,6 +76,10 @@ ojson extreme_value(Random& random) {
       return ojson::object();
     case 18:
       return ojson::array({ojson::array({ojson::array()})});
+    case 19:
+      return 1e308;  // became LLONG_MIN in an export
+    case 20:
+      return 18446744073709551616.0;  // 2^64: no integer type holds it
     default:
       return ojson(std::vector<std::uint64_t>(kLongList, 1));
   }
@@ -159,7 +163,10 @@ void mutate_text(std::string& text, Random& random) {
   const std::size_t at = text.empty() ? 0 : random.below(text.size() + 1);
   static const std::array<std::string_view, 7> kBadBytes = {
       "\xff", "\xc0\x80", "\xed\xa0\x80", "\xe2\x82", "\x1b[2J", std::string_view("\0", 1), "\x7f"};
-  switch (random.below(10)) {
+  switch (random.below(11)) {
+    case 10:  // something after the document: NUL-terminated garbage, another value
+      text += random.below(2) ? std::string("\0 garbage", 9) : std::string(" {}");
+      break;
     case 0: {  // a number no double holds
       const std::size_t number = some_number(text, random);
       if (number == std::string::npos) break;

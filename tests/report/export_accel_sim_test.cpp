@@ -124,3 +124,47 @@ TEST(ExportAccelSim, WhatWasNotMeasuredIsListedNotWritten) {
 
 }  // namespace
 }  // namespace memtopo
+
+namespace memtopo {
+namespace {
+
+// A value out of its option's range (what a malformed run could hold even with every type
+// right): the option is listed as not derivable, never written. Strings, 1e308 and 2^64 once
+// became LLONG_MIN, and a string reached an empty optional.
+TEST(ExportAccelSim, ValuesOutsideAnOptionsRangeAreListedNotWritten) {
+  const auto with = [](const std::string& element, const std::string& name, nlohmann::json value) {
+    Topology t = measured_topology();
+    Property changed = *t.find(element)->find(name);
+    changed.value = std::move(value);
+    t.element(element, "", "").set(changed);
+    return render_accel_sim_config(t);
+  };
+  std::string text = with("shared", "banks", 0);
+  EXPECT_EQ(option_value(text, "-gpgpu_shmem_num_banks"), "");
+  EXPECT_NE(text.find("-gpgpu_shmem_num_banks (shared.banks = 0 is outside 1 to 1024)"),
+            std::string::npos)
+      << text;
+  text = with("l1", "ways", 0);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl1"), "");
+  EXPECT_NE(text.find("l1.ways = 0 is outside 1 to 65536"), std::string::npos) << text;
+  text = with("l1", "line", 1e308);
+  EXPECT_NE(text.find("l1.line = 1e+308 is outside"), std::string::npos) << text;
+  text = with("l1", "line", "128");
+  EXPECT_NE(text.find("l1.line is not a number"), std::string::npos) << text;
+  text = with("l1", "sets", std::uint64_t{1} << 63);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl1"), "");
+  // 480 cycles of DRAM after 261 of L2 is an increment of 219; 200 would be negative.
+  text = with("dram", "latency", 200);
+  EXPECT_EQ(option_value(text, "-dram_latency"), "");
+  EXPECT_NE(text.find("dram.latency - l2.latency = -61.4 is outside 0 to 1000000"),
+            std::string::npos)
+      << text;
+  text = with("l1", "carveout",
+              nlohmann::json::array({{{"l1_bytes", -5}, {"reserved_shared_bytes", 0}}}));
+  EXPECT_EQ(option_value(text, "-gpgpu_shmem_option"), "");
+  EXPECT_NE(text.find("l1.carveout row 0: l1_bytes = -5 is outside"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-9223372036854775808"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace memtopo

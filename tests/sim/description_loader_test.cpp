@@ -104,7 +104,7 @@ TEST(DescriptionLoader, ReadsTheDesignExampleKeyByKey) {
 
 TEST(DescriptionLoader, ReadsOptionalKeysAndTheirDefaults) {
   const SimDescription d = parse_description(R"({
-    "name": "minimal", "sm_count": 1, "clock_khz": 1000, "global_memory_bytes": 1024,
+    "name": "minimal", "sm_count": 1, "clock_khz": 1000, "global_memory_bytes": 4096,
     "dram_latency": 100, "timing_overhead": 20, "compute_capability": [8, 6],
     "caches": [
       { "name": "C", "scope": "sm", "instances_per_sm": 2, "size_bytes": 1024, "line_bytes": 64,
@@ -507,12 +507,13 @@ TEST(DescriptionLoader, DescriptionsTooLargeToSimulateAreRejectedBeforeAllocatin
                      "at most 16777216");
   // 2 GiB is 16 M lines, allowed in one array, but each of the 4 SMs holds a copy.
   expect_error_after([](json& d) { d["caches"][0]["size_bytes"] = std::uint64_t{1} << 31; },
-                     "t.json: too large to simulate: its caches and TLBs need about 2049 MiB of "
+                     "t.json: too large to simulate: its caches and TLBs need 2049.1 MiB of "
                      "simulator state (at most 1024 MiB");
   expect_error_after(
       [](json& d) {
         d["caches"][0]["size_bytes"] = std::uint64_t{1} << 28;
         d["caches"][0]["instances_per_sm"] = 64;
+        d["global_memory_bytes"] = std::uint64_t{1} << 44;
       },
       "the largest cache is caches[0] \"L1\"");
   expect_error_after(

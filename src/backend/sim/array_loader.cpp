@@ -247,7 +247,12 @@ void read_geometry(const StrictObject& object, CacheDescription& cache) {
   }
 
   cache.size_bytes = object.uint("size_bytes");
-  if (cache.size_bytes == 0 || cache.size_bytes % cache.line_bytes != 0) {
+  if (cache.size_bytes < cache.line_bytes) {
+    object.fail("size_bytes", std::to_string(cache.size_bytes) + " is smaller than line_bytes " +
+                                  std::to_string(cache.line_bytes) +
+                                  ": a cache holds at least one line");
+  }
+  if (cache.size_bytes % cache.line_bytes != 0) {
     object.fail("size_bytes", std::to_string(cache.size_bytes) +
                                   " is not a positive multiple of line_bytes " +
                                   std::to_string(cache.line_bytes));
@@ -311,8 +316,8 @@ void read_partition_layout(const StrictObject& object, CacheDescription& cache) 
   }
   if (!object.has("sm_partitions")) return;
   const JsonPlace place = object.place("sm_partitions");
-  const json& list = read_bounded_array(object.required("sm_partitions"), place,
-                                        limits::kMaxSmCount);
+  const json& list =
+      read_bounded_array(object.required("sm_partitions"), place, limits::kMaxSmCount);
   if (cache.partitions < 2) place.fail("needs \"partitions\" of 2 or more");
   for (std::size_t i = 0; i < list.size(); ++i) {
     cache.sm_partitions.push_back(
@@ -323,11 +328,11 @@ void read_partition_layout(const StrictObject& object, CacheDescription& cache) 
 }  // namespace
 
 CacheDescription read_cache(const json& value, const JsonPlace& place) {
-  const StrictObject object(value, place,
-                            {"name", "scope", "instances_per_sm", "size_bytes", "line_bytes",
-                             "sector_bytes", "ways", "set_index", "policy", "hit_latency", "paths",
-                             "partitions", "far_latency_extra", "partition_policy",
-                             "sm_partitions", "segments"});
+  const StrictObject object(
+      value, place,
+      {"name", "scope", "instances_per_sm", "size_bytes", "line_bytes", "sector_bytes", "ways",
+       "set_index", "policy", "hit_latency", "paths", "partitions", "far_latency_extra",
+       "partition_policy", "sm_partitions", "segments"});
   CacheDescription cache;
   cache.name = read_printable_name(object, "name");
   cache.scope = read_scope(object);
@@ -374,6 +379,11 @@ TlbDescription read_tlb(const json& value, const JsonPlace& place) {
   }
   tlb.page_bytes =
       read_power_of_two(object, "page_bytes", object.uint("page_bytes", limits::kMaxPageBytes));
+  if (tlb.page_bytes < limits::kMinPageBytes) {
+    object.fail("page_bytes", "must be at least " + std::to_string(limits::kMinPageBytes) +
+                                  " (4 KiB, the smallest page of any GPU), got " +
+                                  std::to_string(tlb.page_bytes));
+  }
   tlb.miss_latency_extra = read_cycles(object, "miss_latency_extra");
   return tlb;
 }

@@ -59,8 +59,11 @@ std::string too_large_to_simulate(const SimDescription& description) {
     return cache.size_bytes * cache.instances_per_sm;
   };
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-  std::string what = "too large to simulate: its caches and TLBs need about " +
-                     std::to_string(bytes / kMiB) + " MiB of simulator state (at most " +
+  // Tenths of a MiB, rounded up: "1024 MiB (at most 1024 MiB)" said too little.
+  const std::uint64_t tenths = (bytes * 10 + kMiB - 1) / kMiB;
+  std::string what = "too large to simulate: its caches and TLBs need " +
+                     std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) +
+                     " MiB of simulator state (at most " +
                      std::to_string(limits::kMaxStateBytes / kMiB) +
                      " MiB; every SM holds its own copy of each sm-scope cache and TLB)";
   const auto largest = std::max_element(description.caches.begin(), description.caches.end(),

@@ -50,7 +50,10 @@ namespace limits {
 // sum of all of them stays far below 2^32.
 inline constexpr std::uint64_t kMaxCycles = 100'000;
 inline constexpr std::uint64_t kMaxSmCount = 1024;
-inline constexpr std::uint64_t kMaxClockKhz = 10'000'000;                       // 10 GHz
+inline constexpr std::uint64_t kMaxClockKhz = 10'000'000;  // 10 GHz
+// A memory clock as NVML reports it: GDDR6X and GDDR7 report half their data rate (an RTX
+// 4090: 10,501,000 kHz), so the SM clock's limit would refuse real GPUs.
+inline constexpr std::uint64_t kMaxMemoryClockKhz = 100'000'000;                // 100 GHz
 inline constexpr std::uint64_t kMaxGlobalMemoryBytes = std::uint64_t{1} << 44;  // 16 TiB
 inline constexpr std::uint64_t kMaxInstancesPerSm = 64;
 inline constexpr std::uint64_t kMaxPartitions = 1024;
@@ -61,6 +64,8 @@ inline constexpr std::uint64_t kMaxEntries = std::uint64_t{1} << 24;
 // per load.
 inline constexpr std::uint64_t kMaxWaysPerSet = 4096;
 inline constexpr std::uint64_t kMaxPageBytes = std::uint64_t{1} << 32;
+// The smallest page any GPU's TLB translates.
+inline constexpr std::uint64_t kMinPageBytes = 4096;
 inline constexpr std::uint64_t kMaxSharedBytesPerSm = std::uint64_t{1} << 26;  // 64 MiB
 inline constexpr std::uint64_t kMaxBanks = 1024;
 inline constexpr std::uint64_t kMaxBankWidthBytes = 1024;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <bit>
-#include <set>
 #include <vector>
 
 #include "backend/backend.hpp"
 #include "backend/sim/description.hpp"
+#include "model/json_text.hpp"
 #include "model/printable_text.hpp"
 
 namespace memtopo::sim {
@@ -15,9 +15,8 @@ using nlohmann::json;
 
 namespace {
 
-// The longest parser message quoted in an error: nlohmann quotes the token it read, which may be
-// a 400-digit number or a whole line.
-constexpr std::size_t kMaxQuotedMessage = 300;
+// The longest value, key or name quoted in a message (docs/sim-format.md promises 40).
+constexpr std::size_t kMaxQuoted = 40;
 
 std::string shortened(std::string text, std::size_t limit) {
   if (text.size() > limit) text = text.substr(0, limit - 3) + "...";
@@ -27,16 +26,17 @@ std::string shortened(std::string text, std::size_t limit) {
 }  // namespace
 
 std::string in_quotes(std::string_view text) {
-  return "\"" + printable_text(text) + "\"";
+  return "\"" + printable_text(shortened(std::string(text), kMaxQuoted)) + "\"";
 }
 
 std::string json_excerpt(const json& value) {
   // dump() escapes C0 controls but not DEL or C1 controls.
-  return printable_text(shortened(value.dump(-1, ' ', false, json::error_handler_t::replace), 40));
+  return printable_text(
+      shortened(value.dump(-1, ' ', false, json::error_handler_t::replace), kMaxQuoted));
 }
 
 JsonPlace JsonPlace::key(std::string_view name) const {
-  const std::string printable = printable_text(name);
+  const std::string printable = printable_text(shortened(std::string(name), kMaxQuoted));
   return JsonPlace(origin_, path_.empty() ? printable : path_ + "." + printable);
 }
 
@@ -49,39 +49,24 @@ void JsonPlace::fail(const std::string& reason) const {
 }
 
 json parse_json_strictly(const std::string& text, const std::string& origin) {
-  // One set of keys seen per object being parsed, innermost last.
-  std::vector<std::set<std::string>> open_objects;
   if (text.size() > limits::kMaxDescriptionBytes) {
     throw DescriptionError(origin + ": " + std::to_string(text.size()) +
                            " bytes; a description is at most " +
                            std::to_string(limits::kMaxDescriptionBytes) + " bytes");
   }
-  const json::parser_callback_t reject_duplicates = [&](int depth, json::parse_event_t event,
-                                                        json& parsed) {
-    // Checked while parsing, before a deeply nested value exists: code that walks a value
-    // recursively (dump() in a message) could overflow the stack on it.
-    const bool opens =
-        event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
-    if (opens && depth >= limits::kMaxNesting) {
-      throw DescriptionError(origin + ": lists and objects are nested more than " +
-                             std::to_string(limits::kMaxNesting) +
-                             " deep; a description needs 4 levels");
-    }
-    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
-    if (event == json::parse_event_t::object_end) open_objects.pop_back();
-    if (event == json::parse_event_t::key &&
-        !open_objects.back().insert(parsed.get<std::string>()).second) {
-      throw DescriptionError(origin + ": duplicate key " + in_quotes(parsed.get<std::string>()));
-    }
-    return true;
-  };
   try {
-    return json::parse(text, reject_duplicates);
-  } catch (const json::exception& error) {
-    // parse_error names the line, column and byte; out_of_range (a number such as 1e400 that
-    // no double holds) names the number.
-    throw DescriptionError(
-        origin + ": not valid JSON: " + printable_text(shortened(error.what(), kMaxQuotedMessage)));
+    return parse_json_text<json>(text, limits::kMaxNesting);
+  } catch (const JsonTextError& error) {
+    switch (error.kind()) {
+      case JsonTextError::Kind::syntax:
+        // A syntax error names the line, column and byte; a number no double holds (1e400)
+        // the number.
+        throw DescriptionError(origin + ": not valid JSON: " + printable_text(error.what()));
+      case JsonTextError::Kind::too_deep:
+        throw DescriptionError(origin + ": " + error.what() + "; a description needs 4 levels");
+      default:
+        throw DescriptionError(origin + ": " + error.what());
+    }
   }
 }
 

@@ -27,13 +27,14 @@ class JsonPlace {
   std::string path_;
 };
 
-// Parses JSON text, rejecting duplicate keys (which the JSON grammar allows but a description
-// never needs: the second would silently win).
+// Parses JSON text (model/json_text.hpp: in linear time), rejecting duplicate keys (which the
+// JSON grammar allows but a description never needs: the second would silently win), a NUL
+// byte and anything but whitespace after the document.
 nlohmann::json parse_json_strictly(const std::string& text, const std::string& origin);
 
-// A value as the user wrote it, cut short when long, for messages.
+// A value as the user wrote it, cut to 40 characters, for messages.
 std::string json_excerpt(const nlohmann::json& value);
-// "text", with the quotes, for names and keys in messages.
+// "text", with the quotes, cut to 40 characters, for names and keys in messages.
 std::string in_quotes(std::string_view text);
 
 // Typed reads of one value; a value of another type fails with what was expected and found.

@@ -106,7 +106,7 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
                   "must lie in [0, 0.5], got " + json_excerpt(object.required("launch_jitter")));
     }
   }
-  throughput.memory_clock_khz = object.uint_or("memory_clock_khz", 0, limits::kMaxClockKhz);
+  throughput.memory_clock_khz = object.uint_or("memory_clock_khz", 0, limits::kMaxMemoryClockKhz);
   throughput.memory_bus_width_bits = static_cast<std::uint32_t>(
       object.uint_or("memory_bus_width_bits", 0, limits::kMaxBusWidthBits));
   return throughput;

@@ -111,7 +111,10 @@ std::vector<Trace> SizeMeasurement::run_batch(const std::vector<ChaseSpec>& batc
 
 void SizeMeasurement::measure_baselines() {
   if (kFitsAnyCacheBytes > limits_.max_footprint_bytes) {
-    throw ProbeSkipped("the backend cannot chase even " + format_bytes(kFitsAnyCacheBytes));
+    // The footprint limit comes from the device's memory: a lack of memory, which the CLI
+    // tells apart (a run where nothing fits ends with exit 6).
+    throw MemoryUnavailableError("the backend cannot chase even " +
+                                 format_bytes(kFitsAnyCacheBytes));
   }
   const std::uint32_t samples = std::min(kBaselineSamples, limits_.max_timed_loads);
   const std::uint32_t hit_samples = std::min(kHitBaselineSamples, limits_.max_timed_loads);
