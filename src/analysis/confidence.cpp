@@ -141,6 +141,13 @@ ConfidenceFactor inherited(double confidence, const std::string& from) {
   return make("inherited", confidence, "from " + from);
 }
 
+ConfidenceFactor inherited_cap(double own, double least, const std::string& from) {
+  if (std::isnan(own) || std::isnan(least)) throw std::invalid_argument("inherited_cap: NaN");
+  const double factor = least >= own ? 1.0 : least / own;
+  return make("inherited", factor,
+              "at most " + number(least) + ", " + from + "; its own evidence gives " + number(own));
+}
+
 ConfidenceFactor weakest_of(std::span<const double> confidences, const std::string& what) {
   if (confidences.empty()) throw std::invalid_argument("weakest_of: no confidences");
   const double low = *std::min_element(confidences.begin(), confidences.end());

@@ -102,6 +102,13 @@ ConfidenceFactor methods_agreeing(std::size_t agreeing, std::size_t methods,
 // finding: the factor is that finding's confidence (1 when it has none: an API fact).
 ConfidenceFactor inherited(double confidence, const std::string& from);
 
+// inherited, as the probe runner applies it to every value a probe wrote (core/inheritance.hpp):
+// no value surer than the findings its plan read. `own` is what the value's own factors give,
+// `least` the least confidence among those findings; the factor is min(1, least / own), so that
+// the value's confidence becomes min(own, least): a cap, not a second doubt (a value planned
+// from a finding shares that finding's evidence, as weakest_of's inputs share their chases).
+ConfidenceFactor inherited_cap(double own, double least, const std::string& from);
+
 // weakest_of: a value that needs several findings at once (a miss penalty from two latencies, a
 // table from its rows) is as sure as the least sure of them: the factor is their minimum.
 ConfidenceFactor weakest_of(std::span<const double> confidences, const std::string& what);

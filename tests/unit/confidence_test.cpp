@@ -103,6 +103,20 @@ TEST(Confidence, AProductKeepsEveryFactorAndNamesTheWeakest) {
   EXPECT_DOUBLE_EQ(c.value(), 0.225);
 }
 
+TEST(Confidence, TheRunnersInheritedCapBringsAValueDownToItsLeastSureInput) {
+  // Own evidence 0.98, planned from ways at 0.72: the product becomes 0.72, not 0.98 x 0.72.
+  const ConfidenceFactor cap = inherited_cap(0.98, 0.72, "that of l1.ways");
+  EXPECT_EQ(cap.rule, "inherited");
+  Confidence c{share(0.98, "own")};
+  c *= cap;
+  EXPECT_NEAR(c.value(), 0.72, 1e-12);
+  EXPECT_NE(cap.inputs.find("at most 0.72, that of l1.ways"), std::string::npos) << cap.inputs;
+  // Already no surer: nothing to take away.
+  EXPECT_DOUBLE_EQ(inherited_cap(0.5, 0.72, "").value, 1.0);
+  EXPECT_DOUBLE_EQ(inherited_cap(0.0, 0.0, "").value, 1.0);
+  EXPECT_THROW(inherited_cap(std::nan(""), 0.5, ""), std::invalid_argument);
+}
+
 TEST(Confidence, EmptyProductIsOneAndRejectsNaN) {
   Confidence c;
   EXPECT_DOUBLE_EQ(c.value(), 1.0);

@@ -244,10 +244,8 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
                                        " % of the API's peak " + format_rate(*peak) +
                                        ": one of the two is not the bus's rate");
   }
-  if (plan.from_confidence) {
-    confidence *= inherited(*plan.from_confidence,
-                            plan.from_finding + " (the footprint was planned from it)");
-  }
+  // A footprint planned from a finding (plan.from_finding): the runner caps by it
+  // (core/inheritance.hpp).
   set_confidence(p, confidence);
   return p;
 }

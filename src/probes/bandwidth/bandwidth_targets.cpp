@@ -105,13 +105,12 @@ void plan_from_finding(const ProbeContext& ctx, const std::string& element, Foot
   const Property* size = conclusive_finding(ctx.topology, element, "size");
   if (!size) return;
   plan.from_finding = element + ".size";
-  plan.from_confidence = size->confidence.value_or(1);
   plan.level_size = size->value.get<std::uint64_t>();
   plan.level_size_source = plan.from_finding + " (measured)";
 }
 
 FootprintPlan inside_sm_cache(const ProbeContext& ctx, const BandwidthTarget& target) {
-  if (!any_finding(ctx.topology, target.element, "size")) {
+  if (!finding_exists(ctx.topology, target.element, "size")) {
     throw ProbeSkipped("no " + target.element + ".size finding: no cache on the SM serves the " +
                        std::string(to_string(target.path)) + " path");
   }
@@ -165,8 +164,9 @@ FootprintPlan device_footprint(const ProbeContext& ctx, const BandwidthTarget& t
                     ? with_size("16 times " + plan.level_size_source, l2)
                     : with_size("16 times the API's L2 size, larger than " + plan.level_size_source,
                                 largest);
-    plan.from_finding.clear();  // far beyond any L2: the L2's exact size does not matter
-    plan.from_confidence.reset();
+    // Far beyond any L2: the L2's exact size matters little, but the plan read it, so the
+    // runner caps the rate by it (core/inheritance.hpp).
+    plan.from_finding.clear();
   }
   const std::uint64_t limit = ctx.backend.limits().max_footprint_bytes / kArraysOfACopy;
   if (plan.bytes > limit) {

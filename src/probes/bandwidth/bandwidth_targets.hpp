@@ -44,10 +44,9 @@ const std::vector<BandwidthTarget>& bandwidth_targets();
 struct FootprintPlan {
   std::uint64_t bytes = 0;
   std::string rule;  // for the evidence, e.g. "half of the measured l1.size (240 KiB)"
-  // The finding the footprint was planned from ("l1.size") and its confidence; empty when a
-  // fallback was used.
+  // The finding the footprint was planned from ("l1.size"; the runner caps the rates by its
+  // confidence); empty when a fallback was used.
   std::string from_finding;
-  std::optional<double> from_confidence;
   // The level's size the sweep's knee is compared with, and where it came from.
   std::optional<std::uint64_t> level_size;
   std::string level_size_source;  // "l2.size (measured)", "the API's L2 size"

@@ -34,8 +34,8 @@ nlohmann::json row_json(std::uint32_t degree, const MeasuredPattern& m) {
 }  // namespace
 
 void measure_conflict_latency(ProbeContext& ctx) {
-  if (!any_finding(ctx.topology, "shared", "banks") ||
-      !any_finding(ctx.topology, "shared", "bank_width")) {
+  if (!finding_exists(ctx.topology, "shared", "banks") ||
+      !finding_exists(ctx.topology, "shared", "bank_width")) {
     throw ProbeSkipped("needs the layout of shared.banks and shared.bank_width");
   }
   const Property* banks = conclusive_finding(ctx.topology, "shared", "banks");
@@ -83,9 +83,9 @@ void measure_conflict_latency(ProbeContext& ctx) {
                 {"per_pass_cycles", scale.per_pass_cycles},
                 {"base_cycles", scale.base_for(4)},
                 {"rows_on_one_cost_per_pass", on_the_line}};
-  const double planned_from[] = {banks->confidence.value_or(1), width->confidence.value_or(1)};
+  // shared.banks and shared.bank_width place the ladder: the runner caps by them
+  // (core/inheritance.hpp).
   Confidence confidence{
-      weakest_of(planned_from, "shared.banks and shared.bank_width, which place the ladder"),
       agreement(on_the_line, rows.size(), "degrees whose cycles lie on one cost per pass")};
   set_confidence(p, confidence);
   element_for(ctx.topology, "shared").set(std::move(p));

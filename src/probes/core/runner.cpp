@@ -9,6 +9,7 @@
 #include <set>
 
 #include "backend/backend.hpp"
+#include "probes/core/inheritance.hpp"
 #include "probes/core/phase_monitor.hpp"
 
 namespace memtopo {
@@ -113,11 +114,12 @@ void skip_for_lack_of_memory(ProbeOutcome& outcome, const std::exception& error)
   outcome.reason = kLackOfMemoryPrefix + std::string(error.what());
 }
 
-// Runs `probe` once and says how it ended; `interrupted` tells the caller to stop.
+// Runs `probe` once and says how it ended; `interrupted` tells the caller to stop. What it wrote
+// is no surer than the findings it read (inheritance.hpp), however it ended.
 ProbeOutcome run_attempt(Probe& probe, ProbeContext& ctx, bool& interrupted) {
   ProbeOutcome outcome{probe.id(), "ok", ""};
   try {
-    probe.run(ctx);
+    run_inheriting(probe, ctx);
   } catch (const Interrupted&) {
     interrupted = true;
     outcome.status = "not_run";

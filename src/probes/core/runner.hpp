@@ -26,7 +26,8 @@ std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& pro
 // size ...) as `source: api` properties, so that reports show them beside measured values.
 void add_api_facts(Topology& topology);
 
-// Runs `selected` in order. Each probe is one phase in topology.run.phases (seconds, SM clock
+// Runs `selected` in order, each under the rule of inheritance.hpp (no value surer than the
+// findings its plan read). Each probe is one phase in topology.run.phases (seconds, SM clock
 // before/after) and one outcome in topology.run.probes: ok, skipped (ProbeSkipped; or a lack of
 // device memory: OutOfMemoryError, MemoryUnavailableError), failed (any other exception; the
 // message becomes the reason and a warning). On Interrupted the

@@ -183,10 +183,9 @@ void GeometryMeasurement::prepare() {
   // only an upper bound (line < u) and the size staircase's stride is at least u / 2, that
   // stride is at least the line: every element of a chase at it takes a line of its own, as
   // the runs need, and "past the size" means what the size search meant.
-  const Property* bounded = any_finding(ctx_.topology, target_.element, "line");
+  const Property* bounded = bound_finding(ctx_.topology, target_.element, "line", Bound::upper);
   const auto stride = staircase_stride_bytes(size->evidence);
-  const bool usable = bounded && bounded->bound == Bound::upper &&
-                      bounded->value.is_number_unsigned() && stride &&
+  const bool usable = bounded && bounded->value.is_number_unsigned() && stride &&
                       2 * *stride >= bounded->value.get<std::uint64_t>();
   if (!usable) {
     throw ProbeSkipped("needs a measured " + target_.element +

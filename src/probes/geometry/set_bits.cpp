@@ -18,12 +18,11 @@ namespace {
 // line count.
 constexpr unsigned kBitsAboveCapacity = 1;
 
-// Sets and set bits come from the ways' chases (the bit tests chase the ways' set): as sure as
-// the ways.
-Confidence from_the_ways(const GeometryMeasurement& g, const Property& ways) {
-  Confidence confidence;
-  if (ways.confidence) confidence *= inherited(*ways.confidence, g.element() + ".ways");
-  return confidence;
+// Sets and set bits come from the ways' chases (the bit tests chase the ways' set): nothing of
+// their own against them, as sure as the ways, which the runner's `inherited` factor says
+// (core/inheritance.hpp).
+Confidence from_the_ways() {
+  return Confidence{};
 }
 
 struct BitTests {
@@ -78,7 +77,7 @@ bool write_bits_known_from_the_sets(GeometryMeasurement& g, const Property& ways
   } else {
     return false;
   }
-  g.write(std::move(p), from_the_ways(g, ways));
+  g.write(std::move(p), from_the_ways());
   return true;
 }
 
@@ -150,7 +149,7 @@ void write_sets_from_ways(GeometryMeasurement& g) {
     g.store(std::move(p));
     return;
   }
-  g.write(std::move(p), from_the_ways(g, w));
+  g.write(std::move(p), from_the_ways());
 }
 
 void measure_set_bits(GeometryMeasurement& g) {
@@ -159,7 +158,7 @@ void measure_set_bits(GeometryMeasurement& g) {
     nlohmann::json ev = {{"from", g.element() + ".ways"},
                          {"sets", w.evidence.at("sets")},
                          {"eviction_sets", w.evidence.at("eviction_sets")}};
-    write_set_bits_from_index(g, *index, from_the_ways(g, w), std::move(ev));
+    write_set_bits_from_index(g, *index, from_the_ways(), std::move(ev));
     return;
   }
   const auto sets = w.evidence.at("sets").get<std::uint64_t>();
@@ -218,7 +217,7 @@ void measure_set_bits(GeometryMeasurement& g) {
   if (p.inconclusive) {
     g.store(std::move(p));
   } else {
-    g.write(std::move(p), from_the_ways(g, w));
+    g.write(std::move(p), from_the_ways());
   }
 }
 

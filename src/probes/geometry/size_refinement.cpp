@@ -12,8 +12,7 @@ namespace memtopo {
 
 void refine_size_from_unequal_sets(GeometryMeasurement& g, std::uint64_t capacity_bytes,
                                    const Confidence& ways_confidence) {
-  Element& element = element_for(g.ctx().topology, g.element());
-  const Property* old = element.find("size");
+  const Property* old = any_finding(g.ctx().topology, g.element(), "size");
   if (!old || old->value == nlohmann::json(capacity_bytes)) return;
   const Property* ways = g.conclusive_ways();
   Property p;
@@ -25,11 +24,9 @@ void refine_size_from_unequal_sets(GeometryMeasurement& g, std::uint64_t capacit
              "); a contiguous footprint overflows the smallest set first, at the " + g.element() +
              ".size search's edge (first_overflow_bytes)";
   p.value = capacity_bytes;
-  // As sure as the less sure of the two findings it rests on (an API size has no confidence).
-  std::vector<double> sources = {ways_confidence.value()};
-  if (old->confidence) sources.push_back(*old->confidence);
-  const Confidence confidence = {
-      weakest_of(sources, g.element() + ".ways and the first overflow (" + g.element() + ".size)")};
+  // As sure as the ways it sums; the first overflow (the size search's), which the ways were
+  // planned from, caps both through the runner's `inherited` factor (core/inheritance.hpp).
+  const Confidence& confidence = ways_confidence;
   p.evidence = {{"from", g.element() + ".ways"},
                 {"first_overflow_bytes", old->value},
                 {"first_overflow_method", old->method},
@@ -44,7 +41,7 @@ void refine_size_from_unequal_sets(GeometryMeasurement& g, std::uint64_t capacit
     if (old->evidence.contains(key)) p.evidence[key] = old->evidence.at(key);
   }
   set_confidence(p, confidence);
-  element.set(std::move(p));
+  element_for(g.ctx().topology, g.element()).set(std::move(p));
 }
 
 }  // namespace memtopo

@@ -211,7 +211,8 @@ class DsmemBandwidthProbe final : public HopperProbe {
   void run(ProbeContext& ctx) override {
     HopperExperiments& hx = require_experiments(ctx, "thread-block clusters");
     const auto largest = finding_count(ctx.topology, "dsmem", "max_cluster_size");
-    const Property* bound = any_finding(ctx.topology, "dsmem", "max_cluster_size");
+    // Sizes up to a lower bound launch whatever the largest is (core/findings.hpp).
+    const Property* bound = bound_finding(ctx.topology, "dsmem", "max_cluster_size", Bound::lower);
     if (!largest && !bound) throw ProbeSkipped("no cluster launched (dsmem.latency)");
     const auto limit = largest ? *largest : bound->value.get<std::uint64_t>();
     nlohmann::json rows = nlohmann::json::array();

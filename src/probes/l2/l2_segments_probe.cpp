@@ -176,7 +176,6 @@ double total_loss(const PairResult& p) {
 
 struct MapCheck {
   std::vector<std::vector<std::uint32_t>> partitions;
-  std::optional<double> map_confidence;
   std::vector<PairResult> pairs;
   std::vector<bool> within;  // per pair: both SMs in one partition
   std::vector<std::uint32_t> partitions_without_sharing;  // no pair within shared (unclear)
@@ -230,7 +229,6 @@ MapCheck check_map(ProbeContext& ctx, SegmentMeasurement& measurement,
                    std::vector<std::vector<std::uint32_t>> partitions) {
   MapCheck check;
   check.partitions = std::move(partitions);
-  check.map_confidence = conclusive_map(ctx.topology)->confidence;
   const std::uint32_t first = check.partitions.front().front();
   auto pair = [&](std::uint32_t a, std::uint32_t b, bool within) {
     check.pairs.push_back(measure_pair(ctx, measurement, a, b));
@@ -459,15 +457,15 @@ SegmentCount count_from_map(const SegmentPlan& plan, const MapCheck& check, doub
                   "partition evict each other's lines, " +
                   std::to_string(check.agreeing()) + " of " + std::to_string(check.pairs.size()) +
                   " pairs as the map predicts, none against it. " + result.api.text;
+  // Planned from l2.partition_map: the runner caps by it (core/inheritance.hpp).
   Confidence confidence{agreement(check.agreeing(), check.pairs.size(),
                                   "SM pairs that behaved as the partition map predicts")};
-  if (check.map_confidence) confidence *= inherited(*check.map_confidence, "l2.partition_map");
   set_confidence(segments, confidence);
   return result;
 }
 
 // l2.segment_size (derived) = E: one SM's chase fills its own segment only. As sure as l2.size
-// when the segment count is conclusive.
+// (the runner's `inherited` factor) when the segment count is conclusive.
 Property segment_size_property(const SegmentPlan& plan, const SegmentCount& result,
                                const Element& l2, std::uint64_t api) {
   Property p;
@@ -487,9 +485,7 @@ Property segment_size_property(const SegmentPlan& plan, const SegmentCount& resu
     p.evidence["staircase_inner_step"] = {{"value", inner->value}, {"method", inner->method}};
   }
   p.note = result.count > 0 ? result.api.text : "no segment count: " + result.segments.note;
-  if (!p.inconclusive && plan.l2_size->confidence) {
-    set_confidence(p, {inherited(*plan.l2_size->confidence, "l2.size")});
-  }
+  if (!p.inconclusive) set_confidence(p, Confidence{});
   return p;
 }
 

@@ -140,18 +140,9 @@ void MissPenaltyProbe::run(ProbeContext& ctx) {
     p.inconclusive = true;
     p.note = "the next level is not slower than the element: no penalty to derive";
   } else {
-    // Both latencies at once: as sure as the less sure of them (a latency without a
-    // confidence has nothing against it).
-    std::vector<double> latencies;
-    for (const Property* latency : {hit, next}) {
-      if (latency->confidence) latencies.push_back(*latency->confidence);
-    }
-    Confidence confidence;
-    if (!latencies.empty()) {
-      confidence *= weakest_of(latencies,
-                               target_.element + ".latency and " + target_.next_level + ".latency");
-    }
-    set_confidence(p, confidence);
+    // Nothing of its own against it: as sure as the less sure of the two latencies, which the
+    // runner's `inherited` factor says (core/inheritance.hpp).
+    set_confidence(p, Confidence{});
     if (modes) {
       p.note = "near minus near; a miss to a line behind a far partition costs " +
                format_number(p.modes.back().value, 0) + " cycles, the typical miss (modes " +

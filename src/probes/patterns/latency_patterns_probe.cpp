@@ -108,6 +108,8 @@ Plan make_plan(const ProbeContext& ctx) {
       plan.tlbs.push_back({*entries, *page, false});
       continue;
     }
+    // A lower bound taken as the entries: the rows are at most even odds (the runner's cap,
+    // core/inheritance.hpp), since a level beyond 16 times the bound would not overflow.
     const Property* bound = any_finding(ctx.topology, level, "entries");
     if (!bound || bound->bound != Bound::lower || !bound->value.is_number() ||
         bound->value.get<double>() < 1) {

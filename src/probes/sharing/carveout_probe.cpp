@@ -38,6 +38,9 @@ struct CarveoutRow {
   // The edges found on other placements (see kEdgePlacements); empty for the l1.size row.
   nlohmann::json placements = nlohmann::json::array();
   std::uint64_t lowest_edge = 0, highest_edge = 0;  // over the search and the placements
+  // The row is l1.size itself (R = 0, or everything fitted up to it): its doubt is l1.size's,
+  // which the runner's `inherited` factor gives the table (core/inheritance.hpp).
+  bool is_l1_size = false;
 };
 
 class CarveoutMeasurement {
@@ -123,6 +126,7 @@ CarveoutRow CarveoutMeasurement::measure_row(std::uint64_t reserved, const FitRu
     row.l1_bytes = std::min(result.size_bytes, l1_size_);
     row.confidence = l1_size_confidence_;
     row.how = "fits up to l1.size";
+    row.is_l1_size = true;
   }
   return row;
 }
@@ -218,6 +222,7 @@ void CarveoutMeasurement::run() {
   }
   const std::vector<Trace> traces = run_baselines(reservations);
   std::vector<CarveoutRow> rows = {{0, l1_size_, l1_size_confidence_, "l1.size"}};
+  rows.front().is_l1_size = true;
   for (std::size_t i = 0; i < reservations.size(); ++i) {
     const FitRule rule = judge_baseline(reservations[i], traces[2 * i], traces[2 * i + 1]);
     rows.push_back(measure_row(reservations[i], rule));
@@ -226,7 +231,8 @@ void CarveoutMeasurement::run() {
 }
 
 // The table: per reservation, the L1 size and how sure it is; the table is as sure as its
-// least sure row, and holds only as much as the share of rows that found a size.
+// least sure row that it measured (the rows that are l1.size come in with the runner's factor),
+// and holds only as much as the share of rows that found a size.
 Property CarveoutMeasurement::table(const std::vector<CarveoutRow>& rows) const {
   Property table;
   table.name = "carveout";
@@ -241,7 +247,8 @@ Property CarveoutMeasurement::table(const std::vector<CarveoutRow>& rows) const 
                 stride_, kTimedPasses, format_bytes(max_reserved_).c_str(), kEdgePlacements);
   table.method = method;
   table.value = nlohmann::json::array();
-  std::vector<double> row_confidences;
+  std::vector<double> row_confidences;  // of the rows with a size that it measured
+  std::size_t rows_with_a_size = 0;
   std::vector<std::string> failed;
   for (const CarveoutRow& row : rows) {
     nlohmann::json entry = {
@@ -254,7 +261,8 @@ Property CarveoutMeasurement::table(const std::vector<CarveoutRow>& rows) const 
           row.placements.empty() ? stride_ : row.highest_edge + stride_ - row.lowest_edge;
       if (!row.placements.empty()) entry["placements"] = row.placements;
       entry["confidence"] = row.confidence->value();
-      row_confidences.push_back(row.confidence->value());
+      ++rows_with_a_size;
+      if (!row.is_l1_size) row_confidences.push_back(row.confidence->value());
     } else {
       failed.push_back(format_bytes(row.reserved) + " (" + row.how + ")");
     }
@@ -265,9 +273,11 @@ Property CarveoutMeasurement::table(const std::vector<CarveoutRow>& rows) const 
                     {"baselines", baselines_},
                     {"loads", loads_}};
   Confidence confidence{
-      share(static_cast<double>(row_confidences.size()) / static_cast<double>(rows.size()),
+      share(static_cast<double>(rows_with_a_size) / static_cast<double>(rows.size()),
             "of the rows found an L1 size")};
-  if (!row_confidences.empty()) confidence *= weakest_of(row_confidences, "rows with a size");
+  if (!row_confidences.empty()) {
+    confidence *= weakest_of(row_confidences, "rows with a size it measured");
+  }
   set_confidence(table, confidence);
   if (!failed.empty()) {
     table.note = "no L1 size at " + failed.front() + (failed.size() > 1 ? " and others" : "");

@@ -97,7 +97,7 @@ CountVerdict CountMeasurement::judge(std::uint32_t chasers, const Trace& trace) 
 bool CountMeasurement::plan() {
   const auto size = finding_count(ctx_.topology, target_.element, "size");
   if (!size) {
-    const bool size_ran = any_finding(ctx_.topology, target_.element, "size") != nullptr;
+    const bool size_ran = finding_exists(ctx_.topology, target_.element, "size");
     const std::string why = target_.element + ".size is " +
                             (size_ran ? "inconclusive" : "not measured (skipped)") +
                             ": the per-chaser footprint is planned from it";

@@ -390,12 +390,12 @@ std::string SharingProbe::description() const {
 
 void SharingProbe::run(ProbeContext& ctx) {
   const auto has_finding = [&] {
-    return any_finding(ctx.topology, target_.element, "shared_with") != nullptr;
+    return finding_exists(ctx.topology, target_.element, "shared_with");
   };
   const auto sibling_measured = [&] {
     const auto& rows = sm_cache_elements();
     return std::any_of(rows.begin(), rows.end(), [&](const SmCacheElement& row) {
-      return any_finding(ctx.topology, row.element, "shared_with") != nullptr;
+      return finding_exists(ctx.topology, row.element, "shared_with");
     });
   };
   // A sibling probe of this run measured the whole relation already.
@@ -411,7 +411,7 @@ void SharingProbe::run(ProbeContext& ctx) {
   }
   // An element whose size probe did not apply is skipped like it; one whose size search ran
   // without a conclusion gets an inconclusive finding, like its size.
-  if (!any_finding(ctx.topology, target_.element, "size")) throw ProbeSkipped(why);
+  if (!finding_exists(ctx.topology, target_.element, "size")) throw ProbeSkipped(why);
   set_inconclusive(ctx.topology, target_.element, "shared_with",
                    "chase, sweep another cache's path, chase again (thesis 004, 4.5)", why);
 }

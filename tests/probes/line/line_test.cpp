@@ -263,7 +263,8 @@ TEST_P(PairsUnderAnXorIndex, GiveTheLine) {
     EXPECT_GT(pairs.at("split_miss_score").get<double>(),
               pairs.at("one_line_miss_score").get<double>());
     ASSERT_TRUE(line.confidence.has_value());
-    EXPECT_GE(*line.confidence, 0.8) << element;
+    // The pairs' own; the random replacement's soft size edge caps it (the runner's factor).
+    EXPECT_GE(own_confidence(line), 0.8) << element;
   }
 }
 

@@ -63,12 +63,14 @@ TEST(Carveout, EveryReservationsL1IsWithinOneLineOfTheTruth) {
       truth.cache("L1").at("size_bytes").get<double>() +
       truth.description.at("shared_memory").at("carveout_steps_bytes")[0].get<double>();
   EXPECT_NEAR(unified.value.get<double>(), truth_unified, line);
-  // A bound carries no confidence; the table is as sure as its least sure row.
+  // A bound carries no confidence; the table is no surer than its least sure row (the rows it
+  // measured by its own factors, l1.size's row by the runner's cap at l1.size, which the plan
+  // read).
   EXPECT_FALSE(unified.confidence);
   double least = 1;
   for (const auto& row : table.value) least = std::min(least, row.at("confidence").get<double>());
   ASSERT_TRUE(table.confidence);
-  EXPECT_DOUBLE_EQ(*table.confidence, least);
+  EXPECT_LE(*table.confidence, least);
 }
 
 TEST(Carveout, AnL1ApartFromSharedMemoryKeepsItsSizeAndHasNoUnifiedSize) {

@@ -35,9 +35,10 @@ TEST_P(SharingOnSim, EveryElementListsTheElementsItsCacheServes) {
     std::set<std::string> measured;
     for (const auto& other : p.value) measured.insert(other.get<std::string>());
     EXPECT_EQ(measured, truly_shared_with(truth, element)) << p.evidence.dump(1);
-    EXPECT_GE(p.confidence.value_or(0), 0.8);
-    // Every direction of its pairs agreed, each clear (sharing_relation.hpp).
-    const auto& factors = p.evidence.at("confidence_factors");
+    // Every direction of its pairs agreed, each clear (sharing_relation.hpp); then no surer than
+    // the sizes and lines its plan read (the runner's factor).
+    EXPECT_GE(own_confidence(p), 0.8);
+    const auto factors = own_factors(p);
     ASSERT_EQ(factors.size(), 2u);
     EXPECT_EQ(factors[0].at("rule"), "agreement");
     EXPECT_EQ(factors[1].at("rule"), "contrast");

@@ -21,21 +21,23 @@ double number(const Property& p) {
   return p.value.get<double>();
 }
 
-// The rules a finding's confidence was computed by, in order (its evidence.confidence_factors).
+// The rules a finding's confidence was computed by, in order (its evidence.confidence_factors),
+// the probe's own: not the runner's `inherited` factor for the findings its plan read.
 std::vector<std::string> rules_of(const Property& p) {
   std::vector<std::string> rules;
-  for (const auto& factor : p.evidence.at("confidence_factors")) {
+  for (const auto& factor : own_factors(p)) {
     rules.push_back(factor.at("rule").get<std::string>());
   }
   return rules;
 }
 
 // A size or reach from a refined step is as sure as the staircase's step times the section
-// search's edge: two edge factors, both in the evidence.
+// search's edge: two edge factors, both in the evidence (and then no surer than the findings its
+// plan read, core/inheritance.hpp).
 void expect_refined_step_confidence(const Property& p) {
   EXPECT_EQ(rules_of(p), (std::vector<std::string>{"edge", "edge"}));
-  EXPECT_DOUBLE_EQ(*p.confidence, p.evidence.at("step_confidence").get<double>() *
-                                      p.evidence.at("edge_confidence").get<double>());
+  EXPECT_DOUBLE_EQ(own_confidence(p), p.evidence.at("step_confidence").get<double>() *
+                                          p.evidence.at("edge_confidence").get<double>());
 }
 
 // The constant caches of the description, in lookup order.
@@ -56,7 +58,7 @@ void expect_l2_size(const ProbeRun& run, const SimTruth& truth) {
   EXPECT_LE(number(size), l2);
   EXPECT_LT(l2, number(size) + bracket);
   EXPECT_LE(bracket, 4 * truth.cache("L1").at("line_bytes").get<double>());
-  EXPECT_GT(*size.confidence, 0.9);
+  EXPECT_GT(own_confidence(size), 0.9);  // the staircase's own; l1.line's caps it
   // The step refined on three placements of the chain: on a cache without a hash over physical
   // pages each finds the same edge, so the spread is nil and their agreement costs nothing.
   const auto& placements = size.evidence.at("placements");
@@ -72,8 +74,8 @@ void expect_l2_size(const ProbeRun& run, const SimTruth& truth) {
   EXPECT_EQ(size.spread->p5, number(size));
   EXPECT_EQ(size.spread->p95, number(size));
   EXPECT_EQ(rules_of(size), (std::vector<std::string>{"edge", "edge", "capacity_agreement"}));
-  EXPECT_DOUBLE_EQ(*size.confidence, size.evidence.at("step_confidence").get<double>() *
-                                         size.evidence.at("edge_confidence").get<double>());
+  EXPECT_DOUBLE_EQ(own_confidence(size), size.evidence.at("step_confidence").get<double>() *
+                                             size.evidence.at("edge_confidence").get<double>());
   EXPECT_EQ(size.evidence.at("api_l2_bytes").get<double>(), l2);
   EXPECT_EQ(run.topology.find("l2")->find("segment_size"), nullptr);  // no step inside L2
 }
@@ -101,7 +103,7 @@ TEST_P(StaircaseOnSim, ConstantCachesSizeAndLatency) {
       ASSERT_TRUE(size.value.is_number());
       EXPECT_FALSE(size.inconclusive);
       EXPECT_EQ(number(size), configured);
-      EXPECT_GT(*size.confidence, 0.9);
+      EXPECT_GT(own_confidence(size), 0.9);
       expect_refined_step_confidence(size);
     } else {
       // Larger than the bank: a lower bound, never a size.

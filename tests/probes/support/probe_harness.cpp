@@ -1,5 +1,7 @@
 #include "support/probe_harness.hpp"
 
+#include "support/plan_check.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 
 #include "backend/sim/sim_backend.hpp"
 #include "probes/core/chase_helpers.hpp"
+#include "probes/core/inheritance.hpp"
 #include "probes/core/probe.hpp"
 
 namespace memtopo::testing {
@@ -63,14 +66,20 @@ ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::str
   run.topology.device = backend.facts();
   ProbeContext ctx{backend, run.topology, [](const std::string&) {}, [] { return false; },
                    seed,    nullptr};
+  // Every run of every probe test checks that no value came out surer than its plan's inputs.
+  PlanInputsCheck plan_check(run.topology);
   const auto start = std::chrono::steady_clock::now();
   for (const auto& probe : all_probes()) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), probe->id()) == ids.end()) continue;
     try {
-      probe->run(ctx);
+      run_inheriting(*probe, ctx);  // as the runner does
     } catch (const ProbeSkipped& skipped) {
       run.skipped[probe->id()] = skipped.what();
     }
+    plan_check.probe_finished(probe->id());
+  }
+  for (const std::string& violation : plan_check.violations()) {
+    ADD_FAILURE() << relative_path << ": " << violation;
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.loads = backend.loads;
@@ -88,6 +97,21 @@ const Property& property(const ProbeRun& run, const std::string& element, const 
     throw std::runtime_error("missing property " + element + "." + name);
   }
   return *p;
+}
+
+nlohmann::json own_factors(const Property& p) {
+  nlohmann::json factors = p.evidence.value("confidence_factors", nlohmann::json::array());
+  if (!factors.empty() && factors.back().at("rule") == "inherited" &&
+      factors.back().at("inputs").get<std::string>().find("the plan read") != std::string::npos) {
+    factors.erase(factors.end() - 1);
+  }
+  return factors;
+}
+
+double own_confidence(const Property& p) {
+  double product = 1;
+  for (const auto& factor : own_factors(p)) product *= factor.at("value").get<double>();
+  return product;
 }
 
 std::string sim_file_test_name(const std::string& path) {

@@ -71,6 +71,12 @@ ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::str
 // A property the run must have produced; fails the test (and throws) when it did not.
 const Property& property(const ProbeRun& run, const std::string& element, const std::string& name);
 
+// A finding's confidence factors without the `inherited` one that the runner appends for the
+// findings its plan read (core/inheritance.hpp): the probe's own evidence.
+nlohmann::json own_factors(const Property& p);
+// Their product: the confidence the probe's own evidence gives the value.
+double own_confidence(const Property& p);
+
 // A test-name suffix for a description file: "tests/sims/l1-24k.json" -> "l1_24k".
 std::string sim_file_test_name(const std::string& path);
 
