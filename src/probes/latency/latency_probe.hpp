@@ -46,7 +46,7 @@ struct LatencyTarget {
   // mode, never the median of the mix (split_latency_modes); `far_mode` says what the far mode
   // is in the note.
   bool near_mode_headline = false;
-  std::string far_mode;
+  std::string far_mode = {};
 };
 
 const std::vector<LatencyTarget>& latency_targets();
