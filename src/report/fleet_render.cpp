@@ -56,7 +56,7 @@ std::string group_text(const Fleet& fleet, const FleetGroup& group) {
         << " GPUs of a model are needed); nothing flagged\n";
   } else {
     out << ", " << group.properties.size() << " properties judged, " << group.outliers()
-        << " outliers\n";
+        << (group.outliers() == 1 ? " value" : " values") << " outside\n";
   }
   for (const std::size_t index : group.incomplete) {
     out << "    left out, incomplete (the run was killed): "
@@ -118,7 +118,8 @@ std::string render_fleet_text(const Fleet& fleet) {
   text += fleet.outliers() == 0
               ? "The fleet agrees: no GPU is outside both its own spread and its fleet's.\n"
               : std::to_string(fleet.outliers()) +
-                    " values are outside both their own spread and their fleet's.\n";
+                    (fleet.outliers() == 1 ? " value is" : " values are") +
+                    " outside both their own spread and their fleet's.\n";
   return text;
 }
 
