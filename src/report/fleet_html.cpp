@@ -10,13 +10,6 @@
 namespace memtopo {
 namespace {
 
-AxisUnit axis_unit_of(const std::string& unit) {
-  if (unit == "bytes") return AxisUnit::bytes;
-  if (unit == "cycles") return AxisUnit::cycles;
-  if (unit == "bytes/second") return AxisUnit::rate;
-  return AxisUnit::number;
-}
-
 std::string plot_id(std::size_t group, const FleetProperty& p) {
   std::string id = "fleet-" + std::to_string(group) + "-";
   for (const char c : p.element + "-" + p.property) {
