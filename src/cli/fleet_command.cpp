@@ -63,7 +63,8 @@ std::vector<std::string> run_files(const std::vector<std::string>& inputs) {
         found.push_back(entry.path().string());
       }
     }
-    if (error) throw NoRunsError(printable_text(input) + ": cannot be listed (" + error.message() + ")");
+    if (error)
+      throw NoRunsError(printable_text(input) + ": cannot be listed (" + error.message() + ")");
     if (found.empty()) throw NoRunsError(printable_text(input) + ": holds no .json file");
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
@@ -87,7 +88,8 @@ std::optional<OutputTarget> target_of(const std::string& path) {
 // Every output is tried, whatever failed before it; false when one failed.
 bool write_outputs(const Fleet& fleet, const FleetOptions& options,
                    const std::optional<OutputTarget>& json, const std::optional<OutputTarget>& html,
-                   const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
+                   const std::vector<std::string>& arguments, std::ostream& out,
+                   std::ostream& err) {
   const std::string json_text =
       fleet_to_json(fleet).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   out << (options.json_file == "-" ? json_text : render_fleet_text(fleet));
@@ -162,7 +164,8 @@ int run_fleet_command(int argc, const char* const* argv, std::ostream& out, std:
   }
   const Fleet fleet = analyse_fleet(entries);
   const std::vector<std::string> arguments(argv + 1, argv + argc);
-  if (!write_outputs(fleet, options, json, html, arguments, out, err)) return exit_code::cannot_write;
+  if (!write_outputs(fleet, options, json, html, arguments, out, err))
+    return exit_code::cannot_write;
   return fleet.outliers() > 0 ? exit_code::runs_differ : exit_code::ok;
 }
 

@@ -19,7 +19,8 @@ std::string host_name();
 // SLURM_JOB_ID is unset or empty. An id that is not a whole number is left out.
 std::optional<SlurmTask> slurm_task_from_environment();
 
-// A RunInfo with version, git describe, timestamp (now), host, Slurm task and `arguments` filled in.
+// A RunInfo with version, git describe, timestamp (now), host, Slurm task and `arguments` filled
+// in.
 RunInfo start_run_info(const std::vector<std::string>& arguments);
 
 }  // namespace memtopo

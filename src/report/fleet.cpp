@@ -14,9 +14,11 @@ namespace {
 
 FleetGpu gpu_of(const RunEntry& entry) {
   const Topology& t = entry.topology;
-  FleetGpu gpu{entry.origin,        "", t.run.host,        t.device.uuid,   t.device.pci_bus_id,
-               t.device.driver_version, t.run.slurm, t.run.simulated, t.run.sim_file,
-               t.run.complete};
+  FleetGpu gpu{entry.origin,        "",
+               t.run.host,          t.device.uuid,
+               t.device.pci_bus_id, t.device.driver_version,
+               t.run.slurm,         t.run.simulated,
+               t.run.sim_file,      t.run.complete};
   std::string which = gpu.uuid;
   if (which.empty()) which = gpu.pci_bus_id;
   if (gpu.simulated) {
@@ -110,10 +112,10 @@ void judge_property(FleetProperty& p, const std::vector<const Property*>& own,
 }
 
 // Every numeric property of the group's GPUs, in the first GPU's order, then what others add.
-std::vector<FleetProperty> judge_group(const std::vector<PropertyTable>& tables,
-                                       const std::vector<std::size_t>& gpus,
-                                       const std::vector<std::pair<std::string, std::string>>& order,
-                                       const FleetRules& rules, bool too_small) {
+std::vector<FleetProperty> judge_group(
+    const std::vector<PropertyTable>& tables, const std::vector<std::size_t>& gpus,
+    const std::vector<std::pair<std::string, std::string>>& order, const FleetRules& rules,
+    bool too_small) {
   std::vector<FleetProperty> out;
   for (const auto& key : order) {
     FleetProperty p;

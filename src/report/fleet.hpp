@@ -57,8 +57,8 @@ struct FleetProperty {
   std::string property;  // a mode after the headline is "latency (far mode)"
   std::string unit;
   double median = 0;
-  double robust_sigma = 0;     // 1.4826 x the median absolute deviation (analysis/stats.hpp)
-  double fleet_tolerance = 0;  // the largest |value - median| inside the fleet's spread
+  double robust_sigma = 0;         // 1.4826 x the median absolute deviation (analysis/stats.hpp)
+  double fleet_tolerance = 0;      // the largest |value - median| inside the fleet's spread
   std::vector<FleetValue> values;  // the GPUs with a conclusive number, in fleet order
   std::size_t not_conclusive = 0;  // GPUs whose value was inconclusive, absent or not a number
   std::size_t outliers() const;
@@ -66,10 +66,10 @@ struct FleetProperty {
 
 // GPUs of one model: same name, compute capability, SM count and backend.
 struct FleetGroup {
-  std::string model;             // "NVIDIA H200 (cc 9.0, 132 SMs)"
+  std::string model;              // "NVIDIA H200 (cc 9.0, 132 SMs)"
   std::vector<std::size_t> gpus;  // indices into Fleet::gpus, complete runs only
   std::vector<std::size_t> incomplete;
-  bool too_small = false;         // fewer than FleetRules::min_gpus: nothing judged
+  bool too_small = false;                 // fewer than FleetRules::min_gpus: nothing judged
   std::vector<FleetProperty> properties;  // numeric properties, first GPU's order
   std::size_t outliers() const;
 };

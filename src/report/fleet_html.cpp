@@ -33,18 +33,26 @@ Plot strip_plot(const Fleet& fleet, std::size_t group_index, const FleetProperty
   plot.id = plot_id(group_index, p);
   plot.title = p.element + "." + p.property;
   plot.x = {"GPU (in the order read)", AxisScale::linear, AxisUnit::number, {}, false};
-  plot.y = {p.property + (p.unit.empty() ? "" : " (" + p.unit + ")"), AxisScale::linear,
-            axis_unit_of(p.unit), {}, false};
+  plot.y = {p.property + (p.unit.empty() ? "" : " (" + p.unit + ")"),
+            AxisScale::linear,
+            axis_unit_of(p.unit),
+            {},
+            false};
   std::vector<PlotPoint> inside, outside;
   for (std::size_t i = 0; i < p.values.size(); ++i) {
     const FleetValue& v = p.values[i];
-    PlotPoint point{static_cast<double>(i), v.value, v.p5, v.p95, false,
+    PlotPoint point{static_cast<double>(i),
+                    v.value,
+                    v.p5,
+                    v.p95,
+                    false,
                     fleet.gpus[v.gpu].label + ": " + format_value(v.value, p.unit)};
     if (v.outlier) point.tip += " (outlier: " + v.why + ")";
     (v.outlier ? outside : inside).push_back(std::move(point));
   }
   plot.series.emplace_back("GPUs", SeriesStyle::points, std::move(inside));
-  if (!outside.empty()) plot.series.emplace_back("outliers", SeriesStyle::points, std::move(outside));
+  if (!outside.empty())
+    plot.series.emplace_back("outliers", SeriesStyle::points, std::move(outside));
   plot.series.push_back(level_line("fleet median", p.median, p.values.size()));
   plot.series.push_back(
       level_line("median + tolerance", p.median + p.fleet_tolerance, p.values.size()));
@@ -64,8 +72,8 @@ void render_outlier_names(std::ostringstream& html, const Fleet& fleet, const Fl
     if (!v.outlier) continue;
     html << "<li>" << escape_markup(fleet.gpus[v.gpu].label) << " ("
          << escape_markup(fleet.gpus[v.gpu].origin)
-         << "): " << escape_markup(format_value(v.value, p.unit)) << "; "
-         << escape_markup(v.why) << "</li>\n";
+         << "): " << escape_markup(format_value(v.value, p.unit)) << "; " << escape_markup(v.why)
+         << "</li>\n";
   }
   html << "</ul>\n";
 }

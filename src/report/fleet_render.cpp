@@ -33,9 +33,9 @@ std::string outliers_text(const Fleet& fleet) {
       for (const FleetValue& v : p.values) {
         if (!v.outlier) continue;
         const FleetGpu& gpu = fleet.gpus[v.gpu];
-        const std::string own = v.p5 && v.p95 ? format_value(*v.p5, p.unit) + " .. " +
-                                                    format_value(*v.p95, p.unit)
-                                              : "-";
+        const std::string own =
+            v.p5 && v.p95 ? format_value(*v.p5, p.unit) + " .. " + format_value(*v.p95, p.unit)
+                          : "-";
         table.add_row({printable_text(gpu.label), printable_text(p.element + "." + p.property),
                        format_value(v.value, p.unit), format_value(p.median, p.unit), z_text(v),
                        own, printable_text(gpu.origin)});
@@ -76,11 +76,16 @@ ojson gpu_to_json(const FleetGpu& gpu) {
                   {"proc_id", gpu.slurm->proc_id ? ojson(*gpu.slurm->proc_id) : ojson(nullptr)},
                   {"local_id", gpu.slurm->local_id ? ojson(*gpu.slurm->local_id) : ojson(nullptr)}};
   }
-  return ojson{{"file", printable_text(gpu.origin)}, {"label", printable_text(gpu.label)},
-               {"host", gpu.host},                  {"uuid", gpu.uuid},
-               {"pci_bus_id", gpu.pci_bus_id},      {"driver_version", gpu.driver_version},
-               {"slurm", slurm},                    {"simulated", gpu.simulated},
-               {"sim_file", gpu.sim_file},          {"complete", gpu.complete}};
+  return ojson{{"file", printable_text(gpu.origin)},
+               {"label", printable_text(gpu.label)},
+               {"host", gpu.host},
+               {"uuid", gpu.uuid},
+               {"pci_bus_id", gpu.pci_bus_id},
+               {"driver_version", gpu.driver_version},
+               {"slurm", slurm},
+               {"simulated", gpu.simulated},
+               {"sim_file", gpu.sim_file},
+               {"complete", gpu.complete}};
 }
 
 ojson property_to_json(const FleetProperty& p) {
@@ -94,17 +99,21 @@ ojson property_to_json(const FleetProperty& p) {
                            {"outlier", v.outlier},
                            {"why", v.why}});
   }
-  return ojson{{"element", p.element},           {"property", p.property},
-               {"unit", p.unit},                 {"median", p.median},
-               {"robust_sigma", p.robust_sigma}, {"fleet_tolerance", p.fleet_tolerance},
-               {"outliers", p.outliers()},       {"not_conclusive", p.not_conclusive},
+  return ojson{{"element", p.element},
+               {"property", p.property},
+               {"unit", p.unit},
+               {"median", p.median},
+               {"robust_sigma", p.robust_sigma},
+               {"fleet_tolerance", p.fleet_tolerance},
+               {"outliers", p.outliers()},
+               {"not_conclusive", p.not_conclusive},
                {"values", std::move(values)}};
 }
 
 ojson group_to_json(const FleetGroup& group) {
   ojson properties = ojson::array();
   for (const FleetProperty& p : group.properties) properties.push_back(property_to_json(p));
-  return ojson{{"model", group.model},         {"gpus", group.gpus},
+  return ojson{{"model", group.model},           {"gpus", group.gpus},
                {"incomplete", group.incomplete}, {"too_small", group.too_small},
                {"outliers", group.outliers()},   {"properties", std::move(properties)}};
 }

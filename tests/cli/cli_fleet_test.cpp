@@ -38,8 +38,8 @@ fs::path fleet_directory(const std::string& name, const std::vector<int>& latenc
   for (std::size_t i = 0; i < latencies.size(); ++i) {
     const fs::path sim = sim_variant(dir, static_cast<int>(i) + 1, latencies[i]);
     const fs::path run = dir / "runs" / ("gpu" + std::to_string(i) + ".json");
-    const ProcessResult result = memtopo({"--sim", sim.string(), "--quiet", "--only",
-                                          "dram.latency", "--json", run.string()});
+    const ProcessResult result = memtopo(
+        {"--sim", sim.string(), "--quiet", "--only", "dram.latency", "--json", run.string()});
     EXPECT_EQ(result.exit_code, 0) << result.err;
   }
   return dir;

@@ -53,9 +53,11 @@ Topology gpu(const GpuValues& values, int number, const std::string& model = "NV
   t.device.sm_count = 132;
   t.device.uuid = "GPU-" + std::to_string(number);
   t.run.host = "node" + std::to_string(number / 8);
-  t.element("dram", "memory", "device").properties.push_back(latency("latency", values.dram_latency));
+  t.element("dram", "memory", "device")
+      .properties.push_back(latency("latency", values.dram_latency));
   t.element("l2", "cache", "device").properties.push_back(size(values.l2_size));
-  t.element("tlb_l1", "tlb", "sm").properties.push_back(latency("miss_penalty", values.tlb_penalty));
+  t.element("tlb_l1", "tlb", "sm")
+      .properties.push_back(latency("miss_penalty", values.tlb_penalty));
   return t;
 }
 
