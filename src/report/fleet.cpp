@@ -106,7 +106,8 @@ void judge_property(FleetProperty& p, const std::vector<const Property*>& own,
     const double distance = std::abs(v.value - p.median);
     if (p.robust_sigma > 0) v.z = (v.value - p.median) / p.robust_sigma;
     const bool within_own = median_within_own_spread(*own[i], v.value, p.median, rules, v);
-    v.outlier = !too_small && distance > p.fleet_tolerance && !within_own;
+    v.weak = own[i]->confidence && *own[i]->confidence < rules.confidence_threshold;
+    v.outlier = !too_small && !v.weak && distance > p.fleet_tolerance && !within_own;
     if (v.outlier) v.why = why_text(v, p, rules);
   }
 }

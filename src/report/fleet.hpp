@@ -23,6 +23,9 @@ struct FleetRules {
   // ... and outside its own spread: more than this many of its own standard deviations from the
   // median, with the median outside its own p5-p95 range (or beyond its search's resolution).
   double stdev_factor = 3.0;
+  // A value whose confidence is below this (analysis/confidence.hpp kLowConfidence) is weak: it
+  // counts in the fleet's statistics, but a GPU is never named on a value its run doubted.
+  double confidence_threshold = 0.5;
   // A model with fewer GPUs than this is too small to judge: nothing is flagged.
   std::size_t min_gpus = 3;
 };
@@ -48,6 +51,7 @@ struct FleetValue {
   std::optional<double> p5;  // its own spread, where it describes the value
   std::optional<double> p95;
   std::optional<double> z;  // robust z-score; none when the MAD is 0
+  bool weak = false;        // confidence below FleetRules::confidence_threshold: never an outlier
   bool outlier = false;
   std::string why;  // for an outlier: the rule's figures
 };

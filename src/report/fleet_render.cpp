@@ -96,6 +96,7 @@ ojson property_to_json(const FleetProperty& p) {
                            {"p5", optional_number(v.p5)},
                            {"p95", optional_number(v.p95)},
                            {"robust_z", optional_number(v.z)},
+                           {"weak", v.weak},
                            {"outlier", v.outlier},
                            {"why", v.why}});
   }
@@ -138,6 +139,7 @@ nlohmann::ordered_json fleet_to_json(const Fleet& fleet) {
   out["rules"] = ojson{{"z_threshold", fleet.rules.z_threshold},
                        {"relative_floor", fleet.rules.relative_floor},
                        {"stdev_factor", fleet.rules.stdev_factor},
+                       {"confidence_threshold", fleet.rules.confidence_threshold},
                        {"min_gpus", fleet.rules.min_gpus}};
   out["outliers"] = fleet.outliers();
   ojson gpus = ojson::array();

@@ -149,6 +149,16 @@ TEST(Fleet, AValueFarFromTheFleetButWithinItsOwnSpreadIsNotAnOutlier) {
   EXPECT_EQ(analyse_fleet(entries).outliers(), 0u);
 }
 
+TEST(Fleet, AWeakValueIsNeverAnOutlier) {
+  std::vector<RunEntry> entries = fleet_of(20);
+  Property weak = latency("latency", 600);
+  weak.confidence = 0.33;  // its run doubted it (the H200's l2.bandwidth, five repeats at 0366023)
+  entries[6].topology.elements[0].properties[0] = weak;
+  const Fleet fleet = analyse_fleet(entries);
+  EXPECT_EQ(fleet.outliers(), 0u);
+  EXPECT_TRUE(fleet.groups[0].properties[0].values[6].weak);
+}
+
 TEST(Fleet, AnIncompleteRunIsLeftOut) {
   std::vector<RunEntry> entries = fleet_of(10);
   entries[3].topology.run.complete = false;
