@@ -64,7 +64,7 @@ std::string box_tip(const MapBox& box) {
 
 void render_box(std::ostringstream& svg, const MapBox& box) {
   const BoxStyle style = style_of(box.kind);
-  svg << "<g id=\"map-" << escape_markup(box.id) << "\"><title>" << escape_markup(box_tip(box))
+  svg << "<g data-box=\"" << escape_markup(box.id) << "\"><title>" << escape_markup(box_tip(box))
       << "</title>\n<rect x=\"" << coord(box.x) << "\" y=\"" << coord(box.y) << "\" width=\""
       << coord(box.width) << "\" height=\"" << coord(box.height) << "\" rx=\"4\" fill=\""
       << style.fill << "\" stroke=\"" << style.stroke << "\" stroke-width=\"1.4\"";

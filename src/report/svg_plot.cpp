@@ -331,11 +331,17 @@ void draw_series(std::ostringstream& svg, const Plot& plot, const Frame& f) {
 }
 
 void draw_markers(std::ostringstream& svg, const Plot& plot, const Frame& f) {
-  for (std::size_t i = 0; i < plot.markers.size(); ++i) {
-    const PlotMarker& marker = plot.markers[i];
+  // Labels alternate between two rows, left to right, so that neighbouring markers (a change
+  // point, the size found, the API's size) stay readable.
+  std::vector<std::size_t> by_x(plot.markers.size());
+  for (std::size_t i = 0; i < by_x.size(); ++i) by_x[i] = i;
+  std::stable_sort(by_x.begin(), by_x.end(), [&](std::size_t a, std::size_t b) {
+    return plot.markers[a].x < plot.markers[b].x;
+  });
+  for (std::size_t rank = 0; rank < by_x.size(); ++rank) {
+    const PlotMarker& marker = plot.markers[by_x[rank]];
     const double px = f.x(marker.x);
-    // Labels alternate between two rows so that neighbouring change points stay readable.
-    const double label_y = kTop - 6 - static_cast<double>(i % 2) * 12;
+    const double label_y = kTop - 6 - static_cast<double>(rank % 2) * 12;
     svg << "<g class=\"marker" << (marker.weak ? " weak" : "") << "\">";
     open_tip(svg, marker.tip);
     svg << "<line x1=\"" << coord(px) << "\" y1=\"" << coord(kTop - 2) << "\" x2=\"" << coord(px)
