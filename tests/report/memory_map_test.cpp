@@ -189,5 +189,13 @@ TEST(MemoryMap, MultiDeviceRunDrawsGpusAndTheirLinks) {
   testing::expect_matches_golden(render_memory_map_svg(map), "memory-map-two-gpus.svg");
 }
 
+TEST(MemoryMap, MultiDevicePageOpensWithTheGpusAndKeepsEachGpusMap) {
+  const std::string html = render_multi_device_html(two_gpus());
+  const std::size_t gpus = html.find("<figure id=\"map\" class=\"map\">");
+  ASSERT_NE(gpus, std::string::npos);
+  EXPECT_LT(gpus, html.find("id=\"gpu0-map\"")) << "the GPUs first, then each GPU's own map";
+  EXPECT_NE(html.find("id=\"gpu1-map\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace memtopo
