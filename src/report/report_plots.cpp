@@ -370,7 +370,12 @@ std::optional<Plot> carveout_plot(const Topology& topology) {
 std::optional<Plot> segments_plot(const Topology& topology) {
   const Element* l2 = topology.find("l2");
   const Property* segments = l2 ? l2->find("segments") : nullptr;
-  const json& pairs = segments ? member(segments->evidence, "pairs") : json();
+  // The pairs of the segment search, or those that checked the partition map (where the map
+  // planned the pairs: evidence.map_check.pairs).
+  const json& searched = segments ? member(segments->evidence, "pairs") : json();
+  const json& pairs = searched.is_array() || !segments
+                          ? searched
+                          : member(member(segments->evidence, "map_check"), "pairs");
   if (!pairs.is_array() || pairs.empty()) return std::nullopt;
   Plot plot;
   plot.id = "l2-segments";

@@ -142,5 +142,16 @@ TEST(ReportPlots, MalformedEvidenceIsLeftOutNotACrash) {
   EXPECT_EQ(find_plot(plots, "sweep-dram-bandwidth"), nullptr);
 }
 
+TEST(ReportPlots, SegmentsPlotReadsThePairsThatCheckedThePartitionMap) {
+  Topology t = testing::make_report_topology();
+  Property* segments = t.element("l2", "cache", "device").find("segments");
+  ASSERT_NE(segments, nullptr);
+  ASSERT_TRUE(segments->evidence.contains("pairs"));
+  segments->evidence["map_check"] = {{"pairs", segments->evidence["pairs"]}};
+  segments->evidence.erase("pairs");
+  const auto plots = report_plots(t);
+  EXPECT_NE(find_plot(plots, "l2-segments"), nullptr) << "the plot of docs/report.md is back";
+}
+
 }  // namespace
 }  // namespace memtopo
