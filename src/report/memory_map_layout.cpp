@@ -41,14 +41,8 @@ MapBox frame(std::string id, std::string title, double x, double y, double width
   return box;
 }
 
-MapLink link(double x1, double y1, double x2, double y2) {
-  MapLink line;
-  line.x1 = x1;
-  line.y1 = y1;
-  line.x2 = x2;
-  line.y2 = y2;
-  return line;
-}
+// A straight link without a label.
+MapLink link(double x1, double y1, double x2, double y2) { return {x1, y1, x2, y2, 0, {}}; }
 
 double center(const MapBox& box) { return box.x + box.width / 2; }
 double bottom(const MapBox& box) { return box.y + box.height; }
