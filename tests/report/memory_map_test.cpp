@@ -104,7 +104,7 @@ TEST(MemoryMap, MarksLowConfidenceBoundsAndInconclusiveValues) {
 }
 
 TEST(MemoryMap, DrawsThePartitionsOfTheL2) {
-  const MemoryMap map = memory_map(recorded_run("h200-f7eabfd.json"));
+  const MemoryMap map = memory_map(recorded_run("h200-0366023.json"));
   const MapBox* p0 = box(map, "l2-p0");
   const MapBox* p1 = box(map, "l2-p1");
   ASSERT_NE(p0, nullptr);
@@ -115,6 +115,9 @@ TEST(MemoryMap, DrawsThePartitionsOfTheL2) {
   EXPECT_GE(p0->y, l2->y);
   EXPECT_LE(p0->y + p0->height, l2->y + l2->height) << "the partitions lie inside the L2";
   EXPECT_NE(box(map, "l1+tex+ro"), nullptr) << "l1, tex and ro share storage on the H200";
+  const MapBox* dram = box(map, "dram");
+  ASSERT_NE(dram, nullptr);
+  EXPECT_NE(text_of(*dram).find("latency 521 / 707 cy"), std::string::npos) << text_of(*dram);
 }
 
 TEST(MemoryMap, NoBoxesNoPicture) {
@@ -124,7 +127,7 @@ TEST(MemoryMap, NoBoxesNoPicture) {
 }
 
 TEST(MemoryMap, BoxesStayInsideThePicture) {
-  for (const char* run : {"hopper-like.json", "ampere-a100.json", "h200-f7eabfd.json"}) {
+  for (const char* run : {"hopper-like.json", "ampere-a100.json", "h200-0366023.json"}) {
     const MemoryMap map = memory_map(recorded_run(run));
     for (const MapBox& b : map.boxes) {
       EXPECT_GE(b.x, 0) << run << " " << b.id;
