@@ -39,8 +39,27 @@ std::optional<MapText> joined(const std::vector<MapText>& parts) {
   return line;
 }
 
-// One property of every member: "23 cy" for a box of one element, "L1 23 cy · tex 89 cy" for
-// a group; members without it are left out.
+// The last word of `text` ("cy" of "L1 23 cy").
+std::string last_word(const std::string& text) {
+  const std::size_t space = text.rfind(' ');
+  return space == std::string::npos ? "" : text.substr(space + 1);
+}
+
+// "L1 23 · tex 89 · ro 23 cy": a unit every part ends with is said once, at the end.
+void fold_common_unit(std::vector<MapText>& parts) {
+  if (parts.size() < 2) return;
+  const std::string unit = last_word(parts.front().text);
+  const bool common = !unit.empty() && std::all_of(parts.begin(), parts.end(), [&](const MapText& p) {
+    return last_word(p.text) == unit;
+  });
+  if (!common) return;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    parts[i].text.resize(parts[i].text.size() - unit.size() - 1);
+  }
+}
+
+// One property of every member: "23 cy" for a box of one element, "L1 23 · tex 89 cy" for a
+// group; members without it are left out.
 std::optional<MapText> per_member(const std::vector<const Element*>& members,
                                   const std::string& name, const std::string& prefix = "") {
   std::vector<MapText> parts;
@@ -48,6 +67,7 @@ std::optional<MapText> per_member(const std::vector<const Element*>& members,
     const std::string label = members.size() > 1 ? element_title(member->id) + " " : "";
     if (auto text = map_text(*member, name, label)) parts.push_back(*text);
   }
+  fold_common_unit(parts);
   auto line = joined(parts);
   if (line) line->text = prefix + line->text;
   return line;

@@ -72,7 +72,7 @@ TEST(MemoryMap, ElementsThatShareStorageAreOneBox) {
   const MapBox* shared = box(map, "l1+tex");
   ASSERT_NE(shared, nullptr);
   EXPECT_EQ(shared->title, "L1 / tex");
-  EXPECT_NE(text_of(*shared).find("latency L1 30 cy · tex 80 cy"), std::string::npos)
+  EXPECT_NE(text_of(*shared).find("latency L1 30 · tex 80 cy"), std::string::npos)
       << text_of(*shared);
   EXPECT_EQ(box(map, "tex"), nullptr);
 }
