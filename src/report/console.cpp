@@ -233,7 +233,7 @@ void render_device_header(std::ostringstream& out, const Topology& topology) {
 // What the marks in the tables mean; the threshold is analysis/confidence.hpp's.
 std::string legend() {
   return "~ [n] low confidence (below " + format_number(kLowConfidence, 2) +
-         "), ? [n] inconclusive, > x [n] or < x [n] a bound, (api) reported by CUDA, - not known";
+         "), ? [n] inconclusive, ≥ x [n] or ≤ x [n] a bound, (api) reported by CUDA, - not known";
 }
 
 }  // namespace
