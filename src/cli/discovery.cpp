@@ -69,14 +69,16 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
   try {
     plan.json = prepare_json_output(options.json_file);
     plan.export_file = prepare_export_output(options);
-    plan.reports = prepare_report_outputs(options.html_file, options.markdown_file);
+    plan.reports =
+        prepare_report_outputs(options.html_file, options.markdown_file, options.svg_file);
     if (!options.traces_dir.empty()) {
       plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
       plan.locks.lock_directory(plan.trace_writer->directory(),
                                 "--traces " + printable_text(options.traces_dir));
     }
     for (const auto* target :
-         {&plan.json, &plan.export_file, &plan.reports.html, &plan.reports.markdown}) {
+         {&plan.json, &plan.export_file, &plan.reports.html, &plan.reports.markdown,
+          &plan.reports.svg}) {
       plan.locks.lock_file(*target);
     }
   } catch (const OutputError& error) {

@@ -16,6 +16,7 @@
 #include "model/printable_text.hpp"
 #include "probes/core/runner.hpp"
 #include "probes/p2p/p2p_family.hpp"
+#include "report/memory_map.hpp"
 #include "report/multi_device_report.hpp"
 #include "report/output_error.hpp"
 
@@ -66,7 +67,8 @@ Options one_device(const Options& options, int index) {
 
 int write_multi_reports(const MultiDeviceReport& report, const Options& options,
                         const std::optional<OutputTarget>& json,
-                        const std::optional<OutputTarget>& html, std::ostream& out,
+                        const std::optional<OutputTarget>& html,
+                        const std::optional<OutputTarget>& svg, std::ostream& out,
                         std::ostream& err) {
   // Every output is tried, whatever failed before it.
   bool written = true;
@@ -81,6 +83,7 @@ int write_multi_reports(const MultiDeviceReport& report, const Options& options,
   };
   write_file(json, render_multi_device_json);
   write_file(html, render_multi_device_html);
+  write_file(svg, [](const MultiDeviceReport& r) { return render_memory_map_svg(memory_map(r)); });
   out << (options.json_file == "-" ? render_multi_device_json(report)
                                    : render_multi_device_console(report));
   out.flush();
@@ -162,12 +165,15 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   }
   std::optional<OutputTarget> json;
   std::optional<OutputTarget> html;
+  std::optional<OutputTarget> svg;
   OutputLocks locks;
   try {
     json = prepare_json_output(options.json_file);
     if (!options.html_file.empty()) html = prepare_output(options.html_file);
     locks.lock_file(json);
+    if (!options.svg_file.empty()) svg = prepare_output(options.svg_file);
     locks.lock_file(html);
+    locks.lock_file(svg);
   } catch (const OutputError& error) {
     err << "memtopo: " << error.what() << "\n";
     return exit_code::cannot_write;
@@ -217,7 +223,7 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   }
   for (const auto& run : runs) report.devices.push_back(run->topology);
   report.run.duration_seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-  if (const int code = write_multi_reports(report, options, json, html, out, err); code != 0)
+  if (const int code = write_multi_reports(report, options, json, html, svg, out, err); code != 0)
     return code;
   return combined_exit_code(report, options);
 }

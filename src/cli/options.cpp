@@ -183,6 +183,7 @@ struct OutputOptions {
   CLI::Option* traces;
   CLI::Option* html;
   CLI::Option* markdown;
+  CLI::Option* svg;
 };
 
 OutputOptions add_output_options(CLI::App& app, Options& options) {
@@ -204,6 +205,10 @@ OutputOptions add_output_options(CLI::App& app, Options& options) {
                      "Also write the report as markdown to FILE, its plots as SVG files in\n"
                      "FILE's stem + '-plots/' beside it")
           ->type_name("FILE");
+  outputs.svg = app.add_option("--svg", options.svg_file,
+                               "Also write the memory map (the measured hierarchy drawn as\n"
+                               "boxes) as an SVG file")
+                    ->type_name("FILE");
   return outputs;
 }
 
@@ -293,7 +298,8 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                                       {outputs.json, &options.json_file},
                                       {outputs.traces, &options.traces_dir},
                                       {outputs.html, &options.html_file},
-                                      {outputs.markdown, &options.markdown_file}}) {
+                                      {outputs.markdown, &options.markdown_file},
+                                      {outputs.svg, &options.svg_file}}) {
     if (option->count() > 0 && value->empty()) {
       return usage_error(option->get_name() + " needs a value; it was given an empty one");
     }
@@ -321,7 +327,8 @@ std::vector<PathUse> paths_of(const Options& options) {
   std::vector<PathUse> uses{
       {"--sim", options.sim_file, false},          {"--json", options.json_file, true},
       {"--traces", options.traces_dir, true},      {"--html", options.html_file, true},
-      {"--markdown", options.markdown_file, true}, {"--export", options.export_file, true}};
+      {"--markdown", options.markdown_file, true}, {"--export", options.export_file, true},
+      {"--svg", options.svg_file, true}};
   // Without --sim and --device, a machine without a GPU runs on the bundled description.
   if (options.sim_file.empty() && !options.device_given) {
     if (const auto bundled = find_bundled_sim()) {

@@ -23,6 +23,7 @@ struct Options {
   std::string traces_dir;         // --traces DIR: one CSV per experiment
   std::string html_file;          // --html FILE: the report as one self-contained HTML file
   std::string markdown_file;      // --markdown FILE: the report as markdown, plots beside it
+  std::string svg_file;           // --svg FILE: the memory map alone (report/memory_map.hpp)
   std::vector<std::string> only;  // --only: probe and element ids, split at commas
   bool list = false;              // --list: list probes and exit
   std::uint64_t seed = 1;         // --seed: base of every random choice

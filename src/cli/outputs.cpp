@@ -7,6 +7,7 @@
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
 #include "report/markdown_report.hpp"
+#include "report/memory_map.hpp"
 #include "report/output_error.hpp"
 
 namespace memtopo {
@@ -26,8 +27,10 @@ void write_export(const Topology& topology, const OutputTarget& target) {
 }
 
 ReportTargets prepare_report_outputs(const std::string& html_file,
-                                     const std::string& markdown_file) {
+                                     const std::string& markdown_file,
+                                     const std::string& svg_file) {
   ReportTargets targets;
+  if (!svg_file.empty()) targets.svg = prepare_output(svg_file);
   if (!html_file.empty()) targets.html = prepare_output(html_file);
   if (!markdown_file.empty()) targets.markdown = prepare_markdown_output(markdown_file);
   return targets;
@@ -42,6 +45,11 @@ void write_report_files(const Topology& topology, const ReportTargets& targets) 
   }
   try {
     if (targets.markdown) write_markdown_report(topology, *targets.markdown);
+  } catch (const OutputError&) {
+    if (!first_failure) first_failure = std::current_exception();
+  }
+  try {
+    if (targets.svg) write_output(*targets.svg, memory_map_svg(topology), /*flush_to_disk=*/true);
   } catch (const OutputError&) {
     if (!first_failure) first_failure = std::current_exception();
   }

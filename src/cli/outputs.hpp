@@ -23,17 +23,19 @@ std::optional<OutputTarget> prepare_export_output(const Options& options);
 // OutputError.
 void write_export(const Topology& topology, const OutputTarget& target);
 
-// --html FILE and --markdown FILE, checked before a discovery starts like --json (the markdown's
-// plots folder too). Throws OutputError.
+// --html FILE, --markdown FILE and --svg FILE, checked before a discovery starts like --json
+// (the markdown's plots folder too). Throws OutputError.
 struct ReportTargets {
   std::optional<OutputTarget> html;
   std::optional<OutputTarget> markdown;
+  std::optional<OutputTarget> svg;  // the memory map alone
 };
 ReportTargets prepare_report_outputs(const std::string& html_file,
-                                     const std::string& markdown_file);
+                                     const std::string& markdown_file,
+                                     const std::string& svg_file = "");
 
-// Writes the HTML and markdown reports that `targets` names. Throws OutputError for the first
-// that failed, after trying both.
+// Writes the HTML and markdown reports and the memory map that `targets` names. Throws
+// OutputError for the first that failed, after trying all.
 void write_report_files(const Topology& topology, const ReportTargets& targets);
 
 // Whether the JSON file can take checkpoints: a regular file that is replaced as a whole. A

@@ -16,19 +16,21 @@ namespace {
 
 constexpr const char* kDescription =
     "memtopo report renders a saved run (the JSON a discovery wrote with --json) as a\n"
-    "self-contained HTML file with plots and/or as markdown with SVG plots beside it.\n";
+    "self-contained HTML file with plots, as markdown with SVG plots beside it, and/or its\n"
+    "memory map alone as SVG.\n";
 
 constexpr const char* kExitCodes =
     "\nExit codes:\n"
     "  0    the reports were written\n"
-    "  2    usage error: no RUN.json, no --html or --markdown, an empty value\n"
+    "  2    usage error: no RUN.json, no --html, --markdown or --svg, an empty value\n"
     "  4    RUN.json is missing, unreadable, or not a memtopo run\n"
-    "  7    cannot write an output (--html, --markdown)\n";
+    "  7    cannot write an output (--html, --markdown, --svg)\n";
 
 struct ReportOptions {
   std::string run_file;
   std::string html_file;
   std::string markdown_file;
+  std::string svg_file;
 };
 
 }  // namespace
@@ -46,6 +48,8 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
       app.add_option("--markdown", options.markdown_file,
                      "Write the markdown report to FILE, its plots in FILE's stem + '-plots/'")
           ->type_name("FILE");
+  auto* svg = app.add_option("--svg", options.svg_file, "Write the memory map to FILE (SVG)")
+                  ->type_name("FILE");
   auto usage_error = [&err](const std::string& message) {
     err << "memtopo report: " << message << "\nRun 'memtopo report --help' for the options.\n";
     return exit_code::usage;
@@ -59,18 +63,19 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
     }
     return usage_error(error.what());
   }
-  for (const auto* option : {html, markdown}) {
+  for (const auto* option : {html, markdown, svg}) {
     if (option->count() > 0 && option->as<std::string>().empty()) {
       return usage_error(option->get_name() + " needs a value; it was given an empty one");
     }
   }
   if (options.run_file.empty()) return usage_error("RUN.json needs a value; it was given ''");
-  if (options.html_file.empty() && options.markdown_file.empty()) {
-    return usage_error("say what to write: --html FILE, --markdown FILE or both");
+  if (options.html_file.empty() && options.markdown_file.empty() && options.svg_file.empty()) {
+    return usage_error("say what to write: --html FILE, --markdown FILE, --svg FILE");
   }
   const std::vector<PathUse> uses{{"RUN.json", options.run_file, false},
                                   {"--html", options.html_file, true},
-                                  {"--markdown", options.markdown_file, true}};
+                                  {"--markdown", options.markdown_file, true},
+                                  {"--svg", options.svg_file, true}};
   for (const PathUse& use : uses) {
     if (std::string problem = option_given_as_path(use.option, use.path); !problem.empty())
       return usage_error(problem);
@@ -85,7 +90,8 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
     return exit_code::bad_input;
   }
   try {
-    write_report_files(topology, prepare_report_outputs(options.html_file, options.markdown_file));
+    write_report_files(topology, prepare_report_outputs(options.html_file, options.markdown_file,
+                                                        options.svg_file));
   } catch (const OutputError& error) {
     err << "memtopo report: " << error.what() << "\n";
     return exit_code::cannot_write;

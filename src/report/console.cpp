@@ -11,11 +11,13 @@
 #include "report/console_banks.hpp"
 #include "report/console_l2_capacity.hpp"
 #include "report/console_partitions.hpp"
+#include "report/console_tlbs.hpp"
 #include "report/console_hopper.hpp"
 #include "report/console_patterns.hpp"
 #include "report/footnotes.hpp"
 #include "report/modes_text.hpp"
 #include "report/gpu_conditions_text.hpp"
+#include "report/summary_tables.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -230,17 +232,19 @@ void render_device_header(std::ostringstream& out, const Topology& topology) {
 
 // What the marks in the tables mean; the threshold is analysis/confidence.hpp's.
 std::string legend() {
-  return "  ~ [n] low confidence (below " + format_number(kLowConfidence, 2) +
-         "), ? [n] inconclusive, > x [n] or < x [n] a bound, (api) reported by CUDA, - not known\n";
+  return "~ [n] low confidence (below " + format_number(kLowConfidence, 2) +
+         "), ? [n] inconclusive, ≥ x [n] or ≤ x [n] a bound, (api) reported by CUDA, - not known";
 }
 
-void render_elements(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
-  out << "\nMemory elements (latency: p50 minus timing overhead ± standard deviation)\n";
-  if (topology.elements.empty()) {
-    out << "  nothing measured\n";
-    return;
-  }
-  out << legend();
+}  // namespace
+
+std::string console_value_cell(const Element& element, const std::string& name,
+                               Footnotes& notes) {
+  return value_cell(element, name, notes);
+}
+
+std::optional<SummaryTable> elements_summary(const Topology& topology, Footnotes& notes) {
+  if (topology.elements.empty()) return std::nullopt;
   TextTable table({{"Element"},
                    {"Size", Align::right},
                    {"Line", Align::right},
@@ -259,7 +263,22 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
                    value_cell(e, "miss_penalty", notes, /*with_shares=*/false),
                    value_cell(e, "shared_with", notes), value_cell(e, "count_per_sm", notes)});
   }
-  out << table.render(2, kConsoleWidth);
+  return SummaryTable{"elements",
+                      "Memory elements (latency: p50 minus timing overhead ± standard deviation)",
+                      std::move(table),
+                      {legend()},
+                      {}};
+}
+
+namespace {
+
+void render_elements(std::ostringstream& out, const Topology& topology, Footnotes& notes) {
+  if (const auto summary = elements_summary(topology, notes)) {
+    out << render_summary_text(*summary, kConsoleWidth);
+  } else {
+    out << "\nMemory elements (latency: p50 minus timing overhead ± standard deviation)\n"
+        << "  nothing measured\n";
+  }
 }
 
 // One row of l1.carveout: its sizes, and its confidence marked (and explained by the row's own
@@ -306,7 +325,7 @@ void render_other_findings(std::ostringstream& out, const Topology& topology, Fo
     const Element& e = *row;
     if (is_hopper_element(e.id)) continue;  // its own section
     for (const Property& p : e.properties) {
-      if (has_own_column(p.name)) continue;
+      if (has_own_column(p.name) || in_tlb_table(e, p.name)) continue;
       any = true;
       std::string value =
           decorate(shown_value(e.id, p, notes), e.id, p, notes, Marks::in_source_column);
@@ -382,6 +401,7 @@ std::string render_console(const Topology& topology) {
   out << render_bandwidth_section(topology, notes, kConsoleWidth);
   render_carveout(out, topology, notes);
   render_l2_capacity(out, topology, kConsoleWidth);
+  if (const auto tlbs = tlb_summary(topology, notes)) out << render_summary_text(*tlbs, kConsoleWidth);
   render_partition_map(out, topology, notes, kConsoleWidth);
   render_shared_banks(out, topology, notes, kConsoleWidth);
   out << render_latency_patterns_section(topology, notes, kConsoleWidth);

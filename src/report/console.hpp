@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/topology.hpp"
+#include "report/footnotes.hpp"
 
 namespace memtopo {
 
@@ -23,6 +24,10 @@ std::string simulated_banner(const std::string& sim_file);
 // note listing the confidence factors weakest first; inconclusive values and bounds keep
 // their "? [n]" and "> x [n]". Lines fit 120 columns unless one value alone is wider.
 std::string render_console(const Topology& topology);
+
+// A cell of the elements table: the value with its marks ("~ [n]", "? [n]", "≥ x [n]", "(api)"),
+// "-" where the element has no such property. For the other compact tables.
+std::string console_value_cell(const Element& element, const std::string& name, Footnotes& notes);
 
 inline void write_console(std::ostream& out, const Topology& topology) {
   out << render_console(topology);

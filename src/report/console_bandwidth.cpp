@@ -6,6 +6,7 @@
 
 #include "analysis/confidence.hpp"
 #include "model/units.hpp"
+#include "report/summary_tables.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -84,13 +85,12 @@ bool is_bandwidth_property(const std::string& name) {
          std::end(kBandwidthProperties);
 }
 
-std::string render_bandwidth_section(const Topology& topology, Footnotes& notes,
-                                     std::size_t max_width) {
+std::optional<SummaryTable> bandwidth_summary(const Topology& topology, Footnotes& notes) {
   std::vector<const Element*> levels;
   for (const Element& e : topology.elements) {
     if (e.find("bandwidth")) levels.push_back(&e);
   }
-  if (levels.empty()) return "";
+  if (levels.empty()) return std::nullopt;
   std::stable_sort(levels.begin(), levels.end(),
                    [](const Element* a, const Element* b) { return rank(*a) < rank(*b); });
   TextTable table({{"Level"},
@@ -101,7 +101,9 @@ std::string render_bandwidth_section(const Topology& topology, Footnotes& notes,
                    {"% of peak", Align::right},
                    {"Confidence", Align::right},
                    {"Read launch"}});
-  std::string peaks;
+  std::vector<std::string> after{
+      "read launch: blocks per SM (or 1 pass: one tile per warp, blocks in waves) x threads per "
+      "block, vector bytes x unroll"};
   for (const Element* level : levels) {
     const Element& e = *level;
     table.add_row({e.id, cell(e, "bandwidth", notes), cell(e, "write_bandwidth", notes),
@@ -109,16 +111,22 @@ std::string render_bandwidth_section(const Topology& topology, Footnotes& notes,
                    cell(e, "peak_fraction", notes), confidence_cell(e, notes),
                    launch_cell(*e.find("bandwidth"))});
     if (const Property* peak = e.find("peak_bandwidth"); peak && peak->value.is_number()) {
-      peaks += "  " + e.id + " peak: " + format_rate(peak->value.get<double>()) + " (" +
-               to_string(peak->source) + ", " + peak->method + ")\n";
+      after.push_back(e.id + " peak: " + format_rate(peak->value.get<double>()) + " (" +
+                      to_string(peak->source) + ", " + peak->method + ")");
     }
   }
-  return "\nBandwidth (p50 of timed launches; B/clk/SM at the SM clock measured during them)\n" +
-         table.render(2, max_width) +
-         "  read launch: blocks per SM (or 1 pass: one tile per warp, blocks in waves) x threads "
-         "per "
-         "block, vector bytes x unroll\n" +
-         peaks;
+  return SummaryTable{
+      "bandwidth",
+      "Bandwidth (p50 of timed launches; B/clk/SM at the SM clock measured during them)",
+      std::move(table),
+      {},
+      std::move(after)};
+}
+
+std::string render_bandwidth_section(const Topology& topology, Footnotes& notes,
+                                     std::size_t max_width) {
+  const auto summary = bandwidth_summary(topology, notes);
+  return summary ? render_summary_text(*summary, max_width) : "";
 }
 
 }  // namespace memtopo

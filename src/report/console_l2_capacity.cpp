@@ -5,6 +5,7 @@
 
 #include "analysis/stats.hpp"
 #include "model/units.hpp"
+#include "report/summary_tables.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -152,16 +153,21 @@ CapacityStory l2_capacity_story(const Topology& topology) {
   return story;
 }
 
-void render_l2_capacity(std::ostream& out, const Topology& topology, std::size_t max_width) {
-  const CapacityStory story = l2_capacity_story(topology);
-  if (story.rows.empty()) return;
-  out << "\nL2 capacity: one SM, its segments, every SM, the API\n";
+std::optional<SummaryTable> l2_capacity_summary(const Topology& topology) {
+  CapacityStory story = l2_capacity_story(topology);
+  if (story.rows.empty()) return std::nullopt;
   TextTable table({{"Who"},
                    {"Capacity", TextTable::Align::right},
                    {"From", TextTable::Align::left, TextTable::Overflow::wrap}});
   for (const CapacityRow& row : story.rows) table.add_row({row.what, row.value, row.detail});
-  out << table.render(2, max_width);
-  for (const std::string& line : story.explanations) out << wrap_paragraph(line, "  ", max_width);
+  return SummaryTable{"l2-capacity", "L2 capacity: one SM, its segments, every SM, the API",
+                      std::move(table), {}, std::move(story.explanations)};
+}
+
+void render_l2_capacity(std::ostream& out, const Topology& topology, std::size_t max_width) {
+  if (const auto summary = l2_capacity_summary(topology)) {
+    out << render_summary_text(*summary, max_width);
+  }
 }
 
 }  // namespace memtopo

@@ -21,6 +21,8 @@ class Footnotes {
   std::string render(std::size_t max_width) const;
 
   bool empty() const { return notes_.empty(); }
+  // "subject: text" of note [i + 1], for renderers of other formats.
+  const std::vector<std::string>& items() const { return notes_; }
 
  private:
   std::vector<std::string> notes_;

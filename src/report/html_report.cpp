@@ -6,8 +6,8 @@
 #include "report/console.hpp"
 #include "report/footnotes.hpp"
 #include "report/html_style.hpp"
-#include "report/partition_map_svg.hpp"
-#include "report/report_plots.hpp"
+#include "report/html_summary.hpp"
+#include "report/report_figures.hpp"
 #include "report/report_rows.hpp"
 #include "report/svg_plot.hpp"
 
@@ -33,14 +33,16 @@ void render_summary(std::ostringstream& html, const Topology& topology, const st
   for (const std::string& banner : report_banners(topology)) {
     html << "<p class=\"banner\">" << escape_markup(banner) << "</p>\n";
   }
-  html << "<h1>memtopo report: " << escape_markup(topology.device.name) << "</h1>\n";
-  html << "<dl class=\"facts\">\n";
+  html << "<h1>memtopo report: " << escape_markup(topology.device.name) << "</h1>\n"
+       << render_html_overview(topology, id) << "</section>\n";
+}
+
+void render_run(std::ostringstream& html, const Topology& topology, const std::string& id) {
+  html << "<section id=\"" << id << "run\">\n<h2>Device and run</h2>\n<dl class=\"facts\">\n";
   for (const auto& [label, text] : header_facts(topology)) {
     html << "<dt>" << escape_markup(label) << "</dt><dd>" << escape_markup(text) << "</dd>\n";
   }
-  html << "</dl>\n<nav><a href=\"#" << id << "findings\">Findings</a> · <a href=\"#" << id
-       << "plots\">Plots</a> · <a href=\"#" << id << "console\">Console report</a> · <a href=\"#"
-       << id << "warnings\">Warnings</a></nav>\n</section>\n";
+  html << "</dl>\n</section>\n";
 }
 
 void render_finding(std::ostringstream& html, const FindingRow& row, const std::string& id) {
@@ -75,29 +77,20 @@ void render_findings(std::ostringstream& html, const Topology& topology, const s
     html << "<p>Nothing measured.</p>\n</section>\n";
     return;
   }
-  html << "<table>\n<thead><tr><th>Finding</th><th>Value</th><th>Confidence</th><th>Source</th>"
+  html << "<div class=\"scroll\"><table>\n<thead><tr><th>Finding</th><th>Value</th><th>Confidence</th><th>Source</th>"
           "<th>Spread</th><th>Method and evidence</th></tr></thead>\n<tbody>\n";
   for (const FindingRow& row : rows) render_finding(html, row, id);
-  html << "</tbody>\n</table>\n</section>\n";
+  html << "</tbody>\n</table></div>\n</section>\n";
 }
 
-void render_plots(std::ostringstream& html, const Topology& topology, const std::string& id) {
+void render_plots(std::ostringstream& html, const std::vector<Figure>& figures,
+                  const std::string& id) {
   html << "<section id=\"" << id << "plots\">\n<h2>Plots</h2>\n";
-  const std::vector<Plot> plots = report_plots(topology);
-  const Element* l2 = topology.find("l2");
-  const Property* map = l2 ? l2->find("partition_map") : nullptr;
-  const std::string map_svg = map ? render_partition_map_svg(*map) : "";
-  if (plots.empty() && map_svg.empty()) html << "<p>No curves in this run's evidence.</p>\n";
-  if (!map_svg.empty()) {
-    html << "<figure id=\"" << id << "plot-l2-partition-map\">\n" << map_svg
-         << "<figcaption>l2.partition_map: the L2 partition near each SM (cross-SM first "
-            "touches)</figcaption>\n</figure>\n";
-  }
-  for (const Plot& plot : plots) {
-    html << "<figure id=\"" << id << "plot-" << escape_markup(plot.id) << "\">\n"
-         << render_svg(plot);
-    if (!plot.caption.empty()) {
-      html << "<figcaption>" << escape_markup(plot.caption) << "</figcaption>\n";
+  if (figures.empty()) html << "<p>No curves in this run's evidence.</p>\n";
+  for (const Figure& figure : figures) {
+    html << "<figure id=\"" << id << "plot-" << escape_markup(figure.id) << "\">\n" << figure.svg;
+    if (!figure.caption.empty()) {
+      html << "<figcaption>" << escape_markup(figure.caption) << "</figcaption>\n";
     }
     html << "</figure>\n";
   }
@@ -121,9 +114,12 @@ void render_warnings(std::ostringstream& html, const Topology& topology, const s
 
 std::string render_html_sections(const Topology& topology, const std::string& id_prefix) {
   std::ostringstream html;
+  const std::vector<Figure> figures = report_figures(topology);
   render_summary(html, topology, id_prefix);
+  html << render_html_contents(topology, figures, id_prefix);
+  render_plots(html, figures, id_prefix);
   render_findings(html, topology, id_prefix);
-  render_plots(html, topology, id_prefix);
+  render_run(html, topology, id_prefix);
   html << "<section id=\"" << id_prefix << "console\">\n<h2>Console report</h2>\n"
        << "<pre class=\"console\">" << escape_markup(render_console(topology))
        << "</pre>\n</section>\n";

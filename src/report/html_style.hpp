@@ -4,12 +4,20 @@
 namespace memtopo {
 
 inline constexpr const char* kHtmlStyle = R"(
-body { font-family: sans-serif; margin: 1.5em auto; max-width: 1240px; color: #222; }
+body { font-family: sans-serif; margin: 1.5em auto; padding: 0 1em; max-width: 1240px; color: #222; }
+svg { max-width: 100%; height: auto; }
+.scroll { overflow-x: auto; max-width: 100%; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; }
 .banner { background: #fff3cd; border: 1px solid #e0b000; padding: 0.5em 0.8em; font-weight: bold; }
 dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
 dl.facts dt { font-weight: bold; }
 table { border-collapse: collapse; font-size: 0.9em; }
+table.compact td, table.compact th { padding: 0.15em 0.5em; white-space: nowrap; }
+table.compact td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.compact td.low { color: #b00000; } table.compact td.inconclusive { color: #8a5a00; font-style: italic; }
+p.aside { margin: 0.2em 0; font-size: 0.85em; color: #444; }
+ol.notes { font-size: 0.85em; color: #333; }
+nav#contents ul ul, nav ul ul { columns: 2 22em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.5em; vertical-align: top; text-align: left; }
 th { background: #f4f4f4; }
 td.value { min-width: 6em; max-width: 16em; overflow-wrap: anywhere; }
@@ -23,7 +31,9 @@ tr.inconclusive td.value, tr.bound td.value { color: #8a5a00; font-style: italic
 tr.api td.value { color: #555; }
 .mark { display: inline-block; min-width: 1em; font-weight: bold; }
 details pre { max-height: 24em; overflow: auto; background: #f8f8f8; font-size: 0.85em; }
-figure { margin: 1.5em 0; } figcaption { font-size: 0.9em; color: #444; max-width: 720px; }
+figure { margin: 1.5em 0; } figcaption { font-size: 0.9em; color: #444; max-width: 60em; }
+figure.map svg { width: 100%; max-width: 1240px; }
+h3 { font-size: 1.1em; margin: 1.2em 0 0.3em; }
 pre.console { font-size: 0.8em; overflow-x: auto; background: #f8f8f8; padding: 0.5em; }
 )";
 

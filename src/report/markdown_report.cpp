@@ -8,9 +8,12 @@
 #include "analysis/confidence.hpp"
 #include "model/printable_text.hpp"
 #include "report/console.hpp"
+#include "report/markdown_text.hpp"
 #include "report/footnotes.hpp"
 #include "report/output_error.hpp"
-#include "report/report_plots.hpp"
+#include "report/memory_map.hpp"
+#include "report/report_figures.hpp"
+#include "report/summary_tables.hpp"
 #include "report/report_rows.hpp"
 #include "report/svg_plot.hpp"
 
@@ -19,69 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Text in a table cell or a paragraph: characters that markdown or the HTML GitHub allows in it
-// would interpret are escaped, and a cell stays on one line.
-std::string escape_markdown(const std::string& text) {
-  std::string out;
-  for (char c : printable_lines(text)) {
-    switch (c) {
-      case '\\':
-      case '`':
-      case '*':
-      case '_':
-      case '[':
-      case ']':
-      case '|':
-      case '#':
-        out += '\\';
-        out += c;
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '\n':
-        out += ' ';
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// A code fence longer than any run of backticks in `text`, so that the text cannot close it.
-std::string fence_for(const std::string& text) {
-  std::size_t longest = 0, run = 0;
-  for (char c : text) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  return std::string(std::max<std::size_t>(3, longest + 1), '`');
-}
-
-// A relative link: letters, digits and "-._/" stay, every other byte is percent-encoded, so
-// that a folder named "my run (1)-plots" still links.
-std::string link_path(const std::string& path) {
-  constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char c : path) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (std::isalnum(byte) || c == '-' || c == '.' || c == '_' || c == '/') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    }
-  }
-  return out;
-}
+// The memory map's file in the plots folder.
+constexpr const char* kMapFile = "memory-map.svg";
 
 void render_findings(std::ostringstream& md, const Topology& topology) {
   md << "## Findings\n\n";
@@ -121,18 +63,55 @@ void render_findings(std::ostringstream& md, const Topology& topology) {
   md << "\n";
 }
 
-void render_plots(std::ostringstream& md, MarkdownReport& report, const Topology& topology,
-                  const std::string& plots_folder) {
+void render_plots(std::ostringstream& md, MarkdownReport& report,
+                  const std::vector<Figure>& figures, const std::string& plots_folder) {
   md << "## Plots\n\n";
-  const std::vector<Plot> plots = report_plots(topology);
-  if (plots.empty()) md << "No curves in this run's evidence.\n\n";
-  for (const Plot& plot : plots) {
-    const std::string file = plot.id + ".svg";
-    report.plots.emplace_back(file, render_svg(plot));
-    md << "### " << escape_markdown(plot.title) << "\n\n![" << escape_markdown(plot.title) << "]("
-       << link_path(plots_folder + "/" + file) << ")\n\n";
-    if (!plot.caption.empty()) md << escape_markdown(plot.caption) << "\n\n";
+  if (figures.empty()) md << "No curves in this run's evidence.\n\n";
+  for (const Figure& figure : figures) {
+    const std::string file = figure.id + ".svg";
+    report.plots.emplace_back(file, figure.svg);
+    // Plot ids are letters, digits and '-' (plot_id): safe as an HTML anchor.
+    md << "<a id=\"plot-" << figure.id << "\"></a>\n\n### " << escape_markdown(figure.title)
+       << "\n\n![" << escape_markdown(figure.title) << "](" << link_path(plots_folder + "/" + file)
+       << ")\n\n";
+    if (!figure.caption.empty()) md << escape_markdown(figure.caption) << "\n\n";
   }
+}
+
+// The memory map (a file beside the plots), then the compact tables and their notes.
+void render_overview(std::ostringstream& md, MarkdownReport& report, const Topology& topology,
+                     const std::string& plots_folder) {
+  if (const std::string map = memory_map_svg(topology); !map.empty()) {
+    report.plots.emplace_back(kMapFile, map);
+    md << "![Memory map](" << link_path(plots_folder + "/" + kMapFile)
+       << ")\n\nThe measured hierarchy: every box with what memtopo found (size, line, latency, "
+          "read bandwidth); a dashed box holds a value of low confidence.\n\n";
+  }
+  const Summary summary = summary_tables(topology);
+  for (const SummaryTable& table : summary.tables) {
+    md << "## " << escape_markdown(table.title) << "\n\n";
+    for (const std::string& line : table.before) md << escape_markdown(line) << "\n\n";
+    md << markdown_table(table.table) << "\n";
+    for (const std::string& line : table.after) md << escape_markdown(line) << "\n\n";
+  }
+  if (!summary.notes.empty()) {
+    md << "Notes:\n\n";
+    for (std::size_t i = 0; i < summary.notes.items().size(); ++i) {
+      md << "- \\[" << i + 1 << "\\] " << escape_markdown(summary.notes.items()[i]) << "\n";
+    }
+    md << "\n";
+  }
+}
+
+void render_contents(std::ostringstream& md, const Topology& topology,
+                     const std::vector<Figure>& figures) {
+  md << "## Contents\n\n- [Plots](#plots)\n";
+  for (const Figure& figure : figures) {
+    md << "  - [" << escape_markdown(figure.title) << "](#plot-" << figure.id << ")\n";
+  }
+  md << "- [Findings](#findings)\n- [Device and run](#device-and-run)\n- [Console "
+        "report](#console-report)\n- [Warnings](#warnings) ("
+     << topology.warnings.size() << ")\n\n";
 }
 
 }  // namespace
@@ -144,12 +123,16 @@ MarkdownReport render_markdown(const Topology& topology, const std::string& plot
   for (const std::string& banner : report_banners(topology)) {
     md << "> **" << escape_markdown(banner) << "**\n\n";
   }
+  const std::vector<Figure> figures = report_figures(topology);
+  render_overview(md, report, topology, plots_folder);
+  render_contents(md, topology, figures);
+  render_plots(md, report, figures, plots_folder);
+  render_findings(md, topology);
+  md << "## Device and run\n\n";
   for (const auto& [label, text] : header_facts(topology)) {
     md << "- **" << escape_markdown(label) << "**: " << escape_markdown(text) << "\n";
   }
   md << "\n";
-  render_findings(md, topology);
-  render_plots(md, report, topology, plots_folder);
   const std::string console = printable_lines(render_console(topology));
   const std::string fence = fence_for(console);
   md << "## Console report\n\n" << fence << "text\n" << console << fence << "\n\n";

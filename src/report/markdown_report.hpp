@@ -1,7 +1,9 @@
 #pragma once
-// The report as GitHub markdown: the banners, device and run facts, every finding in a table
-// (value, confidence with its mark, source, spread, method), the plots as SVG files in a folder
-// beside the markdown (FILE's stem + "-plots/"), and the console report verbatim.
+// The report as GitHub markdown: the banners, the memory map and the compact tables
+// (summary_tables.hpp), a table of contents, the plots in reading order (report_figures.hpp),
+// every finding in a table (value, confidence with its mark, source, spread, method), the device
+// and run facts, and the console report verbatim. The map and the plots are SVG files in a
+// folder beside the markdown (FILE's stem + "-plots/": memory-map.svg, <plot id>.svg).
 #include <filesystem>
 #include <string>
 #include <utility>

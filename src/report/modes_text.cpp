@@ -24,29 +24,29 @@ std::string percent(double share) {
   return format_number(100 * share, 0) + " %";
 }
 
+std::string values_text(const std::vector<Mode>& modes, const std::string& unit) {
+  std::string values;
+  for (const Mode& mode : modes) {
+    values += (values.empty() ? "" : " / ") + number_text(mode.value, unit);
+  }
+  return values + unit_suffix(unit);
+}
+
 }  // namespace
 
 std::string modes_text(const std::vector<Mode>& modes, const std::string& unit) {
   if (modes.size() < 2) return "";
-  std::string values, shares;
-  for (const Mode& mode : modes) {
-    values += (values.empty() ? "" : " / ") + number_text(mode.value, unit);
-    shares += (shares.empty() ? "" : " / ") + percent(mode.share);
-  }
-  return values + unit_suffix(unit) + " (" + shares + ")";
+  std::string shares;
+  for (const Mode& mode : modes) shares += (shares.empty() ? "" : " / ") + percent(mode.share);
+  return values_text(modes, unit) + " (" + shares + ")";
+}
+
+std::string modes_values_text(const Property& property) {
+  return property.modes.size() < 2 ? "" : values_text(property.modes, property.unit);
 }
 
 std::string modes_text(const Property& property) {
   return modes_text(property.modes, property.unit);
-}
-
-std::string modes_values_text(const Property& property) {
-  if (property.modes.size() < 2) return "";
-  std::string values;
-  for (const Mode& mode : property.modes) {
-    values += (values.empty() ? "" : " / ") + number_text(mode.value, property.unit);
-  }
-  return values + unit_suffix(property.unit);
 }
 
 std::vector<Mode> row_modes(const nlohmann::json& row) {

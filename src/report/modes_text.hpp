@@ -15,7 +15,8 @@ namespace memtopo {
 // "" for a value of one mode.
 std::string modes_text(const Property& property);
 // "268 / 456 cy": the values alone, where the shares stand beside them already (a miss penalty's
-// misses are the next level's loads, whose latency cell gives the shares).
+// misses are the next level's loads, whose latency cell gives the shares); the
+// memory map's boxes show the same.
 std::string modes_values_text(const Property& property);
 
 // The same for modes as the latency-pattern rows list them (mode_json, or the row form of

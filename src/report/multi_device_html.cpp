@@ -6,6 +6,7 @@
 #include "model/units.hpp"
 #include "report/console_p2p.hpp"
 #include "report/html_report.hpp"
+#include "report/memory_map.hpp"
 #include "report/multi_device_report.hpp"
 #include "report/svg_plot.hpp"
 
@@ -102,6 +103,12 @@ std::string render_multi_device_html(const MultiDeviceReport& report) {
          << "</a></li>\n";
   }
   html << "</ul>\n";
+  if (const std::string map = render_memory_map_svg(memory_map(report)); !map.empty()) {
+    html << "<figure id=\"map\" class=\"map\">\n" << map
+         << "<figcaption>The GPUs and their links: the link, a dependent load's latency, SM and "
+            "copy-engine reads, the lower GPU acting; each GPU's own map opens its section."
+            "</figcaption>\n</figure>\n";
+  }
   if (report.p2p) html << "<p><a href=\"#p2p\">The p2p matrices</a></p>\n";
   html << "</section>\n";
   if (report.p2p) render_p2p(html, *report.p2p);

@@ -84,6 +84,34 @@ PlotMarker step_marker(const json& step) {
   return marker;
 }
 
+// What a staircase's size was refined by, where its evidence has it: the API's size (a marker)
+// and the section search's footprints at its miss threshold, those that fit and those that did
+// not (the size found can lie far from the staircase's coarse change points).
+void add_size_search(const json& evidence, Plot& plot) {
+  if (const auto api = number(evidence, "api_l2_bytes")) {
+    plot.markers.push_back({*api, "API " + format_bytes(*api), false,
+                            "the size CUDA reports: " + format_bytes(*api)});
+  }
+  const auto threshold = number(evidence, "threshold_cycles");
+  const json& verdicts = member(evidence, "verdicts");
+  if (!threshold || !verdicts.is_array()) return;
+  PlotSeries fits{"section search: fits", SeriesStyle::points, {}};
+  PlotSeries misses{"section search: misses", SeriesStyle::points, {}};
+  for (const json& verdict : verdicts) {
+    const auto footprint = number(verdict, "footprint_bytes");
+    if (!footprint) continue;
+    const bool fit = member(verdict, "fits").is_boolean() && member(verdict, "fits").get<bool>();
+    (fit ? fits : misses)
+        .points.push_back({*footprint, *threshold, {}, {}, !fit,
+                           format_bytes(*footprint) + ": " +
+                               format_number(100 * number(verdict, "miss_fraction").value_or(0), 2) +
+                               " % of loads above " + format_number(*threshold, 0) + " cy"});
+  }
+  for (PlotSeries* series : {&fits, &misses}) {
+    if (!series->points.empty()) plot.series.push_back(std::move(*series));
+  }
+}
+
 // latency against footprint from evidence.staircase: the reduced series, each level's p50 with
 // its p5..p95, and a marker at every change point.
 std::optional<Plot> staircase_plot(const Element& element, const Property& property) {
@@ -131,6 +159,7 @@ std::optional<Plot> staircase_plot(const Element& element, const Property& prope
   if (!levels.points.empty()) plot.series.push_back(std::move(levels));
   for (const json& step : member(staircase, "steps")) plot.markers.push_back(step_marker(step));
   if (auto marker = value_marker(property)) plot.markers.push_back(*marker);
+  add_size_search(property.evidence, plot);
   return plot;
 }
 
@@ -177,17 +206,20 @@ std::optional<Plot> sweep_plot(const Element& element, const Property& property)
   Plot plot;
   plot.id = plot_id("sweep-" + subject(element, property));
   plot.title = subject(element, property) + ": bandwidth against footprint";
+  const bool weak = is_low(property.confidence);
+  if (weak) plot.title += " (~ " + confidence_text(property.confidence) + ")";
   plot.caption = "Read stream via " + text(sweep, "path") + " (" + text(sweep, "placement") +
-                 ") at every footprint of the sweep; dashed lines: knees.";
+                 ") at every footprint of the sweep; dashed lines: knees." +
+                 (weak ? " Low confidence (~): hollow points." : "");
   plot.x = {"footprint", AxisScale::log2, AxisUnit::bytes, {}, false};
   plot.y = {"bytes/second", AxisScale::linear, AxisUnit::rate, {}, true};
-  PlotSeries curve{"bandwidth", SeriesStyle::line, {}};
+  PlotSeries curve{weak ? "bandwidth ~" : "bandwidth", SeriesStyle::line, {}};
   for (const json& point : points) {
     if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
       continue;
     }
     const double x = point[0].get<double>(), y = point[1].get<double>();
-    curve.points.push_back({x, y, {}, {}, false, format_bytes(x) + ": " + format_rate(y)});
+    curve.points.push_back({x, y, {}, {}, weak, format_bytes(x) + ": " + format_rate(y)});
   }
   if (curve.points.empty()) return std::nullopt;
   plot.series.push_back(std::move(curve));
@@ -208,27 +240,27 @@ bool is_latency(const Property& p) {
   return p.unit == "cycles" && (p.name.starts_with("latency") || p.name.ends_with("_latency"));
 }
 
-// One curve per latency with evidence.histogram: the share of its timed loads per cycle, so
-// that levels binned at different widths compare.
+// One curve per latency with evidence.histogram, each relative to its own most frequent bin, so
+// that a narrow level (L1: one spike) and a wide one (DRAM) are both visible on one axis.
 std::optional<Plot> distributions_plot(const Topology& topology) {
   Plot plot;
   plot.id = "latency-distributions";
   plot.title = "Latency distributions of the timed loads";
   plot.caption =
-      "Share of each level's timed loads per cycle of latency (overhead-corrected), "
-      "between its p0.5 and p99.5; a level marked ~ has a low confidence.";
+      "Each level's timed loads per cycle of latency (overhead-corrected), between its p0.5 "
+      "and p99.5, relative to its own most frequent latency (1 = that level's peak); a level "
+      "marked ~ has a low confidence.";
   plot.x = {"latency (cycles)", AxisScale::log2, AxisUnit::cycles, {}, false};
-  plot.y = {"share of loads per cycle", AxisScale::linear, AxisUnit::number, {}, true};
+  plot.y = {"loads, relative to the level's peak", AxisScale::linear, AxisUnit::number, {}, true};
   for (const Element* row : in_row_order(topology.elements)) {
     for (const Property& property : row->properties) {
       const json& histogram = member(property.evidence, "histogram");
       const json& counts = member(histogram, "counts");
       const auto from = number(histogram, "from_cycles"), width = number(histogram, "bin_cycles");
       if (!is_latency(property) || !counts.is_array() || !from || !width || *width <= 0) continue;
-      double total =
-          number(histogram, "below").value_or(0) + number(histogram, "above").value_or(0);
-      for (const json& count : counts) total += count.is_number() ? count.get<double>() : 0;
-      if (total <= 0) continue;
+      double peak = 0;
+      for (const json& count : counts) peak = std::max(peak, count.is_number() ? count.get<double>() : 0);
+      if (peak <= 0) continue;
       const bool weak = is_low(property.confidence);
       // A histogram's outline: up at the first bin's lower edge, across every bin, down at the
       // last bin's upper edge.
@@ -243,7 +275,7 @@ std::optional<Plot> distributions_plot(const Topology& topology) {
       for (std::size_t i = 0; i < counts.size(); ++i) {
         const double count = counts[i].is_number() ? counts[i].get<double>() : 0;
         const double edge = *from + static_cast<double>(i) * *width;
-        curve.points.push_back({edge, count / total / *width, {}, {}, weak, ""});
+        curve.points.push_back({edge, count / peak, {}, {}, weak, ""});
       }
       curve.points.push_back(
           {*from + static_cast<double>(counts.size()) * *width, 0, {}, {}, weak, ""});
@@ -338,7 +370,12 @@ std::optional<Plot> carveout_plot(const Topology& topology) {
 std::optional<Plot> segments_plot(const Topology& topology) {
   const Element* l2 = topology.find("l2");
   const Property* segments = l2 ? l2->find("segments") : nullptr;
-  const json& pairs = segments ? member(segments->evidence, "pairs") : json();
+  // The pairs of the segment search, or those that checked the partition map (where the map
+  // planned the pairs: evidence.map_check.pairs).
+  const json& searched = segments ? member(segments->evidence, "pairs") : json();
+  const json& pairs = searched.is_array() || !segments
+                          ? searched
+                          : member(member(segments->evidence, "map_check"), "pairs");
   if (!pairs.is_array() || pairs.empty()) return std::nullopt;
   Plot plot;
   plot.id = "l2-segments";

@@ -71,12 +71,20 @@ double nice_step(double span) {
   return 10 * power;
 }
 
+// Bytes step in powers of two (64 KiB, not 48.83 KiB), cutting `span` into at most about
+// kTargetTicks: sizes of caches and carveouts are binary, and so should their ticks be.
+double binary_step(double span) {
+  if (!(span > 0)) return 1;
+  return std::exp2(std::ceil(std::log2(span / kTargetTicks)));
+}
+
 // One axis' mapping from data to pixels, with its ticks.
 struct Scale {
   AxisScale kind = AxisScale::linear;
   double low = 0, high = 1;  // in data units (log2 of the data for a log2 axis)
   double pixel_from = 0, pixel_to = 1;
   std::size_t categories = 0;
+  bool binary = false;  // a linear axis of bytes: ticks at powers of two
 
   double transform(double value) const {
     return kind == AxisScale::log2 ? std::log2(std::max(value, 1e-300)) : value;
@@ -101,7 +109,7 @@ struct Scale {
         out.push_back(std::exp2(e));
       }
     } else {
-      const double step = nice_step(high - low);
+      const double step = binary ? binary_step(high - low) : nice_step(high - low);
       for (double v = std::ceil(low / step) * step; v <= high + step * 1e-9; v += step) {
         out.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
       }
@@ -118,7 +126,8 @@ bool has_style(const Plot& plot, SeriesStyle style) {
 // The data range an axis must show: every point (and whisker, for y) and, for x, every marker.
 Scale fit_scale(const Plot& plot, const PlotAxis& axis, bool is_x, double pixel_from,
                 double pixel_to) {
-  Scale scale{axis.scale, 0, 1, pixel_from, pixel_to, axis.categories.size()};
+  Scale scale{axis.scale, 0, 1, pixel_from, pixel_to, axis.categories.size(),
+              axis.unit == AxisUnit::bytes};
   if (axis.scale == AxisScale::categories) return scale;
   double low = std::numeric_limits<double>::infinity(), high = -low;
   auto include = [&](double value) {
@@ -322,11 +331,17 @@ void draw_series(std::ostringstream& svg, const Plot& plot, const Frame& f) {
 }
 
 void draw_markers(std::ostringstream& svg, const Plot& plot, const Frame& f) {
-  for (std::size_t i = 0; i < plot.markers.size(); ++i) {
-    const PlotMarker& marker = plot.markers[i];
+  // Labels alternate between two rows, left to right, so that neighbouring markers (a change
+  // point, the size found, the API's size) stay readable.
+  std::vector<std::size_t> by_x(plot.markers.size());
+  for (std::size_t i = 0; i < by_x.size(); ++i) by_x[i] = i;
+  std::stable_sort(by_x.begin(), by_x.end(), [&](std::size_t a, std::size_t b) {
+    return plot.markers[a].x < plot.markers[b].x;
+  });
+  for (std::size_t rank = 0; rank < by_x.size(); ++rank) {
+    const PlotMarker& marker = plot.markers[by_x[rank]];
     const double px = f.x(marker.x);
-    // Labels alternate between two rows so that neighbouring change points stay readable.
-    const double label_y = kTop - 6 - static_cast<double>(i % 2) * 12;
+    const double label_y = kTop - 6 - static_cast<double>(rank % 2) * 12;
     svg << "<g class=\"marker" << (marker.weak ? " weak" : "") << "\">";
     open_tip(svg, marker.tip);
     svg << "<line x1=\"" << coord(px) << "\" y1=\"" << coord(kTop - 2) << "\" x2=\"" << coord(px)

@@ -35,6 +35,10 @@ class TextTable {
   // columns are wider than that allows stays wider.
   std::string render(int indent, std::size_t max_width = 0) const;
 
+  // The cells as given, for renderers of other formats (report/table_markup.hpp).
+  const std::vector<Column>& columns() const { return columns_; }
+  const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+
  private:
   std::vector<std::size_t> fitted_widths(std::size_t indent, std::size_t max_width) const;
 

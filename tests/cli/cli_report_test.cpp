@@ -27,7 +27,7 @@ TEST(CliReport, DiscoveryWritesHtmlAndMarkdownWithItsPlots) {
 }
 
 TEST(CliReport, EmptyValuesAreUsageErrors) {
-  for (const std::string option : {"--html", "--markdown"}) {
+  for (const std::string option : {"--html", "--markdown", "--svg"}) {
     SCOPED_TRACE(option);
     ProcessResult r = memtopo({option, "", "--quiet"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -88,6 +88,19 @@ TEST(CliReport, AnUnwritableOutputIsExitSeven) {
   ProcessResult r =
       memtopo({"report", source_file("tests/report/golden/report.json"), "--html", dir.string()});
   EXPECT_EQ(r.exit_code, 7) << r.err;
+}
+
+TEST(CliReport, SvgWritesTheMemoryMapAlone) {
+  const fs::path dir = fresh_directory("report_svg");
+  ProcessResult r = memtopo(quick_run({"--svg", (dir / "map.svg").string()}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string map = read(dir / "map.svg");
+  EXPECT_EQ(map.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u) << map.substr(0, 80);
+  EXPECT_NE(map.find("class=\"memory-map\""), std::string::npos);
+  ProcessResult saved = memtopo(
+      {"report", source_file("tests/report/golden/report.json"), "--svg", (dir / "saved.svg").string()});
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  EXPECT_NE(read(dir / "saved.svg").find("class=\"memory-map\""), std::string::npos);
 }
 
 }  // namespace

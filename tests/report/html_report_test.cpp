@@ -2,8 +2,10 @@
 // outside the file. (tests/report/render_test.sh renders it with a headless browser.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "report/html_report.hpp"
 #include "report_fixture.hpp"
@@ -130,6 +132,65 @@ TEST(HtmlReport, TextFromInputIsEscapedEverywhere) {
   EXPECT_EQ(html.find("<img"), std::string::npos);
   EXPECT_EQ(html.find("<b>bold"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
+// Issue 36 item 2: the map and the compact tables first, then the contents, the plots, and the
+// findings with their evidence after.
+TEST(HtmlReport, OpensWithTheMapAndTheCompactTables) {
+  const std::string html = render_html(testing::make_report_topology());
+  const std::size_t map = html.find("id=\"map\"");
+  const std::size_t elements = html.find("id=\"table-elements\"");
+  const std::size_t bandwidth = html.find("id=\"table-bandwidth\"");
+  const std::size_t contents = html.find("id=\"contents\"");
+  const std::size_t plots = html.find("id=\"plots\"");
+  const std::size_t findings = html.find("id=\"findings\"");
+  ASSERT_NE(map, std::string::npos);
+  ASSERT_NE(elements, std::string::npos);
+  ASSERT_NE(bandwidth, std::string::npos);
+  EXPECT_LT(map, elements);
+  EXPECT_LT(elements, bandwidth);
+  EXPECT_LT(bandwidth, contents);
+  EXPECT_LT(contents, plots);
+  EXPECT_LT(plots, findings);
+  EXPECT_NE(html.find("class=\"memory-map\""), std::string::npos);
+}
+
+TEST(HtmlReport, ContentsLinkEveryPlotInReadingOrder) {
+  const std::string html = render_html(testing::make_report_topology());
+  const std::regex figure_id("<figure id=\"(plot-[a-z0-9-]+)\"");
+  std::vector<std::string> ids;
+  for (std::sregex_iterator it(html.begin(), html.end(), figure_id), end; it != end; ++it) {
+    ids.push_back((*it)[1].str());
+    EXPECT_NE(html.find("href=\"#" + ids.back() + "\""), std::string::npos) << ids.back();
+  }
+  ASSERT_GE(ids.size(), 5u);
+  const auto at = [&](const std::string& id) {
+    return std::find(ids.begin(), ids.end(), id) - ids.begin();
+  };
+  // Charts across levels, then L1 -> L2 -> DRAM.
+  EXPECT_LT(at("plot-latency"), at("plot-search-l1-size"));
+  EXPECT_LT(at("plot-search-l1-size"), at("plot-staircase-l2-size"));
+  EXPECT_LT(at("plot-staircase-l2-size"), at("plot-sweep-dram-bandwidth"));
+}
+
+TEST(HtmlReport, CompactTablesMarkTheirCellsAndLinkTheirNotes) {
+  const std::string html = render_html(testing::make_report_topology());
+  const std::size_t table = html.find("<table class=\"compact\">");
+  ASSERT_NE(table, std::string::npos);
+  const std::string tables = html.substr(table, html.find("id=\"contents\"") - table);
+  EXPECT_NE(tables.find("<td class=\"num low\">128 B ~ <a href=\"#note-1\">[1]</a></td>"),
+            std::string::npos)
+      << tables.substr(0, 1200);
+  EXPECT_NE(tables.find("class=\"num inconclusive\""), std::string::npos);
+  EXPECT_NE(tables.find("<li id=\"note-1\">l1.line: low confidence"), std::string::npos);
+}
+
+TEST(HtmlReport, WidthFollowsTheWindow) {
+  const std::string html = render_html(testing::make_report_topology());
+  EXPECT_EQ(html.find("720px"), std::string::npos) << "no fixed width";
+  EXPECT_NE(html.find("svg { max-width: 100%; height: auto; }"), std::string::npos);
+  EXPECT_NE(html.find(".scroll { overflow-x: auto"), std::string::npos) << "wide tables scroll";
+  EXPECT_NE(html.find("<div class=\"scroll\"><table>"), std::string::npos) << "the findings too";
 }
 
 }  // namespace

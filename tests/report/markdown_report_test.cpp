@@ -2,6 +2,7 @@
 // --test-dir build -R MarkdownReport, then review git diff tests/report/golden).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,6 +67,37 @@ TEST(MarkdownReport, WritesPlotsBesideTheFileFirst) {
   std::ofstream(dir / "blocked-plots") << "a file where the folder would go";
   EXPECT_THROW(prepare_markdown_output((dir / "blocked.md").string()), OutputError);
   fs::remove_all(dir);
+}
+
+TEST(MarkdownReport, OpensWithTheMapAndTheCompactTables) {
+  const MarkdownReport report = render_markdown(testing::make_report_topology(), "report-plots");
+  const auto file = std::find_if(report.plots.begin(), report.plots.end(),
+                                 [](const auto& plot) { return plot.first == "memory-map.svg"; });
+  ASSERT_NE(file, report.plots.end());
+  EXPECT_EQ(file, report.plots.begin()) << "written first, like every file it links";
+  const std::size_t map = report.text.find("![Memory map](report-plots/memory-map.svg)");
+  const std::size_t elements = report.text.find("## Memory elements");
+  const std::size_t contents = report.text.find("## Contents");
+  const std::size_t findings = report.text.find("## Findings");
+  ASSERT_NE(map, std::string::npos);
+  EXPECT_LT(map, elements);
+  EXPECT_LT(elements, contents);
+  EXPECT_LT(contents, findings);
+  EXPECT_NE(report.text.find("- [l2.size: latency against footprint](#plot-staircase-l2-size)"),
+            std::string::npos);
+  EXPECT_NE(report.text.find("<a id=\"plot-staircase-l2-size\"></a>"), std::string::npos);
+}
+
+TEST(MarkdownReport, HasThePartitionMap) {
+  Topology topology = testing::make_report_topology();
+  topology.element("l2", "cache", "device")
+      .set(testing::measured_property(
+          "partition_map",
+          nlohmann::json::array({{{"partition", 0}, {"sms", {0, 1}}},
+                                 {{"partition", 1}, {"sms", {2, 3}}}}),
+          "", 0.97));
+  const MarkdownReport report = render_markdown(topology, "p");
+  EXPECT_NE(report.text.find("](p/l2-partition-map.svg)"), std::string::npos);
 }
 
 }  // namespace

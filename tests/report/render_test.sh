@@ -30,7 +30,7 @@ if [ -n "$study" ]; then
   esac
 else
   "$memtopo" --sim "$sim" --quiet --html "$work/report.html" >/dev/null
-  ids="summary findings plots console warnings plot-staircase-l2-size plot-search-l1-size
+  ids="summary map table-elements contents findings plots console warnings plot-staircase-l2-size plot-search-l1-size
     plot-latency plot-l1-carveout plot-staircase-tlb-l1-reach plot-shared-banks"
 fi
 

@@ -59,7 +59,7 @@ TEST(ReportPlots, SearchSplitsFittingFootprintsFromTheRest) {
   EXPECT_DOUBLE_EQ(plot->series[1].points[0].y, 0.25) << "33 * 16 slow of 33 * 32 * 2 loads";
 }
 
-TEST(ReportPlots, DistributionsAreSharesPerCycle) {
+TEST(ReportPlots, DistributionsAreRelativeToEachLevelsPeak) {
   const auto plots = report_plots(testing::make_report_topology());
   const Plot* plot = find_plot(plots, "latency-distributions");
   ASSERT_NE(plot, nullptr);
@@ -69,10 +69,13 @@ TEST(ReportPlots, DistributionsAreSharesPerCycle) {
   ASSERT_EQ(plot->series[0].points.size(), 7u);
   EXPECT_DOUBLE_EQ(plot->series[0].points[0].y, 0);
   EXPECT_DOUBLE_EQ(plot->series[0].points[3].x, 33);
-  EXPECT_DOUBLE_EQ(plot->series[0].points[3].y, 0.8);
+  EXPECT_DOUBLE_EQ(plot->series[0].points[3].y, 1.0) << "the L1's peak bin";
+  EXPECT_DOUBLE_EQ(plot->series[0].points[1].y, 10.0 / 800);
   EXPECT_DOUBLE_EQ(plot->series[0].points[6].x, 36);
-  // 400 of 1000 loads (50 outside the bins count too) in a 10-cycle bin.
-  EXPECT_DOUBLE_EQ(plot->series[1].points[2].y, 0.04);
+  // The L2's peak (400 loads in a 10-cycle bin) reads 1 as the L1's does, however wide its bins:
+  // a narrow level no longer flattens a wide one.
+  EXPECT_DOUBLE_EQ(plot->series[1].points[2].y, 1.0);
+  EXPECT_DOUBLE_EQ(plot->series[1].points[3].y, 0.75);
 }
 
 TEST(ReportPlots, SweepHasItsPointsAndKnees) {
@@ -82,6 +85,38 @@ TEST(ReportPlots, SweepHasItsPointsAndKnees) {
   EXPECT_EQ(plot->series.at(0).points.size(), 4u);
   ASSERT_EQ(plot->markers.size(), 1u);
   EXPECT_DOUBLE_EQ(plot->markers[0].x, 8388608);
+}
+
+TEST(ReportPlots, StaircaseShowsTheApiSizeAndTheSectionSearch) {
+  Topology t = testing::make_report_topology();
+  Property* size = t.element("l2", "cache", "device").find("size");
+  size->evidence["api_l2_bytes"] = 62914560;
+  size->evidence["threshold_cycles"] = 373;
+  size->evidence["verdicts"] = {{{"footprint_bytes", 24800384}, {"fits", true}, {"miss_fraction", 0.001}},
+                                {{"footprint_bytes", 25005312}, {"fits", false}, {"miss_fraction", 0.03}}};
+  const auto plots = report_plots(t);
+  const Plot* plot = find_plot(plots, "staircase-l2-size");
+  ASSERT_NE(plot, nullptr);
+  EXPECT_TRUE(std::any_of(plot->markers.begin(), plot->markers.end(),
+                          [](const PlotMarker& m) { return m.label == "API 60 MiB"; }));
+  const auto series = [&](const std::string& name) {
+    return std::find_if(plot->series.begin(), plot->series.end(),
+                        [&](const PlotSeries& s) { return s.name == name; });
+  };
+  ASSERT_NE(series("section search: fits"), plot->series.end());
+  ASSERT_NE(series("section search: misses"), plot->series.end());
+  EXPECT_DOUBLE_EQ(series("section search: misses")->points.at(0).x, 25005312);
+  EXPECT_DOUBLE_EQ(series("section search: misses")->points.at(0).y, 373);
+}
+
+TEST(ReportPlots, LowConfidenceSweepIsMarked) {
+  Topology t = testing::make_report_topology();
+  t.element("dram", "memory", "device").find("bandwidth")->confidence = 0.11;
+  const auto plots = report_plots(t);
+  const Plot* plot = find_plot(plots, "sweep-dram-bandwidth");
+  ASSERT_NE(plot, nullptr);
+  EXPECT_NE(plot->title.find("~ confidence 0.11"), std::string::npos) << plot->title;
+  EXPECT_TRUE(plot->series.at(0).points.at(0).weak);
 }
 
 TEST(ReportPlots, MalformedEvidenceIsLeftOutNotACrash) {
@@ -105,6 +140,17 @@ TEST(ReportPlots, MalformedEvidenceIsLeftOutNotACrash) {
   EXPECT_EQ(find_plot(plots, "l2-segments"), nullptr);
   EXPECT_EQ(find_plot(plots, "latency-distributions"), nullptr);
   EXPECT_EQ(find_plot(plots, "sweep-dram-bandwidth"), nullptr);
+}
+
+TEST(ReportPlots, SegmentsPlotReadsThePairsThatCheckedThePartitionMap) {
+  Topology t = testing::make_report_topology();
+  Property* segments = t.element("l2", "cache", "device").find("segments");
+  ASSERT_NE(segments, nullptr);
+  ASSERT_TRUE(segments->evidence.contains("pairs"));
+  segments->evidence["map_check"] = {{"pairs", segments->evidence["pairs"]}};
+  segments->evidence.erase("pairs");
+  const auto plots = report_plots(t);
+  EXPECT_NE(find_plot(plots, "l2-segments"), nullptr) << "the plot of docs/report.md is back";
 }
 
 }  // namespace

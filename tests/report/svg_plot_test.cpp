@@ -51,6 +51,21 @@ TEST(SvgPlot, Log2AxisHasPowerOfTwoTicksInBytes) {
   }
 }
 
+TEST(SvgPlot, LinearAxisOfBytesHasBinaryRoundTicks) {
+  // An L1 carveout's sizes (240 KiB down to 21 KiB): ticks 0, 64, 128, 192 KiB, not the
+  // decimal 48.83 KiB steps of 50,000 bytes.
+  Plot plot;
+  plot.id = "carveout";
+  plot.x = {"reserved", AxisScale::categories, AxisUnit::bytes, {"0 B", "55.75 KiB"}, false};
+  plot.y = {"L1 size", AxisScale::linear, AxisUnit::bytes, {}, true};
+  plot.series.push_back({"L1", SeriesStyle::bars, {{0, 245760}, {1, 21760}}});
+  const std::string svg = render_svg(plot);
+  for (const char* tick : {">64 KiB<", ">128 KiB<", ">192 KiB<"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  }
+  EXPECT_EQ(svg.find("48.83"), std::string::npos);
+}
+
 TEST(SvgPlot, MarkersShowLabelsAndWeakOnesAreMarked) {
   const std::string svg = render_svg(staircase());
   EXPECT_EQ(count(svg, "class=\"marker\""), 1u);
