@@ -89,7 +89,6 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
 
 // Device facts (and the API values that belong to elements), and where they came from.
 void describe_device(const OpenedBackend& opened, Topology& topology, std::ostream& err) {
-  note_fallback(opened, err);
   topology.run.simulated = opened.simulated;
   // Paths are bytes; the report stores them as printable UTF-8 (report/output_file.hpp).
   topology.run.sim_file = printable_text(opened.sim_file);

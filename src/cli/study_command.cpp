@@ -261,7 +261,6 @@ int run_planned(const Options& options, Plan& plan, const std::vector<std::strin
   GpuClaim claim;  // before the backend: the lock outlives the device's use
   std::optional<OpenedBackend> opened = open_device(options, claim, err, exit);
   if (!opened) return exit;
-  note_fallback(*opened, err);
   report.header.run.simulated = opened->simulated;
   report.header.run.sim_file = printable_text(opened->sim_file);
   report.header.device = opened->backend->facts();
