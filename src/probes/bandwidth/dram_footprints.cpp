@@ -45,7 +45,8 @@ bool rates_agree(const StreamMeasurement& a, const StreamMeasurement& b, double 
   const double nb = static_cast<double>(b.bytes_per_second.size());
   const double standard_error = launch_stdev * std::sqrt(1 / na + 1 / nb);
   const double pa = a.median_bytes_per_second, pb = b.median_bytes_per_second;
-  const double tolerance = std::max(min_gain * std::max(pa, pb), kAgreementErrors * standard_error);
+  const double relative = std::max(min_gain, kFootprintAgreement);
+  const double tolerance = std::max(relative * std::max(pa, pb), kAgreementErrors * standard_error);
   return std::fabs(pa - pb) <= tolerance;
 }
 

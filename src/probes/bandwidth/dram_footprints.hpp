@@ -43,9 +43,15 @@ std::vector<std::uint64_t> dram_sweep_footprints(std::uint64_t planned, std::uin
 double pooled_launch_stdev(const std::vector<const StreamMeasurement*>& measurements);
 
 // Two measurements of one configuration agree when their p50s differ by at most the search's
-// minimum gain or kAgreementErrors standard errors of the difference (`launch_stdev` per
-// launch).
+// minimum gain, kAgreementErrors standard errors of the difference (`launch_stdev` per launch)
+// or kFootprintAgreement of the larger. Why the last: where an L2 keeps part of a stream between
+// passes, rate(F/2) / rate(F) - 1 estimates how much it inflates rate(F), so two halving
+// footprints within 1 % say the largest is within 1 % of DRAM's own rate, inside what a
+// bandwidth figure means (HBM refresh alone moves rates by a few per cent). Without it, an H200's
+// 8 and 4 GiB (4.66 and 4.68 TB/s, +0.37 %, launches 0.07 % apart) were called different and
+// `dram.bandwidth` fell to 0.33 in every run, with every rate whose plan read it.
 inline constexpr double kAgreementErrors = 4;
+inline constexpr double kFootprintAgreement = 0.01;
 bool rates_agree(const StreamMeasurement& a, const StreamMeasurement& b, double min_gain,
                  double launch_stdev);
 

@@ -14,7 +14,7 @@ namespace memtopo {
 // Judges `rate` (an L2 finding, its spread over its launches inside the L2) against `dram`
 // (DRAM's finding for the same op; nullptr or inconclusive: not judged, and said so):
 // evidence.dram_rate with both rates and the verdict; where they are not clearly apart (by more
-// than the search's `min_gain` and the wider p5..p95) or the L2's is the slower, `rate` becomes an
+// than 5 %, the search's `min_gain` and the wider p5..p95) or the L2's is the slower, `rate` becomes an
 // inconclusive lower bound without a confidence, its note naming both numbers.
 void judge_l2_residency(Property& rate, const Property* dram, double min_gain);
 
