@@ -42,15 +42,6 @@ std::optional<double> resolution_of(const Property& property) {
   return *high - *low;
 }
 
-// A list of objects (the carveout table, latency patterns) is a table: its floats move from run
-// to run, and no single spread judges it.
-bool is_table(const nlohmann::json& value) {
-  if (value.is_object()) return true;
-  if (!value.is_array()) return false;
-  return std::any_of(value.begin(), value.end(),
-                     [](const nlohmann::json& item) { return item.is_structured(); });
-}
-
 // Half the p5-p95 range: the spread of the bulk of the samples, which rare outliers (an
 // interrupt, a refresh) do not widen as they widen a standard deviation.
 double half_width(const Spread& spread) {
@@ -100,7 +91,7 @@ Verdict judge_conclusive(const Property& a, const Property& b, const CompareRule
     out.rule = "exact";
     return Verdict::same;
   }
-  if (is_table(a.value) || is_table(b.value)) {
+  if (is_table(a.value) || is_table(b.value)) {  // no single spread judges a table
     out.rule = "table";
     const TableDifference difference = table_difference(a.value, b.value, rules.relative_floor);
     out.table_rows_differ = difference.summary;

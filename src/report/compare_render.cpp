@@ -31,10 +31,7 @@ std::string signed_text(double value, const std::string& magnitude_text) {
 
 std::string plain_value_text(const nlohmann::json& value, const std::string& unit) {
   if (value.is_number() && value.get<double>() == 0) return format_value(0, unit);  // not -0
-  if (value.is_structured() && (value.is_object() || !value.empty()) &&
-      (value.is_object() || value.front().is_structured())) {
-    return table_value_text(value);  // a table: its rows counted, never raw JSON
-  }
+  if (is_table(value)) return table_value_text(value);  // rows counted, never raw JSON
   return format_value(value, unit);
 }
 

@@ -59,6 +59,13 @@ nlohmann::json as_rows(const nlohmann::json& value) {
 
 }  // namespace
 
+bool is_table(const nlohmann::json& value) {
+  if (value.is_object()) return true;
+  if (!value.is_array()) return false;
+  return std::any_of(value.begin(), value.end(),
+                     [](const nlohmann::json& item) { return item.is_structured(); });
+}
+
 TableDifference table_difference(const nlohmann::json& a, const nlohmann::json& b,
                                  double relative_floor) {
   const nlohmann::json rows_a = as_rows(a), rows_b = as_rows(b);

@@ -10,6 +10,10 @@
 
 namespace memtopo {
 
+// A list of objects (the carveout table, latency patterns) or an object (l2.set_bits): its
+// floats move from run to run, and no single spread judges it.
+bool is_table(const nlohmann::json& value);
+
 struct TableDifference {
   std::string summary;  // "3 of 9 rows differ", "5 vs 4 rows"; "" when no row differs
   std::string detail;   // "rows 2, 5, 7 (cycles, raw_cycles)": which, and in what fields
