@@ -13,7 +13,7 @@
 #include "cli/probe_list.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/subcommands.hpp"
-#include "cli/suggest.hpp"
+#include "model/suggest.hpp"
 #include "model/printable_text.hpp"
 
 namespace memtopo {

@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
-#include "cli/suggest.hpp"
+#include "model/suggest.hpp"
 #include "model/printable_text.hpp"
 
 namespace memtopo {

@@ -61,6 +61,17 @@ TEST(CliHelp, AMistypedOptionGetsASuggestion) {
   EXPECT_NE(sub.err.find("did you mean '--all'?"), std::string::npos) << sub.err;
 }
 
+TEST(CliHelp, MistypedIdsAndStudiesGetASuggestion) {
+  const ProcessResult only = memtopo({"--only", "l1.szie", "--sim", smallest_test_sim()});
+  EXPECT_EQ(only.exit_code, 2);
+  EXPECT_NE(only.err.find("unknown id 'l1.szie'; did you mean 'l1.size'?"), std::string::npos)
+      << only.err;
+  const ProcessResult study = memtopo({"study", "stirde", "--sim", smallest_test_sim()});
+  EXPECT_EQ(study.exit_code, 2);
+  EXPECT_NE(study.err.find("unknown study 'stirde'; did you mean 'stride'?"), std::string::npos)
+      << study.err;
+}
+
 TEST(CliHelp, ListFitsTheTerminalOr120Columns) {
   const ProcessResult plain = memtopo({"--list"}, {"COLUMNS="});
   EXPECT_EQ(plain.exit_code, 0);

@@ -1,5 +1,6 @@
 #pragma once
-// "Did you mean" for a mistyped subcommand or option: the closest known word by edit distance.
+// "Did you mean" for a mistyped subcommand, option, --only id or study: the closest known word
+// by edit distance.
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b);
 std::optional<std::string> closest_word(const std::string& word,
                                         const std::vector<std::string>& candidates);
 
-// "; did you mean 'compare'?" or "".
+// "; did you mean 'compare'?", or "." where nothing is close: either ends the sentence.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace memtopo

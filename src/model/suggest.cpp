@@ -1,4 +1,4 @@
-#include "cli/suggest.hpp"
+#include "model/suggest.hpp"
 
 #include <algorithm>
 
@@ -37,7 +37,7 @@ std::optional<std::string> closest_word(const std::string& word,
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
   const auto closest = closest_word(word, candidates);
-  return closest ? "; did you mean '" + *closest + "'?" : "";
+  return closest ? "; did you mean '" + *closest + "'?" : ".";
 }
 
 }  // namespace memtopo
