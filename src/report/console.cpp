@@ -120,18 +120,20 @@ std::string low_mode_marks(const std::string& element_id, const Property& proper
 
 // A value of several modes shows each ("521 / 710 cy (44 % / 56 %)"), one of one mode itself.
 std::string shown_value(const std::string& element_id, const Property& property,
-                        Footnotes& notes) {
-  const std::string modes = modes_text(property);
+                        Footnotes& notes, bool with_shares = true) {
+  const std::string modes = with_shares ? modes_text(property) : modes_values_text(property);
   if (modes.empty()) return format_value(property.value, property.unit);
   return modes + low_mode_marks(element_id, property, notes);
 }
 
-std::string value_cell(const Element& element, const std::string& name, Footnotes& notes) {
+std::string value_cell(const Element& element, const std::string& name, Footnotes& notes,
+                       bool with_shares = true) {
   const Property* property = element.find(name);
   // A deprecated name (evidence.deprecated: l2.sector) stays in the JSON for scripts; the table
   // shows its replacement, under its own name, in Other findings.
   if (!property || property->evidence.contains("deprecated")) return "-";
-  return decorate(shown_value(element.id, *property, notes), element.id, *property, notes);
+  return decorate(shown_value(element.id, *property, notes, with_shares), element.id, *property,
+                  notes);
 }
 
 // "33 cy ±1.2 (17.9 ns)": the overhead-corrected p50, its standard deviation, and the p50 in
@@ -256,8 +258,8 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
     const char* size_name = !e.find("size") && e.find("reach") ? "reach" : "size";
     table.add_row({e.id, value_cell(e, size_name, notes), value_cell(e, "line", notes),
                    value_cell(e, "sector", notes), latency_cell(e, notes),
-                   value_cell(e, "miss_penalty", notes), value_cell(e, "shared_with", notes),
-                   value_cell(e, "count_per_sm", notes)});
+                   value_cell(e, "miss_penalty", notes, /*with_shares=*/false),
+                   value_cell(e, "shared_with", notes), value_cell(e, "count_per_sm", notes)});
   }
   out << table.render(2, kConsoleWidth);
 }

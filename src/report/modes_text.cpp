@@ -40,6 +40,15 @@ std::string modes_text(const Property& property) {
   return modes_text(property.modes, property.unit);
 }
 
+std::string modes_values_text(const Property& property) {
+  if (property.modes.size() < 2) return "";
+  std::string values;
+  for (const Mode& mode : property.modes) {
+    values += (values.empty() ? "" : " / ") + number_text(mode.value, property.unit);
+  }
+  return values + unit_suffix(property.unit);
+}
+
 std::vector<Mode> row_modes(const nlohmann::json& row) {
   std::vector<Mode> modes;
   const auto it = row.find("modes");

@@ -14,6 +14,9 @@ namespace memtopo {
 // "521 / 710 cy (44 % / 56 %)": each mode's value, fastest first, and its share of the samples;
 // "" for a value of one mode.
 std::string modes_text(const Property& property);
+// "268 / 456 cy": the values alone, where the shares stand beside them already (a miss penalty's
+// misses are the next level's loads, whose latency cell gives the shares).
+std::string modes_values_text(const Property& property);
 
 // The same for modes as the latency-pattern rows list them (mode_json, or the row form of
 // earlier runs): "522 / 710 cy (44 % / 56 %)", "" for fewer than two.

@@ -1,7 +1,7 @@
 // The granularity fit behind the stride and coalescing findings (study/strided/curve.hpp): on
 // synthetic curves with a known granularity, and on the curves an H200 recorded
-// (docs/results/nvidia-h200/2026-11-24_3876637/study), where a single change point did not
-// describe the data and the findings came out with confidence 0.
+// (tests/data/h200-stride-study-3876637.json: the stride study of an H200 at 3876637), where a
+// single change point did not describe the data and the findings came out with confidence 0.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -113,7 +113,7 @@ TEST(CurveFalls, AreTheDropsBeyondTheBand) {
 // The H200's recorded stride curves: table id -> element bytes -> throughput at strides 1..64.
 std::map<std::string, std::map<std::uint32_t, std::vector<CurvePoint>>> recorded_stride_curves() {
   std::ifstream file(std::string(MEMTOPO_SOURCE_DIR) +
-                     "/docs/results/nvidia-h200/2026-11-24_3876637/study/stride.json");
+                     "/tests/data/h200-stride-study-3876637.json");
   const nlohmann::json run = nlohmann::json::parse(file);
   std::map<std::string, std::map<std::uint32_t, std::vector<CurvePoint>>> curves;
   for (const auto& table : run["study"]["tables"]) {

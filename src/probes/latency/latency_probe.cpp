@@ -15,6 +15,7 @@
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
 #include "probes/core/latency_modes.hpp"
+#include "probes/core/region_order.hpp"
 
 namespace memtopo {
 
@@ -36,7 +37,7 @@ const std::vector<LatencyTarget>& latency_targets() {
        LatencyOrder::random_permutation, false, std::nullopt, "",
        "shared memory latency: warm pointer chase over ld.shared"},
       {"l2", LoadPath::cg, LatencyFootprint::beyond_l1_within_l2, 32, 1, false,
-       LatencyOrder::random_permutation, true, std::nullopt, "",
+       LatencyOrder::region_sampled, true, std::nullopt, "",
        "L2 hit latency: warm pointer chase over ld.global.cg, footprint between L1 and L2",
        /*near_mode_headline=*/true, "the far partitions: l2.far_latency"},
       // DRAM: 1 KiB apart, so that no two loads share a line or a sector and nothing is ever
@@ -55,7 +56,6 @@ const std::vector<LatencyTarget>& latency_targets() {
 
 namespace {
 
-constexpr std::uint64_t kRegionBytes = 64 * 1024;
 constexpr std::uint32_t kConcurrentChases = 4;
 // A chase alone (a device-wide level) takes what kConcurrentChases chases of kBaselineSamples
 // would otherwise pool.
@@ -90,8 +90,6 @@ class LatencyMeasurement {
                                     std::uint32_t samples) const;
   void report(std::uint64_t footprint, const std::string& footprint_why, std::uint32_t chases,
               std::span<const Trace> traces);
-  std::vector<std::uint32_t> page_local_indices(std::uint64_t footprint, std::uint32_t samples,
-                                                std::uint64_t seed) const;
 
   ProbeContext& ctx_;
   const LatencyTarget& target_;
@@ -148,39 +146,21 @@ std::uint64_t LatencyMeasurement::plan_footprint(std::string& why) const {
   return footprint;
 }
 
-std::vector<std::uint32_t> LatencyMeasurement::page_local_indices(std::uint64_t footprint,
-                                                                  std::uint32_t samples,
-                                                                  std::uint64_t seed) const {
-  const std::uint64_t per_region = kRegionBytes / target_.stride_bytes;
-  const std::uint64_t regions_needed = (samples + per_region - 1) / per_region;
-  const std::uint64_t regions = std::min(regions_needed, footprint / kRegionBytes);
-  // Regions follow each other, so the chase stays in one page for as long as pages go; inside
-  // a region the order is random, so no access pattern is there to prefetch.
-  SplitMix64 rng(seed);
-  std::vector<std::uint32_t> indices;
-  for (std::uint64_t r = 0; r < regions; ++r) {
-    const std::uint64_t base_word = r * kRegionBytes / 4;
-    std::vector<std::uint32_t> region(per_region);
-    for (std::uint64_t e = 0; e < per_region; ++e) {
-      region[e] = static_cast<std::uint32_t>(base_word + e * target_.stride_bytes / 4);
-    }
-    for (std::uint64_t i = per_region - 1; i > 0; --i) {  // Fisher-Yates
-      std::swap(region[i], region[rng.below(i + 1)]);
-    }
-    indices.insert(indices.end(), region.begin(), region.end());
-  }
-  if (indices.size() > samples) indices.resize(samples);
-  return indices;
-}
-
 ChaseSpec LatencyMeasurement::plan_chase(LoadPath path, std::uint64_t footprint,
                                          std::uint32_t samples, std::uint64_t seed) const {
   ChaseBuilder chase =
       make_chase(path, footprint, target_.stride_bytes).warm_passes(target_.warm_passes);
   if (target_.flush_device_caches) chase.flush_device_caches();
-  if (target_.order == LatencyOrder::page_local_random && footprint >= kRegionBytes) {
-    auto indices = page_local_indices(footprint, samples, seed);
-    const auto loads = static_cast<std::uint32_t>(indices.size());  // each loaded once
+  if (target_.order != LatencyOrder::random_permutation && footprint >= kRegionBytes) {
+    auto indices = region_ordered_indices(
+        footprint, target_.stride_bytes, samples, seed,
+        target_.order == LatencyOrder::region_sampled ? RegionCover::every_region
+                                                      : RegionCover::whole_regions);
+    // A cold chain loads each element once; a warm one goes round its cycle as often as the
+    // samples need (a footprint of fewer elements than samples).
+    const auto loads = target_.order == LatencyOrder::region_sampled
+                           ? samples
+                           : static_cast<std::uint32_t>(indices.size());
     chase.visiting(std::move(indices)).timed_loads(loads);
   } else {
     chase.random(seed).timed_loads(samples);
@@ -274,9 +254,12 @@ void LatencyMeasurement::report(std::uint64_t footprint, const std::string& foot
   p.name = "latency";
   p.unit = "cycles";
   p.source = Source::measured;
-  const std::string order = target_.order == LatencyOrder::page_local_random
-                                ? "random within " + format_bytes(kRegionBytes) + " regions"
-                                : "random order";
+  const std::string order =
+      target_.order == LatencyOrder::page_local_random
+          ? "random within " + format_bytes(kRegionBytes) + " regions"
+      : target_.order == LatencyOrder::region_sampled && footprint >= kRegionBytes
+          ? "every " + format_bytes(kRegionBytes) + " region in turn, random elements in each"
+          : "random order";
   p.method =
       "fine-grained pointer chase via " + std::string(to_string(target_.path)) + ", " +
       format_bytes(footprint) + " footprint, " + format_bytes(target_.stride_bytes) + " stride, " +
