@@ -245,10 +245,8 @@ void render_elements(std::ostringstream& out, const Topology& topology, Footnote
                    {"Size", Align::right},
                    {"Line", Align::right},
                    {"Sector", Align::right},
-                   // Two modes ("543 / 731 cy (44 % / 56 %)") wrap their shares onto a
-                   // second line where the table would pass 120 columns.
-                   {"Latency", Align::right, Overflow::wrap, 16},
-                   {"Miss penalty", Align::right, Overflow::wrap, 16},
+                   {"Latency", Align::right},
+                   {"Miss penalty", Align::right},
                    {"Shared with"},
                    {"Per SM", Align::right}});
   for (const Element* row : in_row_order(topology.elements)) {

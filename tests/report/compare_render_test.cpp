@@ -17,11 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The bundled hopper-like sim at 9e979a1 and the H200's default discovery at 2c1f551.
+// The bundled hopper-like sim at 9e979a1 and the H200's default discovery at 2c1f551
+// (tests/data/README.md).
 const fs::path kSimRun =
-    fs::path(MEMTOPO_SOURCE_DIR) / "tests/data/compare/hopper-like-sim-9e979a1.json.gz";
-const fs::path kH200Run =
-    fs::path(MEMTOPO_SOURCE_DIR) / "docs/results/nvidia-h200/2026-11-28_2c1f551/default.json.gz";
+    fs::path(MEMTOPO_SOURCE_DIR) / "tests/data/hopper-like-sim-discovery-9e979a1.json.gz";
+const fs::path kH200Run = fs::path(MEMTOPO_SOURCE_DIR) / "tests/data/h200-discovery-2c1f551.json.gz";
 
 Topology recorded_run(const fs::path& path) {
   const std::string text = testing::recorded_text(path);

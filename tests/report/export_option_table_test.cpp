@@ -52,7 +52,7 @@ Topology recorded(const std::string& relative) {
 
 TEST(ExportOptionTable, TheRecordedH200RunGivesAFragmentAccelSimLoads) {
   const std::string text =
-      render_accel_sim_config(recorded("docs/results/nvidia-h200/2026-11-28_2c1f551/default.json.gz"));
+      render_accel_sim_config(recorded("tests/data/h200-discovery-2c1f551.json.gz"));
   EXPECT_EQ(problems_of(text), "") << text;
   EXPECT_GE(options_in(text), 14u) << text;  // 7 before issue 36
   for (const char* option : {"-gpgpu_cache:dl1 S:480:128:4,L:", "-gpgpu_const_cache:l1 N:8:64:4,L:",
@@ -64,7 +64,7 @@ TEST(ExportOptionTable, TheRecordedH200RunGivesAFragmentAccelSimLoads) {
 
 TEST(ExportOptionTable, TheRecordedSimRunGivesAFragmentAccelSimLoads) {
   const std::string text =
-      render_accel_sim_config(recorded("tests/data/compare/hopper-like-sim-9e979a1.json.gz"));
+      render_accel_sim_config(recorded("tests/data/hopper-like-sim-discovery-9e979a1.json.gz"));
   EXPECT_EQ(problems_of(text), "") << text;
   EXPECT_NE(text.find("\n-gpgpu_cache:dl2 "), std::string::npos) << text;  // l2.ways measured
 }
