@@ -13,8 +13,8 @@
 #include "cli/probe_list.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/subcommands.hpp"
-#include "model/suggest.hpp"
 #include "model/printable_text.hpp"
+#include "model/suggest.hpp"
 
 namespace memtopo {
 namespace {

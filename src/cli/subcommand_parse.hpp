@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
-#include <ostream>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
-#include "model/suggest.hpp"
 #include "model/printable_text.hpp"
+#include "model/suggest.hpp"
 
 namespace memtopo {
 
