@@ -4,6 +4,7 @@
 
 #include "cli/compare_command.hpp"
 #include "cli/export_command.hpp"
+#include "cli/fleet_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/study_command.hpp"
 
@@ -24,6 +25,8 @@ const std::vector<Subcommand>& subcommands() {
        run_compare_command},
       {"export", "accel-sim RUN.json FILE: a saved run as a GPGPU-Sim config fragment",
        run_export_command},
+      {"fleet", "DIR-or-FILE...: the GPUs that differ from their model's fleet",
+       run_fleet_command},
       {"study", "ID: measure a code pattern (memtopo study --list names them)",
        run_study_command},
   };

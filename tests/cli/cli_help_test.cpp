@@ -9,7 +9,7 @@
 namespace memtopo::testing {
 namespace {
 
-const std::vector<std::string> kSubcommands = {"report", "compare", "export", "study"};
+const std::vector<std::string> kSubcommands = {"report", "compare", "export", "fleet", "study"};
 
 std::size_t widest_line(const std::string& text) {
   std::istringstream in(text);

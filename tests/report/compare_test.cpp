@@ -191,7 +191,9 @@ TEST(Compare, TheFarModeIsJudgedByItsOwnSpread) {
 
   latency.modes.clear();  // one mode in B
   latency.mix.reset();
-  const PropertyComparison* gone = far_mode_row(compare_topologies(a, "a.json", b, "b.json"));
+  // Kept in a variable: a row of a temporary comparison dangles (ASan: heap-use-after-free).
+  const Comparison one_mode = compare_topologies(a, "a.json", b, "b.json");
+  const PropertyComparison* gone = far_mode_row(one_mode);
   ASSERT_NE(gone, nullptr);
   EXPECT_EQ(gone->verdict, Verdict::only_in_a);
 }
