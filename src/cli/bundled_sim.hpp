@@ -1,5 +1,6 @@
 #pragma once
-// The simulated device memtopo falls back to when no GPU is visible.
+// The simulated device memtopo names in its hint when no GPU is usable (--sim FILE runs it;
+// memtopo never runs it in place of a GPU).
 #include <filesystem>
 #include <optional>
 #include <vector>

@@ -48,7 +48,7 @@ int run_compare_command(int argc, const char* const* argv, std::ostream& out, st
   app.add_option("B", options.file_b, "The second run")->required()->type_name("B.json");
   auto* json =
       app.add_option("--json", options.json_file,
-                     "Also write the comparison as JSON (schema memtopo-compare/1) to FILE\n"
+                     "Also write the comparison as JSON (schema memtopo-compare/2) to FILE\n"
                      "('-': stdout, instead of the table)")
           ->type_name("FILE");
   app.add_flag("--all", options.all, "List every property, also those that are the same");

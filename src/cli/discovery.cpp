@@ -90,8 +90,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
 }
 
 // Device facts (and the API values that belong to elements), and where they came from.
-void describe_device(const OpenedBackend& opened, Topology& topology, std::ostream& err) {
-  note_fallback(opened, err);
+void describe_device(const OpenedBackend& opened, Topology& topology) {
   topology.run.simulated = opened.simulated;
   // Paths are bytes; the report stores them as printable UTF-8 (report/output_file.hpp).
   topology.run.sim_file = printable_text(opened.sim_file);
@@ -282,7 +281,7 @@ int discover_device(const Options& options, const std::vector<Probe*>& probes,
   int exit = exit_code::ok;
   run.opened = open_device(options, run.claim, err, exit);
   if (!run.opened) return exit;
-  describe_device(*run.opened, run.topology, err);
+  describe_device(*run.opened, run.topology);
   Backend& device = *run.opened->backend;
   exit = check_gpu_sharing(device, run.opened->simulated, run.claim, options, run.topology, err);
   if (exit != exit_code::ok) return exit;
@@ -312,7 +311,7 @@ int run_discovery(const Options& options, const std::vector<std::string>& argume
   GpuClaim claim;  // before the backend: the lock outlives the device's use
   std::optional<OpenedBackend> opened = open_device(options, claim, err, exit);
   if (!opened) return exit;
-  describe_device(*opened, topology, err);
+  describe_device(*opened, topology);
   Backend& device = *opened->backend;
   exit = check_gpu_sharing(device, opened->simulated, claim, options, topology, err);
   if (exit != exit_code::ok) return exit;

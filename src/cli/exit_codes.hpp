@@ -5,7 +5,7 @@ namespace memtopo::exit_code {
 inline constexpr int ok = 0;
 inline constexpr int internal_error = 1;  // a bug in memtopo: the message says what to report
 inline constexpr int usage = 2;           // unknown option, bad value, unknown --only id
-inline constexpr int no_device = 3;       // no usable CUDA device (and no fallback applied)
+inline constexpr int no_device = 3;       // no usable CUDA device (never a simulated one instead)
 inline constexpr int bad_input = 4;       // an input file (--sim description, a run to compare
                                           // or export) missing or invalid
 inline constexpr int probe_failed = 5;    // a probe (or a study) failed; the report was still

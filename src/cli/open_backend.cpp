@@ -24,25 +24,9 @@ OpenedBackend open_simulated(const std::string& path) {
 
 OpenedBackend open_backend(const Options& options, const BeforeContext& before_context) {
   if (!options.sim_file.empty()) return open_simulated(options.sim_file);
-  try {
-    OpenedBackend opened;
-    opened.backend = make_cuda_backend(options.device, before_context);
-    return opened;
-  } catch (const NoDeviceError& error) {
-    // A device the user named must be that device; only the default may become a simulation.
-    if (options.device_given) throw;
-    auto bundled = find_bundled_sim();
-    if (!bundled) {
-      std::string looked;
-      for (const auto& candidate : bundled_sim_candidates()) looked += " " + candidate.string();
-      throw NoDeviceError(std::string(error.what()) +
-                          " (the bundled simulated device was not found either; looked at" +
-                          looked + ")");
-    }
-    OpenedBackend opened = open_simulated(bundled->string());
-    opened.fallback_reason = error.what();
-    return opened;
-  }
+  OpenedBackend opened;
+  opened.backend = make_cuda_backend(options.device, before_context);
+  return opened;
 }
 
 std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim, std::ostream& err,
@@ -62,11 +46,10 @@ std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim
   } catch (const NoDeviceError& error) {
     // The backend's message already says what to check (nvidia-smi, CUDA_VISIBLE_DEVICES).
     err << "memtopo: no usable CUDA device: " << error.what() << "\n";
-    if (options.device_given) {
-      err << "  --device " << options.device
-          << " was named, so memtopo does not fall back to a simulated device; pick an index"
-             " nvidia-smi lists, or run with --sim FILE.\n";
-    }
+    if (options.device_given) err << "  Pick a device index that nvidia-smi lists.\n";
+    if (const auto bundled = find_bundled_sim())
+      err << "  The bundled simulated device: --sim " << printable_text(bundled->string()) << "\n";
+    err << "  memtopo never measures a simulated device in place of a GPU.\n";
     exit = exit_code::no_device;
   } catch (const DescriptionError& error) {
     err << "memtopo: cannot use the simulated device description: " << error.what()
@@ -78,14 +61,6 @@ std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim
     exit = exit_code::out_of_memory;
   }
   return std::nullopt;
-}
-
-void note_fallback(const OpenedBackend& opened, std::ostream& err) {
-  if (opened.fallback_reason.empty()) return;
-  err << "memtopo: note: no CUDA device to measure: " << opened.fallback_reason
-      << "\n  Running on the SIMULATED device " << opened.sim_file
-      << ": the results are not measurements of real hardware.\n"
-      << "  Name --device N to require a real GPU.\n";
 }
 
 bool sim_file_exists(const Options& options, const std::string& program, std::ostream& err) {

@@ -1,6 +1,7 @@
 #pragma once
-// Chooses the device a discovery runs on: --sim FILE, else the CUDA device, else (only when
-// no GPU is visible and --device was not named) the bundled simulated device.
+// Chooses the device a discovery runs on: --sim FILE, else the CUDA device. Never a silent
+// fallback: without a usable GPU memtopo stops with exit code 3, the reason and the --sim hint
+// (a batch script must not see a simulated device's results as success).
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -16,8 +17,7 @@ namespace memtopo {
 struct OpenedBackend {
   std::unique_ptr<Backend> backend;
   bool simulated = false;
-  std::string sim_file;         // the description the simulated device was built from
-  std::string fallback_reason;  // set when memtopo fell back to the bundled device: why
+  std::string sim_file;  // the description the simulated device was built from
 };
 
 // Throws what the factories throw: NoDeviceError, DescriptionError, OutOfMemoryError, and
@@ -34,9 +34,5 @@ std::optional<OpenedBackend> open_device(const Options& options, GpuClaim& claim
 // False after saying on `err` (prefixed "<program>: ") that --sim names a file that does not
 // exist; true when --sim is not given or its file exists. Checked before anything is measured.
 bool sim_file_exists(const Options& options, const std::string& program, std::ostream& err);
-
-// Says on `err` that memtopo fell back to the bundled simulated device, and why; nothing when
-// it did not.
-void note_fallback(const OpenedBackend& opened, std::ostream& err);
 
 }  // namespace memtopo

@@ -6,8 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/bundled_sim.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/subcommand_parse.hpp"
+#include "cli/subcommands.hpp"
 #include "version.hpp"
 
 namespace memtopo {
@@ -20,7 +21,7 @@ constexpr const char* kDescription =
 
 constexpr const char* kExamples =
     "\nExamples:\n"
-    "  memtopo                          discover GPU 0 (a simulated device if none is visible)\n"
+    "  memtopo                          discover GPU 0 (exit code 3 if there is no usable GPU)\n"
     "  memtopo --device 1 --json h100.json\n"
     "                                   discover GPU 1, also write the JSON report\n"
     "  memtopo --device all --only p2p  every GPU pair: peer access, link, latency and\n"
@@ -100,8 +101,7 @@ std::optional<int> repeated_index(const std::string& text) {
 CLI::Option* add_device_option(CLI::App& app, std::string& device_text) {
   return app
       .add_option("--device", device_text,
-                  "CUDA device index (default 0); a device named here must be usable:\n"
-                  "no fallback to a simulated device. 'all' or a list (0,1) runs each\n"
+                  "CUDA device index (default 0); 'all' or a list (0,1) runs each\n"
                   "GPU's discovery and the p2p probes over every pair (docs/multi-gpu.md)")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
@@ -240,7 +240,8 @@ std::string take_export(const std::vector<std::string>& arguments, Options& opti
 
 CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                std::ostream& err) {
-  CLI::App app(kDescription, "memtopo");
+  // The subcommands come first: they are what --help's reader most often looks for.
+  CLI::App app(std::string(kDescription) + "\n" + subcommands_help(), "memtopo");
   app.footer(std::string(kExamples) + "\n" + exit_code::kHelpText);
   app.get_formatter()->column_width(20);
   app.set_version_flag("--version", version_text(),
@@ -282,7 +283,8 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       app.exit(error, out, err);
       return {std::nullopt, exit_code::ok};
     }
-    return usage_error(error.what());
+    std::string message = unknown_option_message(app, {argv + std::min(argc, 1), argv + argc});
+    return usage_error(message.empty() ? error.what() : message);
   }
   if (device->count() > 0) apply_device_list(device_text, options);
   // Checked here rather than with CLI11's excludes(), which clutters --help. Several devices
@@ -329,12 +331,6 @@ std::vector<PathUse> paths_of(const Options& options) {
       {"--traces", options.traces_dir, true},      {"--html", options.html_file, true},
       {"--markdown", options.markdown_file, true}, {"--export", options.export_file, true},
       {"--svg", options.svg_file, true}};
-  // Without --sim and --device, a machine without a GPU runs on the bundled description.
-  if (options.sim_file.empty() && !options.device_given) {
-    if (const auto bundled = find_bundled_sim()) {
-      uses.push_back({"(the bundled simulated device)", bundled->string(), false});
-    }
-  }
   return uses;
 }
 

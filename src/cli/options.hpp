@@ -12,7 +12,7 @@ namespace memtopo {
 
 struct Options {
   int device = 0;
-  bool device_given = false;  // --device named explicitly: no fallback to a simulated device
+  bool device_given = false;  // --device named explicitly
   // --device all, or --device 0,1: a multi-device run (per-GPU discovery on each, then the p2p
   // family over every pair; docs/multi-gpu.md). `devices` lists the named indices in order
   // (empty with all_devices: every visible GPU). A single index stays a one-device run.
@@ -47,8 +47,7 @@ struct CommandLine {
 };
 
 // The files and folders a discovery with these options reads and writes, for aliased_paths
-// (which parse_command_line has checked): --sim (or the bundled device it falls back to),
-// --json, --traces, --html, --markdown, --export.
+// (which parse_command_line has checked): --sim, --json, --traces, --html, --markdown, --export.
 std::vector<PathUse> paths_of(const Options& options);
 
 // Parses argv. --help and --version print to `out` and return exit code 0; errors print to

@@ -8,6 +8,8 @@
 
 namespace memtopo {
 
-void print_probe_list(std::ostream& out, const std::vector<std::unique_ptr<Probe>>& probes);
+// Within `width` columns: descriptions and needs wrap under their column.
+void print_probe_list(std::ostream& out, const std::vector<std::unique_ptr<Probe>>& probes,
+                      std::size_t width);
 
 }  // namespace memtopo

@@ -79,14 +79,18 @@ TerminalAbilities terminal_abilities(bool is_terminal, const char* term, const c
   return abilities;
 }
 
-std::size_t terminal_width() {
+std::size_t terminal_width_of(int fd, std::size_t otherwise) {
   if (const char* columns = std::getenv("COLUMNS")) {
     const long value = std::strtol(columns, nullptr, 10);
     if (value > 0) return static_cast<std::size_t>(value);
   }
   winsize size{};
-  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
-  return kDefaultWidth;
+  if (ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return otherwise;
+}
+
+std::size_t terminal_width() {
+  return terminal_width_of(STDERR_FILENO, kDefaultWidth);
 }
 
 ProgressDisplay::ProgressDisplay(std::ostream& err, TerminalAbilities abilities, std::size_t total,

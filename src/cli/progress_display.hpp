@@ -84,5 +84,7 @@ class ProgressDisplay {
 
 // The width of the terminal on stderr (COLUMNS, else the ioctl, else 80).
 std::size_t terminal_width();
+// The same for the terminal on file descriptor `fd`, `otherwise` where there is none.
+std::size_t terminal_width_of(int fd, std::size_t otherwise);
 
 }  // namespace memtopo

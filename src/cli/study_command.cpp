@@ -16,6 +16,7 @@
 #include "cli/run_info.hpp"
 #include "model/json.hpp"
 #include "model/printable_text.hpp"
+#include "model/suggest.hpp"
 #include "report/console.hpp"
 #include "report/output_error.hpp"
 #include "report/output_file.hpp"
@@ -261,7 +262,6 @@ int run_planned(const Options& options, Plan& plan, const std::vector<std::strin
   GpuClaim claim;  // before the backend: the lock outlives the device's use
   std::optional<OpenedBackend> opened = open_device(options, claim, err, exit);
   if (!opened) return exit;
-  note_fallback(*opened, err);
   report.header.run.simulated = opened->simulated;
   report.header.run.sim_file = printable_text(opened->sim_file);
   report.header.device = opened->backend->facts();
@@ -330,8 +330,11 @@ int run_study_command(int argc, const char* const* argv, std::ostream& out, std:
   Plan plan;
   plan.study = study::find_study(arguments->id);
   if (!plan.study) {
-    return usage_error(err, "unknown study '" + printable_text(arguments->id) +
-                                "'; the studies are: " + study_ids());
+    std::vector<std::string> names;
+    for (const study::Study& study : study::all_studies()) names.push_back(study.id);
+    return usage_error(err, "unknown study '" + printable_text(arguments->id) + "'" +
+                                did_you_mean(arguments->id, names) +
+                                " The studies are: " + study_ids());
   }
   if (int code = make_plan(options, *arguments, plan, err); code != exit_code::ok) return code;
   std::vector<std::string> all_arguments(argv + 1, argv + argc);

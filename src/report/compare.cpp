@@ -5,18 +5,16 @@
 #include <map>
 #include <set>
 
+#include "report/compare_tables.hpp"
 #include "report/property_values.hpp"
 
 namespace memtopo {
 namespace {
 
-// A list of objects (the carveout table, latency patterns) is a table: its floats move from run
-// to run, and no single spread judges it.
-bool is_table(const nlohmann::json& value) {
-  if (value.is_object()) return true;
-  if (!value.is_array()) return false;
-  return std::any_of(value.begin(), value.end(),
-                     [](const nlohmann::json& item) { return item.is_structured(); });
+// Half the p5-p95 range: the spread of the bulk of the samples, which rare outliers (an
+// interrupt, a refresh) do not widen as they widen a standard deviation.
+double half_width(const Spread& spread) {
+  return std::max(0.0, spread.p95 - spread.p5) / 2;
 }
 
 Verdict judge_numbers(double a, double b, const Property& pa, const Property& pb,
@@ -27,10 +25,10 @@ Verdict judge_numbers(double a, double b, const Property& pa, const Property& pb
   const auto spread_b = spread_of_value(pb, b);
   if (spread_a && spread_b) {
     out.rule = "spread";
-    const double combined =
-        std::sqrt(spread_a->stdev * spread_a->stdev + spread_b->stdev * spread_b->stdev);
+    const double half_a = half_width(*spread_a), half_b = half_width(*spread_b);
+    const double combined = std::sqrt(half_a * half_a + half_b * half_b);
     const double floor = rules.relative_floor * std::max(std::abs(a), std::abs(b));
-    out.tolerance = std::max(rules.stdev_factor * combined, floor);
+    out.tolerance = std::max(rules.range_factor * combined, floor);
     const bool ranges_overlap = spread_a->p5 <= spread_b->p95 && spread_b->p5 <= spread_a->p95;
     if (difference == 0) return Verdict::same;
     return difference > *out.tolerance && !ranges_overlap ? Verdict::changed
@@ -62,9 +60,12 @@ Verdict judge_conclusive(const Property& a, const Property& b, const CompareRule
     out.rule = "exact";
     return Verdict::same;
   }
-  if (is_table(a.value) || is_table(b.value)) {
+  if (is_table(a.value) || is_table(b.value)) {  // no single spread judges a table
     out.rule = "table";
-    return Verdict::not_judged;
+    const TableDifference difference = table_difference(a.value, b.value, rules.relative_floor);
+    out.table_rows_differ = difference.summary;
+    out.table_difference_detail = difference.detail;
+    return difference.summary.empty() ? Verdict::within_spread : Verdict::not_judged;
   }
   out.rule = "exact";
   return Verdict::changed;
@@ -82,6 +83,7 @@ PropertyComparison one_sided(const std::string& element, const Property& propert
   (in_a ? out.value_a : out.value_b) = property.value;
   (in_a ? out.inconclusive_a : out.inconclusive_b) = !is_conclusive(property);
   (in_a ? out.confidence_a : out.confidence_b) = property.confidence;
+  (in_a ? out.bound_a : out.bound_b) = property.bound;
   out.verdict = in_a ? Verdict::only_in_a : Verdict::only_in_b;
   out.rule = "presence";
   return out;
@@ -200,6 +202,8 @@ PropertyComparison compare_property(const std::string& element, const Property& 
   out.inconclusive_b = !is_conclusive(b);
   out.confidence_a = a.confidence;
   out.confidence_b = b.confidence;
+  out.bound_a = a.bound;
+  out.bound_b = b.bound;
   if (out.inconclusive_a || out.inconclusive_b) {
     out.rule = "conclusiveness";
     if (out.inconclusive_a && out.inconclusive_b) {

@@ -31,8 +31,10 @@ bool is_difference(Verdict verdict);
 
 // The judgement's knobs, named so that the documentation and tests can quote them.
 struct CompareRules {
-  // Two spread-backed values differ only beyond this many combined standard deviations ...
-  double stdev_factor = 3.0;
+  // Two spread-backed values differ only beyond this many combined p5-p95 half-widths
+  // (sqrt(hA^2 + hB^2)): robust, where a standard deviation grows with a few outliers (a 33 vs
+  // 23 cycle L1 with 0.1 % of loads at +300 cycles has sigma 3.4 but a half-width of 1) ...
+  double range_factor = 1.0;
   // ... and beyond this fraction of the larger value (a latency of 23 vs 23.1 cycles with a
   // spread of 0 is one quantisation step, not a change) ...
   double relative_floor = 0.01;
@@ -55,6 +57,11 @@ struct PropertyComparison {
   std::optional<double> tolerance;  // the largest |delta| that is not a change, where one applies
   Verdict verdict = Verdict::same;
   std::string rule;  // which rule judged it: "spread", "resolution", "exact", ...
+  // A table's rows that differ, in words: "3 of 9 differ" and "rows 2, 5, 7 (cycles)".
+  std::string table_rows_differ;
+  std::string table_difference_detail;
+  Bound bound_a = Bound::none;  // the value is only a bound (inconclusive too)
+  Bound bound_b = Bound::none;
 };
 
 struct ProbeStatusChange {

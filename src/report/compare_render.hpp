@@ -1,6 +1,6 @@
 #pragma once
 // What `memtopo compare` prints: a console table of what changed, and the machine form
-// (--json FILE), schema "memtopo-compare/1" (docs/compare.md lists its keys).
+// (--json FILE), schema "memtopo-compare/2" (docs/compare.md lists its keys).
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -9,10 +9,10 @@
 
 namespace memtopo {
 
-inline constexpr const char* kCompareSchema = "memtopo-compare/1";
+inline constexpr const char* kCompareSchema = "memtopo-compare/2";
 
-// The header (both runs), a table of every property that is not the same (every property with
-// `all`), probe status changes, and a one-line summary.
+// The header (both runs), the differences, then what agrees within the spreads, then (with
+// `all`) what is the same, each a table within 120 columns; probe status changes, a summary.
 std::string render_comparison_text(const Comparison& comparison, bool all);
 
 // Every property's comparison, the rules used and the counts per verdict.

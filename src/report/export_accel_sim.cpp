@@ -10,6 +10,7 @@
 
 #include "model/printable_text.hpp"
 #include "model/units.hpp"
+#include "report/export_accel_sim_api.hpp"
 #include "report/modes_text.hpp"
 #include "report/text_table.hpp"
 
@@ -134,6 +135,8 @@ class Fragment {
   void skip(const std::string& name, const std::string& extra = "") {
     skip(std::vector<std::string>{name}, extra);
   }
+  // An option written elsewhere (the API facts) that could not be: "name (why)".
+  void add_missing(const std::string& line) { missing_.push_back(line); }
 
   std::string text() const {
     std::string out = text_.str();
@@ -147,10 +150,13 @@ class Fragment {
  private:
   static std::string describe(const ExportSource& source) {
     const Property& p = *source.property;
-    std::string text =
-        source.id + " = " +
-        shorten_to_width(printable_text(format_value(p.value, p.unit)), kValueWidth) + ", " +
-        to_string(p.source);
+    // A table (l1.carveout) is counted, never printed as JSON.
+    const bool table = p.value.is_array() && !p.value.empty() && p.value.front().is_object();
+    const std::string value = table ? std::to_string(p.value.size()) + " rows"
+                                    : format_value(p.value, p.unit);
+    std::string text = source.id + " = " +
+                       shorten_to_width(printable_text(value), kValueWidth) + ", " +
+                       to_string(p.source);
     if (!p.method.empty()) text += ", " + shorten_to_width(printable_text(p.method), kMethodWidth);
     text += ", confidence " +
             (p.confidence ? format_number(*p.confidence, kConfidenceDecimals) : std::string("-"));
@@ -211,24 +217,76 @@ void add_sources_if_measured(const Topology& topology, const std::string& elemen
   }
 }
 
+struct Geometry {
+  double sets = 0;
+  double line = 0;
+  double ways = 0;
+};
+
+// A cache's sets, line and ways; the sets measured, or size / (line x ways) where they are not
+// (inconclusive on the H200's L1: 240 KiB / (128 B x 4 ways) = 480). A derived value's
+// confidence is its weakest input's, which the option's comment lines give. nullopt: the
+// reason is in `f`.
+std::optional<Geometry> geometry_of(Fragment& f, const Topology& topology,
+                                    const std::string& element, std::vector<ExportSource>& sources,
+                                    std::vector<std::string>& notes) {
+  const Element* found = topology.find(element);
+  const Property* measured = found ? found->find("sets") : nullptr;
+  const ExportSource line = f.need(element, "line", kLineBytes);
+  const ExportSource ways = f.need(element, "ways", kWays);
+  if (conclusive(measured)) {
+    const ExportSource sets = f.need(element, "sets", kSets);
+    if (!f.complete()) return std::nullopt;
+    sources.insert(sources.end(), {sets, line, ways});
+    return Geometry{f.number(sets), f.number(line), f.number(ways)};
+  }
+  const ExportSource size = f.need(element, "size", kCacheBytes);
+  if (!f.complete()) return std::nullopt;
+  const double sets = f.number(size) / (f.number(line) * f.number(ways));
+  const std::string what = element + ".size / (line x ways)";
+  if (sets != std::floor(sets)) {
+    f.within(what + " = " + format_number(sets, 2) + " (not whole)", -1, kSets);
+    return std::nullopt;
+  }
+  if (!f.within(what, sets, kSets)) return std::nullopt;
+  sources.insert(sources.end(), {size, line, ways});
+  notes.push_back("sets = " + what + " = " + integer_text(sets) + " (" + element + ".sets " +
+                  (measured ? "inconclusive" : "not in the run") + ")");
+  return Geometry{sets, f.number(line), f.number(ways)};
+}
+
 // -gpgpu_cache:dl1: the measured L1 geometry, Hopper's policies and queues after it.
 void add_dl1(Fragment& f, const Topology& topology) {
-  const ExportSource line = f.need("l1", "line", kLineBytes);
-  const ExportSource ways = f.need("l1", "ways", kWays);
-  const ExportSource sets = f.need("l1", "sets", kSets);
-  if (!f.complete()) return f.skip("-gpgpu_cache:dl1");
+  std::vector<ExportSource> sources;
   std::vector<std::string> notes;
+  const auto geometry = geometry_of(f, topology, "l1", sources, notes);
+  if (!geometry) return f.skip("-gpgpu_cache:dl1");
   const Element& l1 = *topology.find("l1");
-  const char sectored = sectoring_letter(l1.find("sector"), f.number(line), notes, "l1.sector");
+  const char sectored = sectoring_letter(l1.find("sector"), geometry->line, notes, "l1.sector");
   const char policy = policy_letter(topology, "l1", notes);
-  std::vector<ExportSource> sources{sets, line, ways};
   add_sources_if_measured(topology, "l1", {"sector", "policy"}, sources);
   notes.push_back(std::string("after the geometry as Accel-Sim's Hopper config: write, ") +
                   "allocation, set-index letters, MSHR, miss queue, data port");
   f.option("-gpgpu_cache:dl1",
-           std::string(1, sectored) + ":" + integer_text(f.number(sets)) + ":" +
-               integer_text(f.number(line)) + ":" + integer_text(f.number(ways)) + "," + policy +
+           std::string(1, sectored) + ":" + integer_text(geometry->sets) + ":" +
+               integer_text(geometry->line) + ":" + integer_text(geometry->ways) + "," + policy +
                ":" + kAccelSimHopperDl1Policies + "," + kAccelSimHopperDl1Rest,
+           sources, notes);
+}
+
+// -gpgpu_const_cache:l1: the constant L1 (read-only, unsectored), Accel-Sim's queues after it.
+void add_constant_cache(Fragment& f, const Topology& topology) {
+  std::vector<ExportSource> sources;
+  std::vector<std::string> notes;
+  const auto geometry = geometry_of(f, topology, "constant_l1", sources, notes);
+  if (!geometry) return f.skip("-gpgpu_const_cache:l1");
+  const char policy = policy_letter(topology, "constant_l1", notes);
+  add_sources_if_measured(topology, "constant_l1", {"policy"}, sources);
+  notes.push_back("N (not sectored), then read-only, fetch on miss, MSHR and miss queue as "
+                  "Accel-Sim's configs (not measured)");
+  f.option("-gpgpu_const_cache:l1",
+           "N:" + integer_text(geometry->sets) + ":" + integer_text(geometry->line) + ":" +
+               integer_text(geometry->ways) + "," + policy + ":" + kAccelSimConstRest,
            sources, notes);
 }
 
@@ -338,7 +396,7 @@ std::vector<CarveoutRow> carveout_rows(const nlohmann::json& table, std::string&
   return rows;
 }
 
-void add_carveout(Fragment& f) {
+void add_carveout(Fragment& f, const Topology& topology) {
   const ExportSource carveout = f.need("l1", "carveout");
   std::string problem;
   const std::vector<CarveoutRow> rows =
@@ -352,18 +410,33 @@ void add_carveout(Fragment& f) {
   for (const CarveoutRow& row : rows)
     unified_bytes = std::max(unified_bytes, row.l1_bytes + row.reserved_bytes);
   const double unified_kib = std::ceil(unified_bytes / kKiB);
-  std::set<long long> options_kib;
+  // The options from what each row asked for, never from its measured L1 (two identical H200s
+  // whose L1 rows differ by a KiB gave 5,61,... and 4,60,...): 0, each reservation plus the
+  // shared memory the system keeps per block (the API's per-SM minus per-block opt-in limit),
+  // in KiB rounded up, and the API's shared memory per SM, the largest carveout.
+  const DeviceFacts& device = topology.device;
+  const double system_bytes =
+      device.shared_per_block_optin_bytes > 0 &&
+              device.shared_per_sm_bytes > device.shared_per_block_optin_bytes
+          ? static_cast<double>(device.shared_per_sm_bytes - device.shared_per_block_optin_bytes)
+          : 0;
+  std::set<long long> options_kib{0};
   for (const CarveoutRow& row : rows) {
-    options_kib.insert(static_cast<long long>(std::ceil(unified_kib - row.l1_bytes / kKiB)));
+    if (row.reserved_bytes > 0)
+      options_kib.insert(static_cast<long long>(std::ceil((row.reserved_bytes + system_bytes) / kKiB)));
   }
+  if (device.shared_per_sm_bytes > 0)
+    options_kib.insert(static_cast<long long>(device.shared_per_sm_bytes / 1024));
   std::string list;
   for (long long kib : options_kib) list += (list.empty() ? "" : ",") + std::to_string(kib);
   f.option("-gpgpu_unified_l1d_size", integer_text(unified_kib), {carveout},
            {"the largest L1 + reservation of l1.carveout's rows (" + format_bytes(unified_bytes) +
             "), in KiB rounded up: a lower bound, exact where a reservation is a carveout step"});
   f.option("-gpgpu_shmem_option", list, {carveout},
-           {"one carveout per row of l1.carveout: the unified size minus the row's L1, in KiB "
-            "rounded up"});
+           {"0, each l1.carveout row's reservation + " + format_bytes(system_bytes) +
+            " the system keeps per block (API), in KiB rounded up, and the API's shared memory "
+            "per SM (" + format_bytes(static_cast<double>(device.shared_per_sm_bytes)) +
+            "): from what was asked, not from the measured L1"});
 }
 
 }  // namespace
@@ -382,10 +455,14 @@ std::string render_accel_sim_config(const Topology& topology) {
          << "# Paste the options over the same ones of a tested config (e.g. SM90_H100).\n\n";
 
   Fragment f(topology);
+  std::vector<std::string> api_missing;
+  header << accel_sim_api_options(topology.device, api_missing);
+  for (const std::string& line : api_missing) f.add_missing(line);
   add_dl1(f, topology);
   add_dl2(f, topology);
   add_latencies(f);
-  add_carveout(f);
+  add_carveout(f, topology);
+  add_constant_cache(f, topology);
   const ExportSource banks = f.need("shared", "banks", kBanks);
   f.option("-gpgpu_shmem_num_banks", f.complete() ? integer_text(f.number(banks)) : "", {banks});
   return header.str() + f.text();

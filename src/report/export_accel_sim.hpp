@@ -18,6 +18,10 @@ inline constexpr const char* kAccelSimHopperDl1Rest = "A:512:64,16:0,32";
 inline constexpr const char* kAccelSimHopperDl2Policies = "B:m:L:X";
 inline constexpr const char* kAccelSimHopperDl2Rest = "A:384:4,32:0,32";
 inline constexpr unsigned kAccelSimHopperL2Slices = 80;
+// The constant cache's letters and queues after the replacement policy, as Accel-Sim's configs
+// (SM7_QV100 onwards) have them: read-only, fetch on miss, no write allocate, linear set index;
+// sectored MSHR of 2 entries merging 64; miss queue 4.
+inline constexpr const char* kAccelSimConstRest = "R:f:N:L,S:2:64,4";
 
 // The fragment's text: a header naming the run, the options, then "# not measured:" and what
 // was left out with the reason.

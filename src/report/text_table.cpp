@@ -112,7 +112,8 @@ std::vector<std::size_t> TextTable::fitted_widths(std::size_t indent, std::size_
       std::accumulate(widths.begin(), widths.end(), indent) + kColumnGapWidth * (widths.size() - 1);
   for (std::size_t c = columns_.size(); c-- > 0 && total > max_width;) {
     if (columns_[c].overflow == Overflow::keep) continue;
-    const std::size_t floor = std::max(kMinFlexibleWidth, display_width(columns_[c].title));
+    const std::size_t least = columns_[c].min_width ? columns_[c].min_width : kMinFlexibleWidth;
+    const std::size_t floor = std::max(least, display_width(columns_[c].title));
     const std::size_t narrowed =
         std::max(floor, widths[c] - std::min(widths[c], total - max_width));
     if (narrowed >= widths[c]) continue;

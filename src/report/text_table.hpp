@@ -19,6 +19,7 @@ class TextTable {
     std::string title;
     Align align = Align::left;
     Overflow overflow = Overflow::keep;
+    std::size_t min_width = 0;  // a shortened or wrapped column's narrowest (0: kMinFlexibleWidth)
   };
 
   // The narrowest a shortened or wrapped column becomes, however wide the others are.

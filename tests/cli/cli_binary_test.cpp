@@ -124,12 +124,16 @@ TEST(Cli, FullDiscoveryOnASmallSimulatedDevice) {
   EXPECT_NO_THROW(topology_from_json_text(text, json.string())) << "compare can read it back";
 }
 
-TEST(Cli, NoVisibleGpuFallsBackToTheBundledSimulatedDevice) {
+// No usable GPU is exit 3 with the reason and the --sim hint, never a simulated device's
+// results with exit 0: a batch script on a node whose driver does not match would take them for
+// a measurement (issue 36). Holds on a GPU machine too: CUDA_VISIBLE_DEVICES hides every GPU.
+TEST(Cli, NoVisibleGpuExits3WithTheSimHint) {
   ProcessResult r = memtopo({"--only", "l1.size", "--quiet"}, {"CUDA_VISIBLE_DEVICES="});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(first_line(r.out).rfind("SIMULATED DEVICE (", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("hopper-like.json"), std::string::npos);
-  EXPECT_NE(r.err.find("SIMULATED"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("no usable CUDA device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--sim "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hopper-like.json"), std::string::npos) << "names the bundled one";
 }
 
 TEST(Cli, TracesDirectoryGetsOneCsvPerExperiment) {

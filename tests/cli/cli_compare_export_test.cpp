@@ -60,7 +60,7 @@ TEST(CliCompare, AnotherSeedStaysWithinTheSpread) {
   const ProcessResult result = memtopo({"compare", "--json", "-", a.string(), b.string()});
   EXPECT_EQ(result.exit_code, 0) << result.out;
   const json comparison = json::parse(result.out);
-  EXPECT_EQ(comparison["schema"], "memtopo-compare/1");
+  EXPECT_EQ(comparison["schema"], "memtopo-compare/2");
   EXPECT_EQ(comparison["differ"], false);
 }
 

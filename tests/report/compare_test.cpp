@@ -45,14 +45,23 @@ TEST(Compare, LatencyBeyondItsSpreadIsAChange) {
   const auto c = compare_property("l2", latency(274, 2, 271, 277), latency(300, 2, 297, 303), {});
   EXPECT_EQ(c.verdict, Verdict::changed);
   EXPECT_TRUE(is_difference(c.verdict));
-  EXPECT_NEAR(*c.tolerance, 3 * std::sqrt(8.0), 1e-9);
+  // The p5-p95 half-widths (3 and 3 cycles) combined.
+  EXPECT_NEAR(*c.tolerance, std::sqrt(18.0), 1e-9);
 }
 
 TEST(Compare, OverlappingRangesKeepAFarMedianWithinSpread) {
-  // Medians apart by more than 3 combined stdevs, but the p5-p95 ranges overlap.
+  // Medians apart by far more than their standard deviations, but within the p5-p95 ranges.
   const auto c =
       compare_property("dram", latency(670, 1, 500, 1000), latency(690, 1, 520, 1010), {});
   EXPECT_EQ(c.verdict, Verdict::within_spread);
+}
+
+TEST(Compare, OutliersDoNotWidenTheTolerance) {
+  // A sim's L1: 33 cycles, p5-p95 32-34, but 0.1 % of loads at +300 give a stdev of 3.4: three
+  // of them (10.2 cy) called 33 vs 23 "within spread". The half-widths (1 and 0) do not.
+  const auto c = compare_property("l1", latency(33, 3.4, 32, 34), latency(23, 0, 23, 23), {});
+  EXPECT_EQ(c.verdict, Verdict::changed);
+  EXPECT_NEAR(*c.tolerance, 1.0, 1e-9);
 }
 
 TEST(Compare, ZeroSpreadLatencyHasAOnePercentFloor) {
@@ -123,9 +132,15 @@ TEST(Compare, TablesThatDifferAreNotJudged) {
   const auto table = [](int l1) {
     return nlohmann::json::array({{{"l1_bytes", l1}, {"reserved_shared_bytes", 0}}});
   };
-  EXPECT_EQ(
-      compare_property("l1", exact("carveout", table(1)), exact("carveout", table(2)), {}).verdict,
-      Verdict::not_judged);
+  const auto c = compare_property("l1", exact("carveout", table(1)), exact("carveout", table(2)), {});
+  EXPECT_EQ(c.verdict, Verdict::not_judged);
+  EXPECT_EQ(c.table_rows_differ, "1 of 1 differ");
+  EXPECT_EQ(c.table_difference_detail, "row 1 (l1_bytes)");
+  // Rows within the 1 % floor agree: the table is within spread, not "not judged".
+  EXPECT_EQ(compare_property("l1", exact("carveout", table(10000)), exact("carveout", table(10001)),
+                             {})
+                .verdict,
+            Verdict::within_spread);
 }
 
 TEST(Compare, ARunComparedWithItselfHasNoDifferences) {

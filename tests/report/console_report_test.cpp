@@ -135,27 +135,6 @@ TEST(ConsoleReport, EveryLineFitsIn120Columns) {
   EXPECT_EQ(lines_too_wide(render_console(make_hardware_topology())), "");
 }
 
-// A committed discovery's text: docs/results keeps them gzip-compressed since 38c7db2 (the test
-// below found none and skipped from then on). gzip is on every machine the suite runs on; where
-// it is not, the text is empty and the caller says so.
-std::string discovery_text(const std::filesystem::path& path) {
-  if (path.extension() != ".gz") {
-    std::ifstream file(path);
-    std::stringstream text;
-    text << file.rdbuf();
-    return text.str();
-  }
-  const std::string command = "gzip -dc '" + path.string() + "' 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::string text;
-  if (!pipe) return text;
-  char buffer[1 << 16];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe.get())) > 0;) {
-    text.append(buffer, n);
-  }
-  return text;
-}
-
 // The discoveries kept in docs/results, real runs with real method texts and notes, render
 // within 120 columns too.
 TEST(ConsoleReport, RecordedRunsFitIn120Columns) {
@@ -167,7 +146,7 @@ TEST(ConsoleReport, RecordedRunsFitIn120Columns) {
     for (const auto& entry : fs::recursive_directory_iterator(results)) {
       const std::string name = entry.path().filename().string();
       if (name != "discovery.json" && name != "discovery.json.gz") continue;
-      const std::string text = discovery_text(entry.path());
+      const std::string text = testing::recorded_text(entry.path());
       if (text.empty()) {
         unread.push_back(entry.path().string());
         continue;

@@ -124,7 +124,69 @@ TEST(ExportAccelSim, ADramLatencyOfTwoModesExportsTheTypicalOne) {
 TEST(ExportAccelSim, CarveoutTableGivesTheAdaptiveL1Options) {
   const std::string text = render_accel_sim_config(measured_topology());
   EXPECT_EQ(option_value(text, "-gpgpu_unified_l1d_size"), "240");
-  EXPECT_EQ(option_value(text, "-gpgpu_shmem_option"), "0,64,132");
+  // From the reservations asked for (57 and 114 KiB), 0 included; no API facts in this run.
+  EXPECT_EQ(option_value(text, "-gpgpu_shmem_option"), "0,57,114");
+}
+
+// The options come from what was asked, plus the system's 1 KiB per block and the API's
+// 228 KiB per SM, never from the measured L1: two identical GPUs whose L1 rows differ by a
+// KiB (5,61,... on one H200 and 4,60,... on another) give the same list.
+TEST(ExportAccelSim, CarveoutOptionsAreTheSameOnTwoIdenticalGpus) {
+  Topology a = measured_topology();
+  a.device.shared_per_sm_bytes = 233472;
+  a.device.shared_per_block_optin_bytes = 232448;
+  Topology b = a;
+  Property& carveout = *b.element("l1", "cache", "sm").find("carveout");
+  for (auto& row : carveout.value) row["l1_bytes"] = row["l1_bytes"].get<int>() - 1024;
+  EXPECT_EQ(option_value(render_accel_sim_config(a), "-gpgpu_shmem_option"), "0,58,115,228");
+  EXPECT_EQ(option_value(render_accel_sim_config(b), "-gpgpu_shmem_option"), "0,58,115,228");
+}
+
+// l1.sets inconclusive (the H200): the sets follow from size / (line x ways), with the
+// confidence of the weakest input.
+TEST(ExportAccelSim, L1SetsAreDerivedFromSizeLineAndWays) {
+  Topology t = measured_topology();
+  Element& l1 = t.element("l1", "cache", "sm");
+  l1.find("sets")->inconclusive = true;
+  l1.set(measured("size", 245760, "bytes", 1.0));
+  l1.find("ways")->confidence = 0.72;
+  const std::string text = render_accel_sim_config(t);
+  EXPECT_EQ(option_value(text, "-gpgpu_cache:dl1").substr(0, 12), "S:480:128:4,") << text;
+  EXPECT_NE(text.find("# note: sets = l1.size / (line x ways) = 480 (l1.sets inconclusive)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# confidence: 0.72 (the weakest source)\n-gpgpu_cache:dl1"),
+            std::string::npos)
+      << text;
+  l1.find("size")->value = 245760 + 128;  // not a whole number of sets: not written
+  EXPECT_EQ(option_value(render_accel_sim_config(t), "-gpgpu_cache:dl1"), "");
+}
+
+TEST(ExportAccelSim, ConstantCacheAndApiFacts) {
+  Topology t = measured_topology();
+  Element& constant = t.element("constant_l1", "cache", "sm");
+  constant.set(measured("size", 2048, "bytes"));
+  constant.set(measured("line", 64, "bytes"));
+  constant.set(measured("ways", 4, ""));
+  constant.set(measured("sets", 8, ""));
+  constant.set(measured("policy", "lru", ""));
+  t.device.sm_count = 132;
+  t.device.sm_clock_khz = 1980000;
+  t.device.memory_clock_khz = 3201000;
+  t.device.shared_per_sm_bytes = 233472;
+  t.device.shared_per_block_bytes = 49152;
+  const std::string text = render_accel_sim_config(t);
+  EXPECT_EQ(option_value(text, "-gpgpu_const_cache:l1"), "N:8:64:4,L:R:f:N:L,S:2:64,4");
+  EXPECT_EQ(option_value(text, "-gpgpu_n_clusters"), "132");
+  EXPECT_EQ(option_value(text, "-gpgpu_n_cores_per_cluster"), "1");
+  EXPECT_EQ(option_value(text, "-gpgpu_clock_domains"), "1980:1980:1980:3201");
+  EXPECT_EQ(option_value(text, "-gpgpu_shmem_size"), "233472");
+  EXPECT_EQ(option_value(text, "-gpgpu_shmem_per_block"), "49152");
+  EXPECT_NE(text.find("# source: api, device.sm_count = 132"), std::string::npos) << text;
+  // Without the facts (a run file of an older schema): listed, not written.
+  const std::string bare = render_accel_sim_config(measured_topology());
+  EXPECT_EQ(option_value(bare, "-gpgpu_n_clusters"), "");
+  EXPECT_NE(bare.find("#   -gpgpu_n_clusters ("), std::string::npos) << bare;
 }
 
 TEST(ExportAccelSim, WhatWasNotMeasuredIsListedNotWritten) {

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace memtopo::testing {
@@ -53,6 +55,27 @@ void expect_matches_golden(const std::string& actual, const std::string& name) {
                   << first_difference(expected.str(), actual)
                   << "\nIf the change is intended, regenerate with MEMTOPO_UPDATE_GOLDEN=1.";
   }
+}
+
+// docs/results keeps discoveries gzip-compressed since 38c7db2 (ConsoleReport's recorded-run
+// test found none and skipped from then on). gzip is on every machine the suite runs on; where
+// it is not, the text is empty and the caller says so.
+std::string recorded_text(const std::filesystem::path& path) {
+  if (path.extension() != ".gz") {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+  }
+  const std::string command = "gzip -dc '" + path.string() + "' 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  std::string text;
+  if (!pipe) return text;
+  char buffer[1 << 16];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe.get())) > 0;) {
+    text.append(buffer, n);
+  }
+  return text;
 }
 
 }  // namespace memtopo::testing

@@ -140,6 +140,23 @@ TEST(DescriptionPlausibility, RealGpuValuesAreAccepted) {
               d["sm_count"] = 128;
             }),
             "");
+  // The largest figures the API reports today: an H200 (132 SMs, 6016-bit HBM3e at 3,201,000
+  // kHz, 141 GiB, 1,980,000 kHz) and a B200 (148 SMs, 8192 bits, 192 GB, 4,000,000 kHz).
+  EXPECT_EQ(problem_after([](json& d) {
+              d["throughput"]["memory_clock_khz"] = 3'201'000;
+              d["throughput"]["memory_bus_width_bits"] = 6016;
+              d["clock_khz"] = 1'980'000;
+              d["global_memory_bytes"] = std::uint64_t{150'109'880'320};
+              d["sm_count"] = 132;
+            }),
+            "");
+  EXPECT_EQ(problem_after([](json& d) {
+              d["throughput"]["memory_clock_khz"] = 4'000'000;
+              d["throughput"]["memory_bus_width_bits"] = 8192;
+              d["global_memory_bytes"] = std::uint64_t{192'000'000'000};
+              d["sm_count"] = 148;
+            }),
+            "");
   EXPECT_SAYS(problem_after([](json& d) { d["throughput"]["memory_clock_khz"] = 200'000'000; }),
               "must be at most 100000000");
 }

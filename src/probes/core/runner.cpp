@@ -9,6 +9,7 @@
 #include <set>
 
 #include "backend/backend.hpp"
+#include "model/suggest.hpp"
 #include "probes/core/inheritance.hpp"
 #include "probes/core/phase_monitor.hpp"
 
@@ -40,9 +41,12 @@ std::string unknown_ids_message(const std::vector<std::string>& unknown,
       if (seen_elements.insert(group).second) element_ids.push_back(group);
     }
   }
+  std::vector<std::string> known = element_ids;
+  known.insert(known.end(), probe_ids.begin(), probe_ids.end());
   return std::string(unknown.size() == 1 ? "unknown id '" : "unknown ids '") +
-         join(unknown, "', '") + "'. Element ids: " + join(element_ids, ", ") +
-         ". Probe ids: " + join(probe_ids, ", ") + ".";
+         join(unknown, "', '") + "'" + did_you_mean(unknown.front(), known) +
+         " Element ids: " + join(element_ids, ", ") + ". Probe ids: " + join(probe_ids, ", ") +
+         ".";
 }
 
 // Orders `chosen` (indices into the registry) so that every probe follows the probes it needs;
