@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "probes/bandwidth/bandwidth_probe.hpp"
-#include "probes/banks/bank_probe.hpp"
+#include "probes/shared/bank_probe.hpp"
 #include "probes/core/probe.hpp"
 #include "probes/geometry/geometry_probe.hpp"
 #include "probes/hopper/hopper_probe.hpp"
@@ -12,14 +12,14 @@
 #include "probes/l2/l2_segments_probe.hpp"
 #include "probes/latency/latency_probe.hpp"
 #include "probes/latency/miss_penalty_probe.hpp"
-#include "probes/line/constant_line_probe.hpp"
+#include "probes/constant/constant_line_probe.hpp"
 #include "probes/line/line_probe.hpp"
-#include "probes/patterns/latency_patterns_probe.hpp"
+#include "probes/dram/latency_patterns_probe.hpp"
 #include "probes/sharing/carveout_probe.hpp"
 #include "probes/sharing/count_per_sm_probe.hpp"
 #include "probes/sharing/sharing_probe.hpp"
 #include "probes/size/cache_size_probe.hpp"
-#include "probes/staircase/staircase_probe.hpp"
+#include "probes/core/staircase_probe.hpp"
 
 namespace memtopo {
 

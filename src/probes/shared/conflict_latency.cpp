@@ -1,4 +1,4 @@
-#include "probes/banks/conflict_latency.hpp"
+#include "probes/shared/conflict_latency.hpp"
 
 #include <algorithm>
 #include <string>
@@ -7,7 +7,7 @@
 #include "analysis/banks.hpp"
 #include "analysis/confidence.hpp"
 #include "backend/warp_access.hpp"
-#include "probes/banks/warp_patterns.hpp"
+#include "probes/shared/warp_patterns.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"

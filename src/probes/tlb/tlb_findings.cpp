@@ -8,9 +8,9 @@
 #include "model/units.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
-#include "probes/staircase/step_findings.hpp"
-#include "probes/staircase/tlb_levels.hpp"
-#include "probes/staircase/tlb_penalty.hpp"
+#include "probes/core/step_findings.hpp"
+#include "probes/tlb/tlb_levels.hpp"
+#include "probes/tlb/tlb_penalty.hpp"
 
 namespace memtopo::staircase {
 namespace {

@@ -1,7 +1,7 @@
 // dram.latency_tlb_miss from two cold chases: the second is the value, the first goes into the
 // evidence and is named when it read otherwise (the H200's first cold chase of a process read
 // every load about one DRAM access slower in 3 of 6 TLB-only processes).
-#include "probes/staircase/dram_tlb_miss.hpp"
+#include "probes/tlb/dram_tlb_miss.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -11,7 +11,7 @@
 // Lines go round the pages so that consecutive visits use consecutive cache sets. A row whose
 // loads fall into two modes (near and far L2 partitions) reports both (describe_latency), its
 // cycles, spread and confidence the near mode's.
-#include "probes/patterns/latency_patterns_probe.hpp"
+#include "probes/dram/latency_patterns_probe.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -15,7 +15,7 @@
 #include "analysis/stats.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/constants.hpp"
-#include "probes/staircase/tlb_levels.hpp"
+#include "probes/tlb/tlb_levels.hpp"
 
 namespace memtopo::staircase {
 namespace {

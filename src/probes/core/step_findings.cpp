@@ -1,4 +1,4 @@
-#include "probes/staircase/step_findings.hpp"
+#include "probes/core/step_findings.hpp"
 
 #include "model/units.hpp"
 #include "probes/core/chase_helpers.hpp"

@@ -1,4 +1,4 @@
-#include "probes/banks/warp_patterns.hpp"
+#include "probes/shared/warp_patterns.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "probes/banks/bank_probe.hpp"
+#include "probes/shared/bank_probe.hpp"
 
-#include "probes/banks/bank_layout.hpp"
-#include "probes/banks/conflict_latency.hpp"
+#include "probes/shared/bank_layout.hpp"
+#include "probes/shared/conflict_latency.hpp"
 
 namespace memtopo {
 

@@ -19,7 +19,7 @@
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/constants.hpp"
 #include "model/units.hpp"
-#include "probes/staircase/tlb_levels.hpp"
+#include "probes/tlb/tlb_levels.hpp"
 
 namespace memtopo::staircase {
 namespace {

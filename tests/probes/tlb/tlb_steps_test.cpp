@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "probes/staircase/sweep.hpp"
-#include "probes/staircase/tlb_levels.hpp"
+#include "probes/core/staircase_sweep.hpp"
+#include "probes/tlb/tlb_levels.hpp"
 
 namespace memtopo::staircase {
 namespace {

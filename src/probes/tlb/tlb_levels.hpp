@@ -20,8 +20,8 @@
 #include "analysis/staircase.hpp"
 #include "model/topology.hpp"
 #include "probes/core/probe.hpp"
-#include "probes/staircase/staircase_probe.hpp"
-#include "probes/staircase/sweep.hpp"
+#include "probes/core/staircase_probe.hpp"
+#include "probes/core/staircase_sweep.hpp"
 
 namespace memtopo::staircase {
 

@@ -1,7 +1,7 @@
 // A TLB level's miss_penalty on known plateaus: the difference of the levels (or of the chains
 // that all missed, from an exact scan of sets), a spread over every pair of footprints, and a
 // lower bound where the scan ran but could not be read.
-#include "probes/staircase/tlb_penalty.hpp"
+#include "probes/tlb/tlb_penalty.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "probes/staircase/sweep.hpp"
+#include "probes/core/staircase_sweep.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -21,9 +21,9 @@
 #include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
-#include "probes/staircase/dram_tlb_miss.hpp"
-#include "probes/staircase/rows.hpp"
-#include "probes/staircase/tlb_levels.hpp"
+#include "probes/tlb/dram_tlb_miss.hpp"
+#include "probes/core/staircase_rows.hpp"
+#include "probes/tlb/tlb_levels.hpp"
 
 namespace memtopo::staircase {
 namespace {

@@ -16,7 +16,7 @@
 #include "backend/experiment.hpp"
 #include "probes/core/chase_builder.hpp"
 #include "probes/core/probe.hpp"
-#include "probes/staircase/staircase_probe.hpp"
+#include "probes/core/staircase_probe.hpp"
 
 namespace memtopo::staircase {
 

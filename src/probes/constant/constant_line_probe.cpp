@@ -1,4 +1,4 @@
-#include "probes/line/constant_line_probe.hpp"
+#include "probes/constant/constant_line_probe.hpp"
 
 #include <algorithm>
 #include <chrono>

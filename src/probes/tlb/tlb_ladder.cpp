@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "probes/staircase/tlb_levels.hpp"
+#include "probes/tlb/tlb_levels.hpp"
 
 namespace memtopo::staircase {
 namespace {

@@ -1,9 +1,9 @@
-#include "probes/staircase/staircase_probe.hpp"
+#include "probes/core/staircase_probe.hpp"
 
 #include <cmath>
 #include <memory>
 
-#include "probes/staircase/rows.hpp"
+#include "probes/core/staircase_rows.hpp"
 
 namespace memtopo {
 

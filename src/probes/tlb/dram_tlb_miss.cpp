@@ -1,4 +1,4 @@
-#include "probes/staircase/dram_tlb_miss.hpp"
+#include "probes/tlb/dram_tlb_miss.hpp"
 
 #include <cmath>
 #include <string>

@@ -11,9 +11,9 @@
 #include "probes/core/chase_builder.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
-#include "probes/staircase/rows.hpp"
-#include "probes/staircase/step_findings.hpp"
-#include "probes/staircase/sweep.hpp"
+#include "probes/core/staircase_rows.hpp"
+#include "probes/core/step_findings.hpp"
+#include "probes/core/staircase_sweep.hpp"
 
 namespace memtopo::staircase {
 namespace {

@@ -8,7 +8,7 @@
 #include "analysis/confidence.hpp"
 #include "analysis/staircase.hpp"
 #include "model/topology.hpp"
-#include "probes/staircase/sweep.hpp"
+#include "probes/core/staircase_sweep.hpp"
 
 namespace memtopo::staircase {
 

@@ -1,4 +1,4 @@
-#include "probes/staircase/tlb_penalty.hpp"
+#include "probes/tlb/tlb_penalty.hpp"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // The three questions a staircase row answers (StaircaseQuestion), one file each; the probe
 // dispatches on the row's question.
 #include "probes/core/probe.hpp"
-#include "probes/staircase/staircase_probe.hpp"
+#include "probes/core/staircase_probe.hpp"
 
 namespace memtopo::staircase {
 

@@ -1,11 +1,11 @@
-#include "probes/banks/bank_layout.hpp"
+#include "probes/shared/bank_layout.hpp"
 
 #include <string>
 
 #include "analysis/banks.hpp"
 #include "analysis/confidence.hpp"
 #include "backend/warp_access.hpp"
-#include "probes/banks/warp_patterns.hpp"
+#include "probes/shared/warp_patterns.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"

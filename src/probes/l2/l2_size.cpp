@@ -14,9 +14,9 @@
 #include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
-#include "probes/staircase/rows.hpp"
-#include "probes/staircase/step_findings.hpp"
-#include "probes/staircase/sweep.hpp"
+#include "probes/core/staircase_rows.hpp"
+#include "probes/core/step_findings.hpp"
+#include "probes/core/staircase_sweep.hpp"
 
 namespace memtopo::staircase {
 namespace {
