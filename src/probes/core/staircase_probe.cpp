@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "probes/core/staircase_rows.hpp"
 
@@ -56,10 +57,11 @@ std::vector<std::string> StaircaseProbe::also_writes() const {
   return also;
 }
 
-std::vector<std::unique_ptr<Probe>> staircase_probes() {
-  std::vector<std::unique_ptr<Probe>> probes;
-  for (const auto& row : staircase_rows()) probes.push_back(std::make_unique<StaircaseProbe>(row));
-  return probes;
+std::unique_ptr<Probe> staircase_probe(const std::string& id) {
+  for (const auto& row : staircase_rows()) {
+    if (row.id == id) return std::make_unique<StaircaseProbe>(row);
+  }
+  throw std::logic_error("no staircase row " + id);
 }
 
 }  // namespace memtopo

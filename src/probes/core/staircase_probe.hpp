@@ -48,7 +48,8 @@ class StaircaseProbe : public Probe {
   StaircaseRow row_;
 };
 
-// Every staircase row, in run order.
-std::vector<std::unique_ptr<Probe>> staircase_probes();
+// The staircase row with this probe id (constant_l1.size, l2.size, tlb_l1.reach) as a probe;
+// each element's folder registers its own row.
+std::unique_ptr<Probe> staircase_probe(const std::string& id);
 
 }  // namespace memtopo
