@@ -1,5 +1,5 @@
 #pragma once
-// Shared-memory banks (seed 000, 3.1 and 4.1): how many banks, how wide, and what a conflict of
+// Shared-memory banks (paper 000, 3.1 and 4.1): how many banks, how wide, and what a conflict of
 // each degree costs, from warp-wide shared-memory accesses (Backend::run_warp_access).
 //   shared.banks             the stride method's sweep, and the layout that explains it
 //   shared.bank_width        the width of that layout (from shared.banks' evidence)
