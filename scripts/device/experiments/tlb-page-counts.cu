@@ -7,7 +7,7 @@
 // translation can miss. Prints CSV: order,stride_mib,pages,footprint_mib,cycles_per_load.
 // `--random` visits the elements in a seeded random cycle instead of in address order (a
 // sequential chase lets a TLB that prefetches or groups neighbouring pages hide its misses).
-// Build and run (scripts/experiments/run-all does both):
+// Build and run (scripts/device/experiments/run-all does both):
 //   nvcc -O2 -arch=sm_90 -o tlb-page-counts tlb-page-counts.cu && ./tlb-page-counts [--random] [MiB...]
 #include <cstdint>
 #include <cstdio>
