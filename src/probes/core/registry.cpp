@@ -1,9 +1,10 @@
-// all_probes (declared in probe.hpp): every folder's probes, in the order needs() derives.
+// registered_probes, and all_probes (declared in probe.hpp): every folder's probes, in the
+// order needs() derives.
 #include "probes/core/registry.hpp"
 
 namespace memtopo {
 
-std::vector<std::unique_ptr<Probe>> all_probes() {
+ProbeList registered_probes() {
   ProbeList probes;
   for (auto* register_folder :
        {register_size_probes, register_line_probes, register_latency_probes,
@@ -12,7 +13,9 @@ std::vector<std::unique_ptr<Probe>> all_probes() {
         register_hopper_probes, register_tlb_probes, register_dram_probes}) {
     register_folder(probes);
   }
-  return run_order(std::move(probes));
+  return probes;
 }
+
+std::vector<std::unique_ptr<Probe>> all_probes() { return run_order(registered_probes()); }
 
 }  // namespace memtopo

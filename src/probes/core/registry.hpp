@@ -20,6 +20,10 @@ using ProbeList = std::vector<std::unique_ptr<Probe>>;
 // std::logic_error naming the probes on it.
 ProbeList run_order(ProbeList registered);
 
+// Every folder's probes in registration order, before run_order: what probe_registered
+// (core/sm_caches) reads, since some needs() ask it and all_probes() calls needs().
+ProbeList registered_probes();
+
 // The folders' registration functions, called in this order (registry.cpp); the order is only
 // the tie-break among probes whose needs allow either: an SM-local cache's questions first, the
 // device-wide ones, then the experiments of their own (banks, Hopper), the TLB row last (its
