@@ -39,8 +39,9 @@ TEST(Registry, EveryProbeOnceInAValidOrder) {
 // so constant_l1.line runs right after constant_l1.size, and l2.line, registered with the line
 // table before the L2's folder, right after l2.size, both ahead of l2.partitions and
 // l2.partition_map (40efa4b: l2.size, l2.partitions, l2.partition_map, l2.line,
-// constant_l1.line). No finding of sims/hopper-like.json or the validation generations changes
-// (docs/architecture.md, "Run order").
+// constant_l1.line). Findings on the simulated devices: every value the same but blackwell-b200's
+// L2 near and far latency (1 cycle, noise drawn in another order; docs/architecture.md, "Run
+// order").
 const std::vector<std::string>& expected_run_order() {
   // clang-format off
   static const std::vector<std::string> order = {
