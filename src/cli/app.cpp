@@ -8,6 +8,7 @@
 #include "cli/discovery.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/export_command.hpp"
+#include "cli/fleet_command.hpp"
 #include "cli/multi_device.hpp"
 #include "cli/options.hpp"
 #include "cli/probe_list.hpp"
@@ -23,6 +24,7 @@ int run_memtopo(int argc, const char* const* argv, std::ostream& out, std::ostre
       return run_compare_command(argc, argv, out, err);
     if (argc > 1 && std::string(argv[1]) == "export")
       return run_export_command(argc, argv, out, err);
+    if (argc > 1 && std::string(argv[1]) == "fleet") return run_fleet_command(argc, argv, out, err);
     if (argc > 1 && std::string(argv[1]) == "report") {
       return run_report_command(argc - 1, argv + 1, out, err);
     }

@@ -14,7 +14,7 @@ inline constexpr int out_of_memory = 6;   // too little free device memory for a
 inline constexpr int cannot_write = 7;    // an output file or directory cannot be written
 inline constexpr int gpu_in_use = 8;      // another process uses the GPU (or another memtopo
                                           // holds it past --wait); --allow-shared measures anyway
-inline constexpr int runs_differ = 9;     // memtopo compare: the two runs differ (not an error)
+inline constexpr int runs_differ = 9;     // compare: the runs differ; fleet: GPUs differ (not errors)
 // memtopo study: the device cannot run the study (a simulated device without the model it
 // needs, a GPU without the feature); the report says why, with status "skipped".
 inline constexpr int study_skipped = 10;
@@ -44,7 +44,8 @@ inline constexpr const char* kHelpText =
     "       stdout), or another memtopo is writing it\n"
     "  8    the GPU is in use by another process (--allow-shared measures anyway),\n"
     "       or another memtopo held it past --wait\n"
-    "  9    memtopo compare: the two runs differ (0: they agree within their spreads)\n"
+    "  9    memtopo compare: the two runs differ (0: they agree within their spreads);\n"
+    "       memtopo fleet: some GPUs differ from their model's fleet\n"
     "  10   memtopo study: the study cannot run on this device (skipped; the report says "
     "why)\n"
     "  129  stopped by SIGHUP; what was measured is still written\n"

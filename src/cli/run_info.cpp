@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <ctime>
 
 #include "model/printable_text.hpp"
@@ -24,12 +26,34 @@ std::string host_name() {
   return name;
 }
 
+namespace {
+
+std::optional<std::int64_t> whole_number_from_environment(const char* name) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::optional<SlurmTask> slurm_task_from_environment() {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (!job || !*job) return std::nullopt;
+  return SlurmTask{printable_text(job), whole_number_from_environment("SLURM_PROCID"),
+                   whole_number_from_environment("SLURM_LOCALID")};
+}
+
 RunInfo start_run_info(const std::vector<std::string>& arguments) {
   RunInfo run;
   run.tool_version = kToolVersion;
   run.git_describe = kGitDescribe;
   run.timestamp_utc = utc_timestamp(std::chrono::system_clock::now());
   run.host = host_name();
+  run.slurm = slurm_task_from_environment();
   // Arguments are bytes (a path in Latin-1, a control character): stored printable, so that
   // the report is valid UTF-8 and shows them safely.
   for (const std::string& argument : arguments) run.arguments.push_back(printable_text(argument));

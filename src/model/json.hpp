@@ -33,6 +33,8 @@ inline constexpr std::size_t kMaxTopologyTextBytes = std::size_t{256} << 20;
 // Parses JSON text first (model/json_text.hpp: a NUL byte, trailing garbage or a duplicate key
 // is corrupt); corrupt JSON is a TopologyJsonError naming `origin` and the position.
 Topology topology_from_json_text(const std::string& text, const std::string& origin);
+// Its first step: the text parsed as JSON (any memtopo document), errors as above.
+nlohmann::ordered_json parse_run_document(const std::string& text, const std::string& origin);
 
 // One property in the form topology_to_json writes it ({value, unit, source, method, ...}), for
 // documents that hold properties outside a topology (the p2p pairs, model/p2p.hpp).

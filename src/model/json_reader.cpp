@@ -235,6 +235,11 @@ void run_from_json(const ObjectReader& reader, RunInfo& run) {
   if (auto duration = reader.number("duration_seconds")) run.duration_seconds = *duration;
   run.arguments = reader.strings("arguments");
   run.host = reader.string("host");
+  if (const ojson* slurm = reader.find("slurm"); slurm && !slurm->is_null()) {
+    const ObjectReader task = reader.child(*slurm, "slurm");
+    run.slurm = SlurmTask{task.string("job_id"), task.integer<std::int64_t>("proc_id"),
+                          task.integer<std::int64_t>("local_id")};
+  }
   run.interrupted = reader.boolean("interrupted");
   // Files written before the key existed were only ever written at the end of a run.
   run.complete = reader.find("complete") ? reader.boolean("complete") : true;
@@ -351,21 +356,23 @@ Topology topology_from_json(const nlohmann::ordered_json& document, const std::s
   return read_topology(document, origin);
 }
 
-Topology topology_from_json_text(const std::string& text, const std::string& origin) {
+nlohmann::ordered_json parse_run_document(const std::string& text, const std::string& origin) {
   if (text.size() > kMaxTopologyTextBytes) {
     throw TopologyJsonError(printable_text(origin) + ": " + std::to_string(text.size()) +
                             " bytes; a memtopo result is at most " +
                             std::to_string(kMaxTopologyTextBytes >> 20) + " MiB");
   }
-  ojson document;
   try {
-    document = parse_json_text<ojson>(text, kMaxTopologyNesting);
+    return parse_json_text<ojson>(text, kMaxTopologyNesting);
   } catch (const JsonTextError& error) {
     // A syntax error names line, column and byte; a number no double holds (1e400) the number.
     const bool syntax = error.kind() == JsonTextError::Kind::syntax;
     throw TopologyJsonError(printable_text(origin + ": " + (syntax ? "not valid JSON (" : "") +
                                            error.what() + (syntax ? ")" : "")));
   }
-  return topology_from_json(document, origin);
+}
+
+Topology topology_from_json_text(const std::string& text, const std::string& origin) {
+  return topology_from_json(parse_run_document(text, origin), origin);
 }
 }  // namespace memtopo

@@ -152,6 +152,12 @@ void add_phase_conditions(ojson& out, const PhaseTiming& phase) {
   if (phase.timing_overhead) out["timing_overhead_cycles"] = spread_to_json(*phase.timing_overhead);
 }
 
+ojson slurm_to_json(const SlurmTask& task) {
+  return ojson{{"job_id", task.job_id},
+               {"proc_id", optional_to_json(task.proc_id)},
+               {"local_id", optional_to_json(task.local_id)}};
+}
+
 ojson run_to_json(const RunInfo& run) {
   ojson phases = ojson::array();
   for (const PhaseTiming& phase : run.phases) {
@@ -172,6 +178,7 @@ ojson run_to_json(const RunInfo& run) {
   out["duration_seconds"] = finite_or_null(run.duration_seconds);
   out["arguments"] = run.arguments;
   out["host"] = run.host;
+  if (run.slurm) out["slurm"] = slurm_to_json(*run.slurm);
   out["interrupted"] = run.interrupted;
   out["complete"] = run.complete;
   out["simulated"] = run.simulated;

@@ -121,11 +121,20 @@ struct ProbeOutcome {
   std::string reason;  // why skipped / failed
 };
 
+// The Slurm step task that ran memtopo (docs/fleet.md), from SLURM_JOB_ID, SLURM_PROCID and
+// SLURM_LOCALID; written as run.slurm only when SLURM_JOB_ID was set.
+struct SlurmTask {
+  std::string job_id;
+  std::optional<std::int64_t> proc_id;   // the task's rank in the step
+  std::optional<std::int64_t> local_id;  // the task's rank on its node
+};
+
 struct RunInfo {
   std::string tool_version;
   std::string git_describe;
   std::string timestamp_utc;  // ISO 8601
   std::string host;
+  std::optional<SlurmTask> slurm;  // none outside a Slurm job
   std::vector<std::string> arguments;
   double duration_seconds = 0;
   std::vector<PhaseTiming> phases;

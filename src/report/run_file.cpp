@@ -9,6 +9,7 @@
 
 #include "model/json_text.hpp"
 #include "model/printable_text.hpp"
+#include "report/multi_device_report.hpp"
 
 namespace memtopo {
 namespace {
@@ -29,9 +30,8 @@ struct OpenFile {
   }
 };
 
-}  // namespace
-
-Topology read_run_file(const std::string& path) {
+// The file's text, every refusal a TopologyJsonError naming the path (run_file.hpp).
+std::string read_run_text(const std::string& path) {
   const std::string shown = printable_text(path);
   OpenFile file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY)};
   if (file.fd < 0) {
@@ -67,7 +67,31 @@ Topology read_run_file(const std::string& path) {
     text.append(chunk);
     if (text.size() > kMaxRunFileBytes) throw TopologyJsonError(too_large(shown, 0));
   }
-  return topology_from_json_text(text, path);
+  return text;
+}
+
+}  // namespace
+
+Topology read_run_file(const std::string& path) {
+  return topology_from_json_text(read_run_text(path), path);
+}
+
+std::vector<RunEntry> read_run_entries(const std::string& path) {
+  const nlohmann::ordered_json document = parse_run_document(read_run_text(path), path);
+  const auto schema = document.is_object() ? document.find("schema") : document.end();
+  const bool multi = schema != document.end() && schema->is_string() &&
+                     schema->get<std::string>().rfind(kMultiDeviceSchema, 0) == 0;
+  if (!multi) return {RunEntry{path, topology_from_json(document, path)}};
+  const auto devices = document.find("devices");
+  if (devices == document.end() || !devices->is_array()) {
+    throw TopologyJsonError(printable_text(path) + ": devices: a multi-device run needs a list");
+  }
+  std::vector<RunEntry> entries;
+  for (std::size_t i = 0; i < devices->size(); ++i) {
+    const std::string origin = path + " devices[" + std::to_string(i) + "]";
+    entries.push_back(RunEntry{origin, topology_from_json((*devices)[i], origin)});
+  }
+  return entries;
 }
 
 }  // namespace memtopo

@@ -409,6 +409,13 @@ std::string escape_markup(std::string_view text) {
   return out;
 }
 
+AxisUnit axis_unit_of(const std::string& unit) {
+  if (unit == "bytes") return AxisUnit::bytes;
+  if (unit == "cycles") return AxisUnit::cycles;
+  if (unit == "bytes/second") return AxisUnit::rate;
+  return AxisUnit::number;
+}
+
 std::string render_svg(const Plot& plot) {
   const auto rows = legend_rows(plot);
   const Frame frame = layout(plot, rows.size());

@@ -23,6 +23,8 @@ std::string printable_lines(std::string_view text);
 enum class AxisScale { linear, log2, categories };
 // How tick labels read: plain numbers, bytes (KiB, MiB), cycles, bytes/second (GB/s).
 enum class AxisUnit { number, bytes, cycles, rate };
+// The tick style of a value in this base unit ("bytes", "cycles", "bytes/second"; else number).
+AxisUnit axis_unit_of(const std::string& unit);
 
 struct PlotAxis {
   std::string title;

@@ -12,13 +12,6 @@
 namespace memtopo::study {
 namespace {
 
-AxisUnit axis_unit(const std::string& unit) {
-  if (unit == "bytes") return AxisUnit::bytes;
-  if (unit == "cycles") return AxisUnit::cycles;
-  if (unit == "bytes/second") return AxisUnit::rate;
-  return AxisUnit::number;
-}
-
 const Column* find_column(const Table& table, const std::string& name) {
   for (const Column& column : table.columns) {
     if (column.name == name) return &column;
@@ -97,8 +90,8 @@ std::optional<Plot> table_chart(const StudyResult& result, const Table& table,
   for (char& c : plot.id) c = (std::isalnum(static_cast<unsigned char>(c)) ? c : '-');
   plot.title = table.title + ": " + y;
   plot.x = {axis_title(*x_column), spec.log2_x ? AxisScale::log2 : AxisScale::linear,
-            axis_unit(x_column->unit), {}, false};
-  plot.y = {axis_title(*y_column), AxisScale::linear, axis_unit(y_column->unit), {}, true};
+            axis_unit_of(x_column->unit), {}, false};
+  plot.y = {axis_title(*y_column), AxisScale::linear, axis_unit_of(y_column->unit), {}, true};
   for (const std::string& name : order) {
     plot.series.emplace_back(name, SeriesStyle::line, curves[name]);
     const std::string series_text =
