@@ -17,6 +17,10 @@
 
 namespace memtopo {
 
+class StridedAccessRunner;
+class HopperExperiments;
+class StudyKernels;
+
 // What a backend can run; probes plan within these limits instead of assuming a GPU.
 struct BackendLimits {
   std::uint64_t max_footprint_bytes = 0;  // global paths
@@ -34,8 +38,8 @@ struct BackendLimits {
   // SM ids a spec may name in ChaseSpec::sm (%smid values need not be 0..n-1 on a GPU);
   // empty means 0 .. concurrent_slots-1.
   std::vector<std::uint32_t> sm_ids;
-  // WarpAccessSpec area_bytes, at most; 0: the backend runs no warp access (run_warp_access
-  // throws). Timed accesses are limited by max_timed_loads.
+  // WarpAccessSpec area_bytes, at most; 0: the backend runs no warp access (warp_access() may
+  // still exist and refuse every spec). Timed accesses are limited by max_timed_loads.
   std::uint64_t max_warp_access_bytes = 0;
 };
 
@@ -87,25 +91,6 @@ class Backend {
   // chase to run alone passes a batch of one.
   virtual std::vector<Trace> run(std::span<const ChaseSpec> batch) = 0;
 
-  // Runs a batch of warp accesses (warp_access.hpp) one after another on one SM, each alone,
-  // and returns one trace per spec, in order: `cycles` per timed access of the warp (clock
-  // before the load and after the dependent store, lane 0's), `indices` the word index
-  // (offset / 4) lane 0 loaded each time, the timing overhead measured with a whole warp's
-  // store. Backends without the experiment keep this default, which throws ExperimentError.
-  virtual std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> /*batch*/) {
-    throw ExperimentError("the " + std::string(kind()) +
-                          " backend runs no warp-wide shared-memory access");
-  }
-
-  // One launch of the L2 first-touch experiment (l2_first_touch.hpp): one block per SM, the
-  // warmer's first, then every other SM's first and second touch of its own lines. Throws
-  // ExperimentError for a spec it cannot run (a warmer SM that does not exist); backends without
-  // the experiment keep this default, which throws ExperimentError.
-  virtual L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& /*spec*/) {
-    throw ExperimentError("the " + std::string(kind()) +
-                          " backend runs no cross-SM L2 first-touch experiment");
-  }
-
   // Measures the SM clock now, in kHz (0 when the backend cannot tell).
   virtual double current_sm_clock_khz() { return 0; }
 
@@ -113,14 +98,17 @@ class Backend {
   // and the other processes on it (memtopo's own excluded); nullopt when the backend cannot
   // tell (a simulated device).
   virtual std::optional<DeviceConditions> conditions() { return std::nullopt; }
-  // Runs one stream (backend/stream.hpp): its warm-up launches, then its timed launches, each
-  // timed alone. Throws ExperimentError for a spec this device cannot run (a configuration that
-  // does not fit on an SM, a footprint beyond its memory) and StreamsUnsupported where no
-  // stream can run.
-  virtual StreamResult run_stream(const StreamSpec& spec) {
-    (void)spec;
-    throw StreamsUnsupported("streams are not supported by this backend");
-  }
+
+  // ---- Optional capabilities: one mechanism for every experiment beyond chases. Each returns
+  // the backend's interface for it, or nullptr where the backend lacks it (a simulated device
+  // models no Hopper experiment and no study kernel); a caller that gets nullptr skips, saying
+  // why. No default throws, no caller casts.
+  virtual StreamExperiments* streams() { return nullptr; }                // stream.hpp
+  virtual WarpAccessExperiments* warp_access() { return nullptr; }        // warp_access.hpp
+  virtual L2FirstTouchExperiments* l2_first_touch() { return nullptr; }  // l2_first_touch.hpp
+  virtual StridedAccessRunner* strided_access() { return nullptr; }       // strided_access.hpp
+  virtual HopperExperiments* hopper() { return nullptr; }                 // hopper_experiments.hpp
+  virtual StudyKernels* study_kernels() { return nullptr; }               // study_kernels.hpp
 };
 
 }  // namespace memtopo

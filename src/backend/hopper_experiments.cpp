@@ -1,6 +1,5 @@
 #include "backend/hopper_experiments.hpp"
 
-#include "backend/backend.hpp"
 
 namespace memtopo {
 
@@ -14,10 +13,6 @@ const char* tile_copy_name(TileCopy method) {
       break;
   }
   return "plain_loads";
-}
-
-HopperExperiments* hopper_experiments(Backend& backend) {
-  return dynamic_cast<HopperExperiments*>(&backend);
 }
 
 }  // namespace memtopo

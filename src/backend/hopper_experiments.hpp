@@ -2,9 +2,10 @@
 // Experiments on what Hopper added around the memory hierarchy (thesis 004, 6.2 and 6.3):
 // distributed shared memory across a thread-block cluster, TMA bulk copies global -> shared,
 // and instruction fetch from straight-line code of growing size. Plain data, like ChaseSpec.
-// A backend that runs them implements HopperExperiments besides Backend (the CUDA backend on
-// compute capability 9.0 and later); probes reach it through hopper_experiments(backend), which
-// is nullptr for a backend without them (the simulated device models none of these).
+// A backend that runs them implements HopperExperiments besides Backend (the CUDA backend; on a
+// GPU before compute capability 9.0 hopper_unsupported_reason() says why not); probes reach it
+// through Backend::hopper(), which is nullptr for a backend without them (the simulated device
+// models none of these).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -162,7 +163,5 @@ class HopperExperiments {
   virtual CodeFetchResult run_code_fetch(const CodeFetchSpec& spec) = 0;
 };
 
-// The backend's HopperExperiments, or nullptr when it has none.
-HopperExperiments* hopper_experiments(Backend& backend);
 
 }  // namespace memtopo

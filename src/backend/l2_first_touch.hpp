@@ -39,4 +39,13 @@ struct L2FirstTouchResult {
 inline constexpr std::uint32_t kMaxFirstTouchLines = 256;
 void validate(const L2FirstTouchSpec& spec);
 
+// The capability (Backend::l2_first_touch()): one launch of the experiment, one block per SM,
+// the warmer's first, then every other SM's first and second touch of its own lines. Throws
+// ExperimentError for a spec it cannot run (a warmer SM that does not exist).
+class L2FirstTouchExperiments {
+ public:
+  virtual ~L2FirstTouchExperiments() = default;
+  virtual L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& spec) = 0;
+};
+
 }  // namespace memtopo

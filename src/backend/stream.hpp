@@ -130,4 +130,13 @@ class StreamsUnsupported : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The capability (Backend::streams()): runs one stream, its warm-up launches, then its timed
+// launches, each timed alone. Throws ExperimentError for a spec this device cannot run (a
+// configuration that does not fit on an SM, a footprint beyond its memory).
+class StreamExperiments {
+ public:
+  virtual ~StreamExperiments() = default;
+  virtual StreamResult run_stream(const StreamSpec& spec) = 0;
+};
+
 }  // namespace memtopo

@@ -4,8 +4,7 @@
 // coalescing studies measure: throughput with every SM busy, and the latency of one warp's
 // dependent requests. Plain data, like ChaseSpec and StreamSpec.
 //
-// A capability, not part of Backend: a backend that runs these also derives from
-// StridedAccessRunner, and callers ask with dynamic_cast (a backend without it cannot run them).
+// A capability (Backend::strided_access(), nullptr where a backend cannot run them).
 #include <array>
 #include <cstdint>
 #include <optional>

@@ -114,13 +114,4 @@ class StudyKernels {
   virtual std::string ptxas_counts_source() = 0;
 };
 
-// The capability: a backend that runs these experiments derives from this too (the CUDA
-// backend); a simulated device does not, as it models neither barriers nor registers. The
-// studies find it with dynamic_cast.
-class StudyKernelsProvider {
- public:
-  virtual ~StudyKernelsProvider() = default;
-  virtual StudyKernels& study_kernels() = 0;
-};
-
 }  // namespace memtopo

@@ -5,6 +5,10 @@
 // the next access depends on the value the previous one returned and cannot start before it.
 #include <array>
 #include <cstdint>
+#include <span>
+#include <vector>
+
+#include "backend/experiment.hpp"
 
 namespace memtopo {
 
@@ -33,5 +37,15 @@ void validate(const WarpAccessSpec& spec);
 
 // The accesses a spec makes on the device (warm and timed), counted per warp instruction.
 std::uint64_t accesses_of(const WarpAccessSpec& spec);
+
+// The capability (Backend::warp_access()): runs a batch of warp accesses one after another on
+// one SM, each alone, and returns one trace per spec, in order: `cycles` per timed access of the
+// warp (clock before the load and after the dependent store, lane 0's), `indices` the word index
+// (offset / 4) lane 0 loaded each time, the timing overhead measured with a whole warp's store.
+class WarpAccessExperiments {
+ public:
+  virtual ~WarpAccessExperiments() = default;
+  virtual std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) = 0;
+};
 
 }  // namespace memtopo

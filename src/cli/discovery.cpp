@@ -179,6 +179,15 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
                                         const StreamResult& result) {
       recorder->record_stream(label, spec, result);
     };
+    context.record_warp_access = [&recorder](const std::string& label,
+                                             const WarpAccessSpec& spec, const Trace& trace) {
+      recorder->record_warp_access(label, spec, trace);
+    };
+    context.record_first_touch = [&recorder](const std::string& label,
+                                             const L2FirstTouchSpec& spec,
+                                             const L2FirstTouchResult& result) {
+      recorder->record_first_touch(label, spec, result);
+    };
   }
 
   try {

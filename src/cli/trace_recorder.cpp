@@ -7,23 +7,33 @@ namespace memtopo {
 TraceRecorder::TraceRecorder(TraceSink& sink, std::function<std::string()> current_probe)
     : sink_(sink), current_probe_(std::move(current_probe)) {}
 
-void TraceRecorder::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
+template <typename Write>
+void TraceRecorder::guarded(const std::string& label, Write write) {
   if (!write_error_.empty()) return;
   try {
-    sink_.record(label.empty() ? current_probe_() : label, spec, trace);
+    write(label.empty() ? current_probe_() : label);
   } catch (const std::exception& error) {
     write_error_ = error.what();
   }
 }
 
+void TraceRecorder::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
+  guarded(label, [&](const std::string& named) { sink_.record(named, spec, trace); });
+}
+
 void TraceRecorder::record_stream(const std::string& label, const StreamSpec& spec,
                                   const StreamResult& result) {
-  if (!write_error_.empty()) return;
-  try {
-    sink_.record_stream(label.empty() ? current_probe_() : label, spec, result);
-  } catch (const std::exception& error) {
-    write_error_ = error.what();
-  }
+  guarded(label, [&](const std::string& named) { sink_.record_stream(named, spec, result); });
+}
+
+void TraceRecorder::record_warp_access(const std::string& label, const WarpAccessSpec& spec,
+                                       const Trace& trace) {
+  guarded(label, [&](const std::string& named) { sink_.record_warp_access(named, spec, trace); });
+}
+
+void TraceRecorder::record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
+                                       const L2FirstTouchResult& result) {
+  guarded(label, [&](const std::string& named) { sink_.record_first_touch(named, spec, result); });
 }
 
 }  // namespace memtopo

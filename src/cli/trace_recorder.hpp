@@ -15,10 +15,17 @@ class TraceRecorder {
 
   void record(const std::string& label, const ChaseSpec& spec, const Trace& trace);
   void record_stream(const std::string& label, const StreamSpec& spec, const StreamResult& result);
+  void record_warp_access(const std::string& label, const WarpAccessSpec& spec, const Trace& trace);
+  void record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
+                          const L2FirstTouchResult& result);
 
   const std::string& write_error() const { return write_error_; }
 
  private:
+  // Runs `write` with the label (the current probe's when empty); the first error stops it all.
+  template <typename Write>
+  void guarded(const std::string& label, Write write);
+
   TraceSink& sink_;
   std::function<std::string()> current_probe_;
   std::string write_error_;

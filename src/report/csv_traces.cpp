@@ -119,20 +119,38 @@ void CsvTraceWriter::record_stream(const std::string& label, const StreamSpec& s
   write_output(target, trace.text, /*flush_to_disk=*/false);
 }
 
-void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
+void CsvTraceWriter::write_numbered(const std::string& label, const std::string& text) {
   char number[32];
   std::snprintf(number, sizeof number, "%05zu_", files_written_);
   const std::filesystem::path path = directory_ / (number + file_safe(label) + ".csv");
-  std::ostringstream text;
-  write_trace_csv(text, label, spec, trace);
   // Through a temporary file and a rename, so that a full disk leaves no truncated trace; not
   // flushed to disk one by one, which would cost seconds over thousands of files.
   // The directory was checked once; each file is new, so no per-file check is needed.
   OutputTarget target;
   target.given = "trace " + printable_text(path.string());
   target.path = path;
-  write_output(target, text.str(), /*flush_to_disk=*/false);
+  write_output(target, text, /*flush_to_disk=*/false);
   ++files_written_;
+}
+
+void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
+  std::ostringstream text;
+  write_trace_csv(text, label, spec, trace);
+  write_numbered(label, text.str());
+}
+
+void CsvTraceWriter::record_warp_access(const std::string& label, const WarpAccessSpec& spec,
+                                        const Trace& trace) {
+  std::ostringstream text;
+  write_warp_access_csv(text, label, spec, trace);
+  write_numbered(label, text.str());
+}
+
+void CsvTraceWriter::record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
+                                        const L2FirstTouchResult& result) {
+  std::ostringstream text;
+  write_first_touch_csv(text, label, spec, result);
+  write_numbered(label, text.str());
 }
 
 }  // namespace memtopo

@@ -8,7 +8,9 @@
 #include <string>
 
 #include "backend/experiment.hpp"
+#include "backend/l2_first_touch.hpp"
 #include "backend/stream.hpp"
+#include "backend/warp_access.hpp"
 
 namespace memtopo {
 
@@ -20,6 +22,13 @@ class TraceSink {
   // Receives every stream a probe runs (bandwidth); a sink of chases alone ignores them.
   virtual void record_stream(const std::string& /*label*/, const StreamSpec& /*spec*/,
                              const StreamResult& /*result*/) {}
+  // Receives every warp access (shared-memory banks) and every L2 first-touch launch (the
+  // partition map); a sink of chases alone ignores them.
+  virtual void record_warp_access(const std::string& /*label*/, const WarpAccessSpec& /*spec*/,
+                                  const Trace& /*trace*/) {}
+  virtual void record_first_touch(const std::string& /*label*/,
+                                  const L2FirstTouchSpec& /*spec*/,
+                                  const L2FirstTouchResult& /*result*/) {}
 };
 
 // The spec and the trace's context (SM, overhead, clock) on one line, for the CSV header.
@@ -37,6 +46,15 @@ void write_trace_csv(std::ostream& out, const std::string& label, const ChaseSpe
 extern const char* const kStreamCsvHeader;
 void write_stream_rows(std::ostream& out, const StreamSpec& spec, const StreamResult& result);
 
+// A warp access as CSV (csv_experiments.cpp): a "# " line with the spec (word bytes, lane
+// offsets, accesses) and the trace's SM, overhead and clock, then "access,index,cycles".
+void write_warp_access_csv(std::ostream& out, const std::string& label, const WarpAccessSpec& spec,
+                           const Trace& trace);
+// An L2 first-touch launch as CSV: a "# " line with warmer, writer and clock, then
+// "reader_sm,line,first_cycles,second_cycles,overhead_cycles", one row per reader and line.
+void write_first_touch_csv(std::ostream& out, const std::string& label,
+                           const L2FirstTouchSpec& spec, const L2FirstTouchResult& result);
+
 // Writes each recorded experiment to DIR/NNNNN_<label>.csv, numbered in run order; the streams
 // of one label go to one file (numbered when first written), one row per timed launch.
 class CsvTraceWriter : public TraceSink {
@@ -49,6 +67,10 @@ class CsvTraceWriter : public TraceSink {
   // Throws OutputError when the file cannot be written.
   void record_stream(const std::string& label, const StreamSpec& spec,
                      const StreamResult& result) override;
+  void record_warp_access(const std::string& label, const WarpAccessSpec& spec,
+                          const Trace& trace) override;
+  void record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
+                          const L2FirstTouchResult& result) override;
 
   const std::filesystem::path& directory() const { return directory_; }
   std::size_t files_written() const { return files_written_; }
@@ -61,6 +83,9 @@ class CsvTraceWriter : public TraceSink {
     std::string text;  // everything written so far: the file is rewritten whole
   };
   std::map<std::string, StreamTraceFile> stream_files_;  // by label
+
+  // Writes `text` to DIR/NNNNN_<label>.csv (the next number). Throws OutputError.
+  void write_numbered(const std::string& label, const std::string& text);
 };
 
 }  // namespace memtopo

@@ -20,8 +20,8 @@ struct FleetRules {
   // ... and |value - median| is above this fraction of the median (one quantisation step of a
   // fleet whose MAD is 0 is not a difference; compare's relative floor) ...
   double relative_floor = 0.01;
-  // ... and outside its own spread: more than this many of its own standard deviations from the
-  // median, with the median outside its own p5-p95 range (or beyond its search's resolution).
+  // ... and outside its own spread: more than this many standard errors of its own median (from
+  // its samples' stdev and count) from the fleet's median (or beyond its search's resolution).
   double stdev_factor = 3.0;
   // A value whose confidence is below this (analysis/confidence.hpp kLowConfidence) is weak: it
   // counts in the fleet's statistics, but a GPU is never named on a value its run doubted.
@@ -50,6 +50,7 @@ struct FleetValue {
   double value = 0;
   std::optional<double> p5;  // its own spread, where it describes the value
   std::optional<double> p95;
+  std::optional<double> standard_error;  // of its own median: what it knows of its value
   std::optional<double> z;  // robust z-score; none when the MAD is 0
   bool weak = false;        // confidence below FleetRules::confidence_threshold: never an outlier
   bool outlier = false;

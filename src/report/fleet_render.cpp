@@ -25,7 +25,7 @@ std::string outliers_text(const Fleet& fleet) {
                    {"value", TextTable::Align::right},
                    {"fleet median", TextTable::Align::right},
                    {"robust z", TextTable::Align::right},
-                   {"own p5-p95", TextTable::Align::right},
+                   {"own ± SE", TextTable::Align::right},
                    {"file", TextTable::Align::left, TextTable::Overflow::shorten}});
   std::size_t rows = 0;
   for (const FleetGroup& group : fleet.groups) {
@@ -33,9 +33,9 @@ std::string outliers_text(const Fleet& fleet) {
       for (const FleetValue& v : p.values) {
         if (!v.outlier) continue;
         const FleetGpu& gpu = fleet.gpus[v.gpu];
+        // What the GPU knows of its own value: its median's standard error (FleetValue).
         const std::string own =
-            v.p5 && v.p95 ? format_value(*v.p5, p.unit) + " .. " + format_value(*v.p95, p.unit)
-                          : "-";
+            v.standard_error ? "± " + format_value(*v.standard_error, p.unit) : "-";
         table.add_row({printable_text(gpu.label), printable_text(p.element + "." + p.property),
                        format_value(v.value, p.unit), format_value(p.median, p.unit), z_text(v),
                        own, printable_text(gpu.origin)});
@@ -95,6 +95,7 @@ ojson property_to_json(const FleetProperty& p) {
                            {"value", v.value},
                            {"p5", optional_number(v.p5)},
                            {"p95", optional_number(v.p95)},
+                           {"standard_error", optional_number(v.standard_error)},
                            {"robust_z", optional_number(v.z)},
                            {"weak", v.weak},
                            {"outlier", v.outlier},

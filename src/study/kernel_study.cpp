@@ -5,9 +5,7 @@
 namespace memtopo::study {
 
 StudyKernels& study_kernels_or_skip(Backend& backend, const std::string& missing) {
-  if (auto* provider = dynamic_cast<StudyKernelsProvider*>(&backend)) {
-    return provider->study_kernels();
-  }
+  if (StudyKernels* kernels = backend.study_kernels()) return *kernels;
   if (backend.kind() == "sim") {
     throw StudySkipped("the simulated device does not model " + missing +
                        ": this study needs a CUDA GPU");

@@ -149,6 +149,24 @@ TEST(Cli, TracesDirectoryGetsOneCsvPerExperiment) {
   EXPECT_GT(files, 0u);
 }
 
+// Every experiment goes through the probe context, so the traces hold the warp accesses of the
+// bank probes and the L2 first-touch launches of the partition map too (issue 34: they were
+// called on the backend directly and missing from --traces and the clock log).
+TEST(Cli, TracesHoldWarpAccessesAndFirstTouches) {
+  fs::path dir = fresh_directory("traces_other") / "traces";
+  ProcessResult r = memtopo({"--sim", source_file("sims/hopper-like.json"), "--only",
+                             "shared.banks,l2.partition_map", "--traces", dir.string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  bool warp = false, touch = false;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string text = read(entry.path());
+    warp = warp || text.find(": warp access word_bytes=") != std::string::npos;
+    touch = touch || text.find(": L2 first touch lines_per_reader=") != std::string::npos;
+  }
+  EXPECT_TRUE(warp) << "no warp-access trace in " << dir;
+  EXPECT_TRUE(touch) << "no first-touch trace in " << dir;
+}
+
 // Signals, checkpoints and kills: cli_signals_test.cpp; output paths: cli_outputs_test.cpp.
 
 }  // namespace

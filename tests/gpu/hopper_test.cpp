@@ -21,7 +21,7 @@ class Hopper : public GpuTest {
   void SetUp() override {
     GpuTest::SetUp();
     if (IsSkipped()) return;
-    HopperExperiments* hx = hopper_experiments(backend());
+    HopperExperiments* hx = backend().hopper();
     ASSERT_NE(hx, nullptr) << "the CUDA backend implements HopperExperiments";
     if (const std::string why = hx->hopper_unsupported_reason(); !why.empty()) GTEST_SKIP() << why;
   }
@@ -79,7 +79,7 @@ TEST_F(Hopper, EveryTileCopyCompletes) {
 }
 
 TEST_F(Hopper, CodeFetchRunsOnTheSmItIsPinnedTo) {
-  HopperExperiments& hx = *hopper_experiments(backend());
+  HopperExperiments& hx = *backend().hopper();
   const std::vector<std::uint32_t>& ids = backend().limits().sm_ids;
   const std::uint32_t last = ids.empty() ? backend().facts().sm_count - 1 : ids.back();
   CodeFetchSpec spec;
@@ -99,7 +99,7 @@ TEST_F(Hopper, CodeFetchRunsOnTheSmItIsPinnedTo) {
 // Both code layouts run, and 4 KiB of code (inside any L0) costs the same in each: the second
 // copy's never-run pad in front of the body is never run.
 TEST_F(Hopper, CodeFetchRunsInEveryLayoutAtTheSameSpeedInsideTheL0) {
-  HopperExperiments& hx = *hopper_experiments(backend());
+  HopperExperiments& hx = *backend().hopper();
   const CodeFetchLayout layout = hx.code_fetch_layout();
   ASSERT_EQ(layout.layouts, 2u);
   CodeFetchSpec spec;

@@ -22,7 +22,7 @@ double median(std::vector<std::uint32_t> values) {
 TEST_F(GpuTest, L2FirstTouchReadsOnceFromEveryOtherSm) {
   const BackendLimits limits = backend().limits();
   const std::uint32_t warmer = limits.sm_ids.front();
-  const L2FirstTouchResult result = backend().run_l2_first_touch({warmer, 16});
+  const L2FirstTouchResult result = backend().l2_first_touch()->run_l2_first_touch({warmer, 16});
   EXPECT_EQ(result.warmer_sm, warmer);
   ASSERT_EQ(result.readers.size() + 1, limits.sm_ids.size());
   std::set<std::uint32_t> seen;
@@ -40,8 +40,8 @@ TEST_F(GpuTest, L2FirstTouchReadsOnceFromEveryOtherSm) {
             << " kHz\n";
   EXPECT_LE(median(seconds), median(firsts));
   EXPECT_GT(result.clock_khz, 0);
-  EXPECT_THROW(backend().run_l2_first_touch({warmer, 0}), ExperimentError);
-  EXPECT_THROW(backend().run_l2_first_touch({100000, 16}), ExperimentError);
+  EXPECT_THROW(backend().l2_first_touch()->run_l2_first_touch({warmer, 0}), ExperimentError);
+  EXPECT_THROW(backend().l2_first_touch()->run_l2_first_touch({100000, 16}), ExperimentError);
 }
 
 TEST_F(GpuTest, L2PartitionMapPlacesEverySm) {

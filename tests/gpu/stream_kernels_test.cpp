@@ -63,7 +63,7 @@ TEST_F(StreamKernelsOnGpu, EveryBuiltCombinationRunsAndMovesWhatItsSpecAsks) {
                      std::to_string(unroll));
         const StreamSpec spec =
             stream(path, StreamOp::read, StreamPlacement::per_block, kWindowBytes, vector, unroll);
-        expect_sane(spec, backend().run_stream(spec), facts);
+        expect_sane(spec, backend().streams()->run_stream(spec), facts);
       }
     }
     for (const StreamOp op : {StreamOp::write, StreamOp::copy}) {
@@ -72,7 +72,7 @@ TEST_F(StreamKernelsOnGpu, EveryBuiltCombinationRunsAndMovesWhatItsSpecAsks) {
                      std::to_string(unroll));
         const StreamSpec spec =
             stream(path, op, StreamPlacement::per_block, kWindowBytes, 16, unroll);
-        expect_sane(spec, backend().run_stream(spec), facts);
+        expect_sane(spec, backend().streams()->run_stream(spec), facts);
       }
     }
   }
@@ -89,8 +89,8 @@ TEST_F(StreamKernelsOnGpu, AnL1WindowStreamsFasterThanDram) {
     spec->bytes_per_launch = kTimedBytesPerLaunch;
     spec->timed_launches = 3;
   }
-  const StreamResult fast = backend().run_stream(l1);
-  const StreamResult slow = backend().run_stream(dram);
+  const StreamResult fast = backend().streams()->run_stream(l1);
+  const StreamResult slow = backend().streams()->run_stream(dram);
   expect_sane(l1, fast, facts);
   expect_sane(dram, slow, facts);
   const auto rate = [](const StreamResult& r) { return r.bytes_moved / r.seconds.front(); };
@@ -109,7 +109,7 @@ TEST_F(StreamKernelsOnGpu, ArraysAtAnOffsetRunEveryOpAtTheSameRate) {
         std::pair{LoadPath::cg, StreamOp::copy}, std::pair{LoadPath::tex, StreamOp::read}}) {
     StreamSpec spec = stream(path, op, StreamPlacement::shared_by_all, footprint, 16, 4);
     spec.array_offset_bytes = offset;
-    expect_sane(spec, backend().run_stream(spec), facts);
+    expect_sane(spec, backend().streams()->run_stream(spec), facts);
   }
   StreamSpec here =
       stream(LoadPath::cg, StreamOp::read, StreamPlacement::shared_by_all, footprint, 16, 4);
@@ -119,7 +119,7 @@ TEST_F(StreamKernelsOnGpu, ArraysAtAnOffsetRunEveryOpAtTheSameRate) {
   StreamSpec elsewhere = here;
   elsewhere.array_offset_bytes = offset;
   const auto rate = [&](const StreamSpec& spec) {
-    const StreamResult r = backend().run_stream(spec);
+    const StreamResult r = backend().streams()->run_stream(spec);
     return r.bytes_moved / r.seconds.back();
   };
   const double at_start = rate(here);
@@ -134,10 +134,10 @@ TEST_F(StreamKernelsOnGpu, ConfigurationsThatNeedASecondWaveAreRefused) {
       stream(LoadPath::ca, StreamOp::read, StreamPlacement::per_block, kWindowBytes, 16, 4);
   crowded.blocks_per_sm = 64;
   crowded.threads_per_block = 1024;
-  EXPECT_THROW(backend().run_stream(crowded), ExperimentError);
+  EXPECT_THROW(backend().streams()->run_stream(crowded), ExperimentError);
   StreamSpec too_much_shared = stream(LoadPath::shared, StreamOp::copy, StreamPlacement::per_block,
                                       backend().facts().shared_per_block_optin_bytes, 16, 4);
-  EXPECT_THROW(backend().run_stream(too_much_shared), ExperimentError);
+  EXPECT_THROW(backend().streams()->run_stream(too_much_shared), ExperimentError);
 }
 
 }  // namespace

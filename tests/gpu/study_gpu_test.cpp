@@ -11,7 +11,7 @@ namespace {
 class StudyGpuTest : public GpuTest {
  protected:
   StridedAccessRunner& runner() {
-    auto* runner = dynamic_cast<StridedAccessRunner*>(&backend());
+    StridedAccessRunner* runner = backend().strided_access();
     EXPECT_NE(runner, nullptr);
     return *runner;
   }

@@ -26,9 +26,9 @@ constexpr std::uint32_t kLaunches = 3;
 constexpr double kNonDecreasingTolerance = 0.15;
 
 StudyKernels& kernels(Backend& backend) {
-  auto* provider = dynamic_cast<StudyKernelsProvider*>(&backend);
-  if (provider == nullptr) throw std::runtime_error("the CUDA backend has no study kernels");
-  return provider->study_kernels();
+  StudyKernels* kernels = backend.study_kernels();
+  if (kernels == nullptr) throw std::runtime_error("the CUDA backend has no study kernels");
+  return *kernels;
 }
 
 double median_cycles(const BarrierRun& run) {

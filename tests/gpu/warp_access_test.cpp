@@ -42,7 +42,7 @@ TEST_F(WarpAccess, EveryWordSizeLoadsTheWordsItWasGiven) {
   ASSERT_GT(limits.max_warp_access_bytes, 0u);
   const std::vector<WarpAccessSpec> batch = {at_stride(1, 4, 64), at_stride(3, 8, 256),
                                              at_stride(1, 16, 1024), at_stride(0, 8, 4096)};
-  const std::vector<Trace> traces = backend().run_warp_access(batch);
+  const std::vector<Trace> traces = backend().warp_access()->run_warp_access(batch);
   ASSERT_EQ(traces.size(), batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {
     SCOPED_TRACE("spec " + std::to_string(i));
@@ -61,7 +61,7 @@ TEST_F(WarpAccess, EveryWordSizeLoadsTheWordsItWasGiven) {
 // one lane at a time, each pass at least a cycle; a broadcast in one pass.
 TEST_F(WarpAccess, ConflictsCostTimeBroadcastDoesNot) {
   const std::vector<WarpAccessSpec> batch = {at_stride(0, 4), at_stride(1, 4), at_stride(64, 4)};
-  const std::vector<Trace> traces = backend().run_warp_access(batch);
+  const std::vector<Trace> traces = backend().warp_access()->run_warp_access(batch);
   const double broadcast = median_corrected(traces[0]);
   const double stride1 = median_corrected(traces[1]);
   const double one_bank = median_corrected(traces[2]);
@@ -80,7 +80,7 @@ TEST_F(WarpAccess, BadSpecsAreRefused) {
   WarpAccessSpec too_large = at_stride(1, 4);
   too_large.lane_offsets[31] = static_cast<std::uint32_t>(backend().limits().max_warp_access_bytes);
   for (const WarpAccessSpec& spec : {odd_word, misaligned, untimed, too_large}) {
-    EXPECT_THROW(backend().run_warp_access(std::vector<WarpAccessSpec>{spec}), ExperimentError);
+    EXPECT_THROW(backend().warp_access()->run_warp_access(std::vector<WarpAccessSpec>{spec}), ExperimentError);
   }
 }
 

@@ -139,14 +139,21 @@ TEST(Fleet, DifferentModelsAreNeverCompared) {
   EXPECT_EQ(fleet.outliers(), 0u);
 }
 
-TEST(Fleet, AValueFarFromTheFleetButWithinItsOwnSpreadIsNotAnOutlier) {
+TEST(Fleet, AValueFarFromTheFleetButWithinItsOwnUncertaintyIsNotAnOutlier) {
   std::vector<RunEntry> entries = fleet_of(100);
   Property noisy = latency("latency", 540);
-  noisy.spread->stdev = 20;  // its own samples scatter widely: the median is within 3 stdev
-  noisy.spread->p5 = 500;
-  noisy.spread->p95 = 580;
+  // 16 samples scattering by 20 cycles: its median is known to 1.2533 x 20 / 4 = 6.3 cycles,
+  // and the fleet's (522) is within 3 of those.
+  noisy.spread->stdev = 20;
+  noisy.spread->samples = 16;
   entries[5].topology.elements[0].properties[0] = noisy;
   EXPECT_EQ(analyse_fleet(entries).outliers(), 0u);
+  // The same loads' range with a thousand samples: the median is known to 0.8 cycles, and a
+  // median 18 cycles from the fleet's is a GPU that differs, whatever its loads' range (an
+  // H200's DRAM chase spans 497-548 cycles; two H200s' p50s differ by 22 in every run).
+  noisy.spread->samples = 1000;
+  entries[5].topology.elements[0].properties[0] = noisy;
+  EXPECT_EQ(analyse_fleet(entries).outliers(), 1u);
 }
 
 TEST(Fleet, AWeakValueIsNeverAnOutlier) {

@@ -156,7 +156,7 @@ TEST(StreamModel, LittlesLawTheIssueLimitAndThePeak) {
 TEST(StreamModel, TheBackendRunsStreamsAndTimesThemByTheModel) {
   auto backend = make_sim_backend_from_text(base_description().dump(), "t.json");
   const StreamSpec spec = stream(LoadPath::ca, StreamPlacement::per_block, 16384);
-  const StreamResult result = backend->run_stream(spec);
+  const StreamResult result = backend->streams()->run_stream(spec);
   ASSERT_EQ(result.seconds.size(), spec.timed_launches);
   EXPECT_GE(result.bytes_moved, spec.bytes_per_launch);
   EXPECT_EQ(result.footprint_bytes, 16384u);
@@ -171,16 +171,16 @@ TEST(StreamModel, StreamsThatCannotRunSayWhy) {
   auto backend = make_sim_backend_from_text(base_description().dump(), "t.json");
   StreamSpec crowded = stream(LoadPath::ca, StreamPlacement::per_block, 16384);
   crowded.blocks_per_sm = 16;  // 4096 threads on an SM of 2048
-  EXPECT_THROW(backend->run_stream(crowded), ExperimentError);
+  EXPECT_THROW(backend->streams()->run_stream(crowded), ExperimentError);
   StreamSpec shared = stream(LoadPath::shared, StreamPlacement::per_block, 32768);
   shared.op = StreamOp::copy;  // two 32 KiB windows per block, 2 blocks: 128 KiB of 64
-  EXPECT_THROW(backend->run_stream(shared), ExperimentError);
+  EXPECT_THROW(backend->streams()->run_stream(shared), ExperimentError);
 
   json old = base_description();
   old.erase("throughput");
   auto without = make_sim_backend_from_text(old.dump(), "old.json");
   try {
-    without->run_stream(stream(LoadPath::ca, StreamPlacement::per_block, 16384));
+    without->streams()->run_stream(stream(LoadPath::ca, StreamPlacement::per_block, 16384));
     ADD_FAILURE() << "no StreamsUnsupported";
   } catch (const StreamsUnsupported& error) {
     EXPECT_NE(std::string(error.what()).find("no throughput model"), std::string::npos);
@@ -188,7 +188,7 @@ TEST(StreamModel, StreamsThatCannotRunSayWhy) {
   json no_shared = base_description();
   no_shared["throughput"].erase("shared_bytes_per_cycle");
   auto partial = make_sim_backend_from_text(no_shared.dump(), "partial.json");
-  EXPECT_THROW(partial->run_stream(stream(LoadPath::shared, StreamPlacement::per_block, 8192)),
+  EXPECT_THROW(partial->streams()->run_stream(stream(LoadPath::shared, StreamPlacement::per_block, 8192)),
                StreamsUnsupported);
 }
 

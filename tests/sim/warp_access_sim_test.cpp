@@ -40,7 +40,7 @@ TEST(WarpAccessOnSim, EveryAccessCostsTheLatencyPerPass) {
   // in bank 0.
   const std::vector<WarpAccessSpec> batch = {at_stride(4, 4), at_stride(8, 8), at_stride(128, 4),
                                              at_stride(16, 16)};
-  const std::vector<Trace> traces = backend->run_warp_access(batch);
+  const std::vector<Trace> traces = backend->warp_access()->run_warp_access(batch);
   ASSERT_EQ(traces.size(), 4u);
   const std::uint32_t expected_degrees[] = {1, 2, 32, 4};
   for (std::size_t i = 0; i < traces.size(); ++i) {
@@ -60,8 +60,8 @@ TEST(WarpAccessOnSim, NoiseIsSeededAndJittersEveryRecord) {
   auto first = make_sim_backend_from_text(device(noise), "banks.json");
   auto second = make_sim_backend_from_text(device(noise), "banks.json");
   const std::vector<WarpAccessSpec> batch = {at_stride(128, 4, 256)};
-  const Trace a = first->run_warp_access(batch).front();
-  EXPECT_EQ(a.cycles, second->run_warp_access(batch).front().cycles);
+  const Trace a = first->warp_access()->run_warp_access(batch).front();
+  EXPECT_EQ(a.cycles, second->warp_access()->run_warp_access(batch).front().cycles);
   for (const std::uint32_t cycles : a.cycles) {
     EXPECT_GE(cycles, 25u * 32 + 20 - 2);
     EXPECT_LE(cycles, 25u * 32 + 20 + 2);
@@ -78,7 +78,7 @@ TEST(WarpAccessOnSim, ChasesAreTheSameWithOrWithoutWarpAccesses) {
   chase.footprint_bytes = 2048;
   chase.stride_bytes = 128;
   chase.timed_loads = 64;
-  mixed->run_warp_access(std::vector<WarpAccessSpec>{at_stride(4, 4)});
+  mixed->warp_access()->run_warp_access(std::vector<WarpAccessSpec>{at_stride(4, 4)});
   EXPECT_EQ(plain->run(std::vector<ChaseSpec>{chase}).front().cycles,
             mixed->run(std::vector<ChaseSpec>{chase}).front().cycles);
 }
@@ -91,7 +91,7 @@ TEST(WarpAccessOnSim, BadSpecsAreRefused) {
   WarpAccessSpec untimed = at_stride(4, 4, 0);
   WarpAccessSpec too_large = at_stride(4096, 4);  // 124 KiB, more than the 32 KiB per SM
   for (const WarpAccessSpec& spec : {odd_word, misaligned, untimed, too_large}) {
-    EXPECT_THROW(backend->run_warp_access(std::vector<WarpAccessSpec>{spec}), ExperimentError);
+    EXPECT_THROW(backend->warp_access()->run_warp_access(std::vector<WarpAccessSpec>{spec}), ExperimentError);
   }
 }
 
@@ -104,9 +104,9 @@ TEST(WarpAccessOnSim, RecordsBeyondTheDeviceMemoryAreALackOfMemory) {
   // 512 accesses of each word size fill the 4 KiB exactly; one more is too many.
   const std::vector<WarpAccessSpec> fits = {at_stride(4, 4, 256), at_stride(4, 4, 256),
                                             at_stride(8, 8, 512)};
-  EXPECT_EQ(backend->run_warp_access(fits).size(), 3u);
+  EXPECT_EQ(backend->warp_access()->run_warp_access(fits).size(), 3u);
   const std::vector<WarpAccessSpec> too_many = {at_stride(4, 4, 256), at_stride(4, 4, 257)};
-  EXPECT_THROW(backend->run_warp_access(too_many), MemoryUnavailableError);
+  EXPECT_THROW(backend->warp_access()->run_warp_access(too_many), MemoryUnavailableError);
 }
 
 }  // namespace

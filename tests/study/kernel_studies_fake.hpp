@@ -24,14 +24,14 @@ inline constexpr double kSmallL1SpillFactor = 2;      // ... times this with L1 
 inline constexpr std::uint32_t kFakeSmCount = 4;
 inline constexpr std::uint32_t kFakeThreadsPerSm = 2048;
 
-class FakeStudyGpu final : public Backend, public StudyKernelsProvider, public StudyKernels {
+class FakeStudyGpu final : public Backend, public StudyKernels {
  public:
   FakeStudyGpu();
   std::string_view kind() const override { return "fake"; }
   const DeviceFacts& facts() const override { return facts_; }
   BackendLimits limits() const override { return {}; }
   std::vector<Trace> run(std::span<const ChaseSpec>) override { return {}; }
-  StudyKernels& study_kernels() override { return *this; }
+  StudyKernels* study_kernels() override { return this; }
 
   BarrierLimits barrier_limits(BarrierKind kind, std::uint32_t threads_per_block) override;
   BarrierRun run_barrier(const BarrierSpec& spec) override;

@@ -72,8 +72,10 @@ std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml) {
 }
 
 class CudaBackend final : public Backend,
+                          public StreamExperiments,
+                          public WarpAccessExperiments,
+                          public L2FirstTouchExperiments,
                           public StridedAccessRunner,
-                          public StudyKernelsProvider,
                           public HopperExperiments {
  public:
   // `nvml` was opened, and `processes_before` listed, before this process created its context
@@ -155,9 +157,14 @@ class CudaBackend final : public Backend,
     return run_warp_accesses(batch);
   }
 
-  StudyKernels& study_kernels() override {
+  StreamExperiments* streams() override { return this; }
+  WarpAccessExperiments* warp_access() override { return this; }
+  L2FirstTouchExperiments* l2_first_touch() override { return this; }
+  StridedAccessRunner* strided_access() override { return this; }
+  HopperExperiments* hopper() override { return this; }
+  StudyKernels* study_kernels() override {
     if (!study_kernels_) study_kernels_ = make_cuda_study_kernels(device_, facts_);
-    return *study_kernels_;
+    return study_kernels_.get();
   }
 
   double current_sm_clock_khz() override {

@@ -85,7 +85,11 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-class SimBackend final : public Backend, public StridedAccessRunner {
+class SimBackend final : public Backend,
+                         public StreamExperiments,
+                         public WarpAccessExperiments,
+                         public L2FirstTouchExperiments,
+                         public StridedAccessRunner {
  public:
   explicit SimBackend(SimDescription description)
       : description_(std::move(description)),
@@ -102,6 +106,10 @@ class SimBackend final : public Backend, public StridedAccessRunner {
   const DeviceFacts& facts() const override { return facts_; }
   BackendLimits limits() const override { return limits_; }
   double current_sm_clock_khz() override { return static_cast<double>(description_.clock_khz); }
+  StreamExperiments* streams() override { return this; }
+  WarpAccessExperiments* warp_access() override { return this; }
+  L2FirstTouchExperiments* l2_first_touch() override { return this; }
+  StridedAccessRunner* strided_access() override { return this; }
 
   StreamResult run_stream(const StreamSpec& spec) override {
     // Streams draw from noise streams of their own, apart from every chase's.

@@ -42,6 +42,12 @@ struct ProbeContext {
   // Receives every stream a probe runs (--traces DIR writes them as CSV rows), labelled alike.
   std::function<void(const std::string& label, const StreamSpec&, const StreamResult&)>
       record_stream = nullptr;
+  // Receives every warp access and every L2 first-touch launch, labelled alike.
+  std::function<void(const std::string& label, const WarpAccessSpec&, const Trace&)>
+      record_warp_access = nullptr;
+  std::function<void(const std::string& label, const L2FirstTouchSpec&,
+                     const L2FirstTouchResult&)>
+      record_first_touch = nullptr;
   // Every SM clock a chase or a stream of this run measured (run and run_stream add them).
   std::shared_ptr<SmClockLog> sm_clocks = std::make_shared<SmClockLog>();
 
@@ -60,15 +66,15 @@ struct ProbeContext {
     return traces;
   }
   // Runs one stream on the backend, checking for an interrupt first, and hands the result to
-  // record_stream under `label`.
-  StreamResult run_stream(const StreamSpec& spec, const std::string& label = "") const {
-    check_interrupted();
-    StreamResult result = backend.run_stream(spec);
-    // A one-pass grid's clock is NVML's (no warp lives through the launch), not a measurement.
-    if (spec.placement != StreamPlacement::one_pass) sm_clocks->add(result.sm_clock_khz);
-    if (record_stream) record_stream(label, spec, result);
-    return result;
-  }
+  // record_stream under `label`. Throws StreamsUnsupported where the backend runs no streams.
+  StreamResult run_stream(const StreamSpec& spec, const std::string& label = "") const;
+  // Runs warp accesses (backend/warp_access.hpp) and one L2 first-touch launch
+  // (backend/l2_first_touch.hpp) the same way: an interrupt checked first, the SM clock logged,
+  // every trace to its recorder. A backend without the capability: ProbeSkipped, saying so.
+  std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch,
+                                     const std::string& label = "") const;
+  L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& spec,
+                                        const std::string& label = "") const;
 };
 
 class Probe {

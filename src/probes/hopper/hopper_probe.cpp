@@ -12,7 +12,7 @@
 namespace memtopo {
 
 HopperExperiments& HopperProbe::require_experiments(ProbeContext& ctx, const std::string& what) {
-  HopperExperiments* experiments = hopper_experiments(ctx.backend);
+  HopperExperiments* experiments = ctx.backend.hopper();
   if (!experiments) {
     throw ProbeSkipped("the " +
                        std::string(ctx.backend.kind() == "sim" ? "simulated device" : "backend") +

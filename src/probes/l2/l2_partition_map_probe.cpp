@@ -53,7 +53,7 @@ Launches run_launches(ProbeContext& ctx) {
                  ", lines warmed on SM " + std::to_string(warmer));
     L2FirstTouchResult result;
     try {
-      result = ctx.backend.run_l2_first_touch({warmer, kLinesPerReader});
+      result = ctx.run_l2_first_touch({warmer, kLinesPerReader});
     } catch (const ExperimentError& error) {
       throw ProbeSkipped(error.what());
     }

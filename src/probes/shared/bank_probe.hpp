@@ -1,6 +1,6 @@
 #pragma once
 // Shared-memory banks (paper 000, 3.1 and 4.1): how many banks, how wide, and what a conflict of
-// each degree costs, from warp-wide shared-memory accesses (Backend::run_warp_access).
+// each degree costs, from warp-wide shared-memory accesses (Backend::warp_access()).
 //   shared.banks             the stride method's sweep, and the layout that explains it
 //   shared.bank_width        the width of that layout (from shared.banks' evidence)
 //   shared.conflict_latency  cycles per conflict degree 1..32, from a ladder of exact degrees

@@ -69,8 +69,7 @@ PatternRun run_patterns(ProbeContext& ctx, std::span<const BankPattern> patterns
     batch.push_back(spec);
   }
   if (batch.empty()) throw ProbeSkipped("no access pattern fits the shared memory of a block");
-  ctx.check_interrupted();
-  const std::vector<Trace> traces = ctx.backend.run_warp_access(batch);
+  const std::vector<Trace> traces = ctx.run_warp_access(batch);
 
   double overhead_sum = 0, clock_sum = 0;
   bool clock_known = true;

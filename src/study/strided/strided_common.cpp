@@ -9,7 +9,7 @@
 namespace memtopo::study {
 
 StridedAccessRunner& strided_runner(StudyContext& context) {
-  auto* runner = dynamic_cast<StridedAccessRunner*>(&context.backend);
+  StridedAccessRunner* runner = context.backend.strided_access();
   if (!runner) {
     throw StudySkipped("the " + std::string(context.backend.kind()) +
                        " backend runs no strided warp requests");

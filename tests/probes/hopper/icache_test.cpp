@@ -72,6 +72,7 @@ class FakeCodeFetchBackend final : public Backend, public HopperExperiments {
     throw std::logic_error("the instruction-cache probe runs no chase");
   }
 
+  HopperExperiments* hopper() override { return this; }
   std::string hopper_unsupported_reason() const override { return ""; }
   ClusterLaunchCheck check_cluster_launch(std::uint32_t) override { unreachable(); }
   std::uint32_t occupancy_max_cluster_size() override { unreachable(); }

@@ -80,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(Devices, BanksOnSim,
                          [](const auto& test_info) { return sim_file_test_name(test_info.param); });
 
 // A simulated device whose warp accesses all cost the same (or that runs none at all).
-class FlatSharedMemory : public Backend {
+class FlatSharedMemory : public Backend, public WarpAccessExperiments {
  public:
   explicit FlatSharedMemory(bool runs_warp_accesses)
       : inner_(make_sim_backend_from_file(source_path("tests/sims/tiny.json"))),
@@ -93,10 +93,11 @@ class FlatSharedMemory : public Backend {
     return limits;
   }
   std::vector<Trace> run(std::span<const ChaseSpec> batch) override { return inner_->run(batch); }
+  WarpAccessExperiments* warp_access() override { return this; }
   std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) override {
     std::vector<WarpAccessSpec> broadcast(batch.begin(), batch.end());
     for (WarpAccessSpec& spec : broadcast) spec.lane_offsets.fill(0);
-    return inner_->run_warp_access(broadcast);
+    return inner_->warp_access()->run_warp_access(broadcast);
   }
 
  private:

@@ -52,7 +52,7 @@ std::vector<Trace> CountingBackend::run(std::span<const ChaseSpec> batch) {
 std::vector<Trace> CountingBackend::run_warp_access(std::span<const WarpAccessSpec> batch) {
   for (const WarpAccessSpec& spec : batch) warp_accesses += accesses_of(spec);
   const std::clock_t start = std::clock();
-  auto traces = inner_.run_warp_access(batch);
+  auto traces = inner_.warp_access()->run_warp_access(batch);
   backend_cpu_seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   return traces;
 }

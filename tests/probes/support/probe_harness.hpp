@@ -28,8 +28,8 @@ struct SimTruth {
 };
 SimTruth read_truth(const std::string& relative_path);
 
-// Wraps a backend and counts what probes ask of it.
-class CountingBackend : public Backend {
+// Wraps a backend and counts what probes ask of it; it has the capabilities the inner one has.
+class CountingBackend : public Backend, public WarpAccessExperiments {
  public:
   explicit CountingBackend(Backend& inner) : inner_(inner) {}
   std::string_view kind() const override { return inner_.kind(); }
@@ -38,10 +38,14 @@ class CountingBackend : public Backend {
   std::vector<Trace> run(std::span<const ChaseSpec> batch) override;
   std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) override;
   double current_sm_clock_khz() override { return inner_.current_sm_clock_khz(); }
-  StreamResult run_stream(const StreamSpec& spec) override { return inner_.run_stream(spec); }
-  L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& spec) override {
-    return inner_.run_l2_first_touch(spec);
+  WarpAccessExperiments* warp_access() override {
+    return inner_.warp_access() ? this : nullptr;
   }
+  StreamExperiments* streams() override { return inner_.streams(); }
+  L2FirstTouchExperiments* l2_first_touch() override { return inner_.l2_first_touch(); }
+  StridedAccessRunner* strided_access() override { return inner_.strided_access(); }
+  HopperExperiments* hopper() override { return inner_.hopper(); }
+  StudyKernels* study_kernels() override { return inner_.study_kernels(); }
 
   std::uint64_t loads = 0;  // warm and timed loads of every chase
   std::uint64_t chases = 0;
