@@ -1,5 +1,5 @@
 #pragma once
-// Shared-memory banks from a warp's access patterns (seed 000, 3.1 and 4.1: the stride method).
+// Shared-memory banks from a warp's access patterns (paper 000, 3.1 and 4.1: the stride method).
 //
 // A warp whose lanes load words that fall into one bank is served in several passes: the
 // conflict degree, the largest number of distinct bank-wide words any one bank must deliver
@@ -24,7 +24,7 @@ struct BankPattern {
   std::uint32_t word_bytes = 4;
 };
 
-// Lane k at k x stride_words x word_bytes (seed 000, Listing 1).
+// Lane k at k x stride_words x word_bytes (paper 000, Listing 1).
 BankPattern stride_pattern(std::uint32_t lanes, std::uint32_t stride_words,
                            std::uint32_t word_bytes);
 // Every lane the same word: one pass on any bank layout.

@@ -1,5 +1,5 @@
 #pragma once
-// Strided warp requests (seed 001, 3.4.1 and 3.4.3): every warp issues load requests in which
+// Strided warp requests (study 001, 3.4.1 and 3.4.3): every warp issues load requests in which
 // lane l reads the element at request base + l x stride x element bytes. What the stride and
 // coalescing studies measure: throughput with every SM busy, and the latency of one warp's
 // dependent requests. Plain data, like ChaseSpec and StreamSpec.

@@ -1,5 +1,5 @@
 #pragma once
-// The experiments of the `sync` and `spilling` studies (seed 001, 3.4.2 and 3.4.4): barriers
+// The experiments of the `sync` and `spilling` studies (study 001, 3.4.2 and 3.4.4): barriers
 // timed in a loop, and one register-hungry kernel built under several register limits. Plain
 // data and interfaces; the CUDA backend implements them (backend/cuda/study_kernels_cuda.cpp),
 // a simulated device does not (it models neither barriers nor registers).

@@ -1,6 +1,6 @@
 #pragma once
 // A warp-wide shared-memory access, repeated in a dependent chain and timed access by access
-// (seed 000, 3.1: the stride method for shared-memory banks). Plain data, like ChaseSpec: every
+// (paper 000, 3.1: the stride method for shared-memory banks). Plain data, like ChaseSpec: every
 // lane of one warp loads one word at its own byte offset; the word there holds that offset, so
 // the next access depends on the value the previous one returned and cannot start before it.
 #include <array>

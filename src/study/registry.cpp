@@ -1,4 +1,4 @@
-// Every study, in --list order. A new study adds one entry here (see notes/STUDY_API.md).
+// Every study, in --list order. A new study adds one entry here (docs/studies.md).
 #include "study/studies.hpp"
 
 namespace memtopo::study {

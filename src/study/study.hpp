@@ -1,7 +1,7 @@
 #pragma once
-// A study: a code-pattern experiment (seed 001) that `memtopo study <id>` runs on one device.
-// Each registers in registry.cpp with an id, a title, what it needs and a run function; see
-// notes/STUDY_API.md and docs/studies.md.
+// A study: a code-pattern experiment (study 001, docs/references.md) that `memtopo study <id>`
+// runs on one device. Each registers in registry.cpp with an id, a title, what it needs and a run
+// function; docs/studies.md says what a study writes, docs/architecture.md where one goes.
 #include <cstdint>
 #include <functional>
 #include <optional>

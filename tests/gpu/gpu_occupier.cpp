@@ -1,4 +1,4 @@
-// Another process on the GPU, for scripts/device-check: it creates a context on a device and,
+// Another process on the GPU, for scripts/device/device-check: it creates a context on a device and,
 // for the given time, copies between two device buffers (memory traffic through the L2 and
 // DRAM, as a training job would make), or only holds its context with --idle.
 //   memtopo_gpu_occupier [--seconds N] [--device N] [--idle]

@@ -65,7 +65,7 @@ TEST_F(StudyGpuTest, ConstantBroadcastBeatsThirtyTwoDistinctAddresses) {
 
 // Local memory: every element size and a stride of 0, 1 and 64 elements run, move bytes and
 // time their requests (the per-thread array of 8 to 32 KiB stays in local memory: LDL, which
-// scripts/check-stream-sass checks).
+// scripts/checks/check-stream-sass checks).
 TEST_F(StudyGpuTest, LocalRowsRunWithThroughputAndLatency) {
   for (std::uint32_t element : kStridedElementBytes) {
     for (std::uint32_t stride : {0u, 1u, 64u}) {

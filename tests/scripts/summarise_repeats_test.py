@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/summarise-repeats' verdicts on hand-made runs: identical, within spread, DIFFERS,
+"""scripts/summaries/summarise-repeats' verdicts on hand-made runs: identical, within spread, DIFFERS,
 FLIPS, inconclusive, tables judged row by row against each row's own spread, and why a DIFFERS
 differs."""
 import importlib.machinery
@@ -9,7 +9,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 summarise = importlib.machinery.SourceFileLoader(
-    "summarise_repeats", os.path.join(HERE, "..", "..", "scripts", "summarise-repeats")).load_module()
+    "summarise_repeats", os.path.join(HERE, "..", "..", "scripts", "summaries", "summarise-repeats")).load_module()
 
 
 def prop(value, p5=None, p95=None, inconclusive=False):

@@ -14,7 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-// The example of DESIGN.md's "The simulated device description (JSON)", verbatim.
+// The example of the design document's simulated device description (the keys docs/sim-format.md
+// documents), verbatim.
 constexpr const char* kDesignExample = R"({
   "name": "example",
   "sm_count": 4,

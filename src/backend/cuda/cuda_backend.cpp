@@ -61,16 +61,6 @@ std::string sm_range(const std::vector<std::uint32_t>& ids) {
   return text;
 }
 
-// NVML's compute processes and MPS clients of the device (or of its MIG instance).
-std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml) {
-  auto compute = nvml.compute_processes();
-  if (!compute) return std::nullopt;
-  if (const auto clients = nvml.mps_processes()) {
-    compute->insert(compute->end(), clients->begin(), clients->end());
-  }
-  return compute;
-}
-
 class CudaBackend final : public Backend,
                           public StreamExperiments,
                           public WarpAccessExperiments,

@@ -266,4 +266,13 @@ std::string NvmlSession::process_name(std::uint32_t pid) const {
   return printable(name);
 }
 
+std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml) {
+  auto compute = nvml.compute_processes();
+  if (!compute) return std::nullopt;
+  if (const auto clients = nvml.mps_processes()) {
+    compute->insert(compute->end(), clients->begin(), clients->end());
+  }
+  return compute;
+}
+
 }  // namespace memtopo

@@ -67,4 +67,7 @@ class NvmlSession {
   std::string mig_instance_;
 };
 
+// NVML's compute processes and MPS clients of the device (or of its MIG instance).
+std::optional<std::vector<GpuProcess>> processes_on(const NvmlSession& nvml);
+
 }  // namespace memtopo

@@ -1,4 +1,4 @@
-// The spilling kernel of the `spilling` study (seed 001, 3.4.4): every thread keeps
+// The spilling kernel of the `spilling` study (study 001, 3.4.4): every thread keeps
 // kSpillLiveWords 4-byte words live across a loop and updates all of them each iteration in a
 // scrambled order, each from itself and another word, so no word can be dropped, recomputed
 // or kept in fewer registers. Built once per register limit (__maxnreg__): under a limit below

@@ -1,4 +1,4 @@
-// A warp-wide shared-memory access, timed access by access (seed 000, 3.1; the timing of the
+// A warp-wide shared-memory access, timed access by access (paper 000, 3.1; the timing of the
 // chase kernel, chase_paths.cuh): every lane loads the word at its own offset, which holds
 // that offset, and the next access goes to the address the load returned, so each access waits
 // for the one before. One kernel template per word size: ld.shared.u32, .v2.u32, .v4.u32.

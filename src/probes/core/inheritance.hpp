@@ -1,5 +1,5 @@
 #pragma once
-// No value surer than what it was planned from (DESIGN.md, "Generality"; docs/method.md,
+// No value surer than what it was planned from (docs/architecture.md, design rule 3; docs/method.md,
 // "Confidence"). One rule, applied by the runner to every probe, not by each probe:
 //
 // While a probe runs, every finding of an earlier probe that it reads through core/findings'
@@ -13,7 +13,7 @@
 // Bounds have no confidence (inconclusive), yet a plan can rest on one:
 // - read through bound_finding, for a plan that holds wherever the value lies on the bound's side
 //   (the L2 geometry's stride of at least half an upper bound on the line): a bound is stated as
-//   true (DESIGN.md, "a lower bound must be true"), so it caps nothing;
+//   true (docs/architecture.md, design rule 2), so it caps nothing;
 // - read through any_finding and used as the value (the TLB-miss patterns take a lower bound on
 //   a level's entries as its entries and overflow it 16 times over): the plan guesses where the
 //   value lies, so what it finds is at most even odds, kBoundReadAsValue.

@@ -6,7 +6,7 @@
 
 #include "analysis/stats.hpp"
 #include "probes/core/findings.hpp"
-#include "probes/core/probe.hpp"
+#include "probes/core/registry.hpp"
 
 namespace memtopo {
 
@@ -21,11 +21,11 @@ const std::vector<SmCacheElement>& sm_cache_elements() {
 }
 
 bool probe_registered(const std::string& id) {
-  // Built once: all_probes() constructs the probes (cheap; nothing runs), and the ids of one
-  // build never change.
+  // Built once: registration constructs the probes (cheap; nothing runs), and the ids of one
+  // build never change. Not all_probes(): its run order asks needs(), which asks this.
   static const std::set<std::string> registered = [] {
     std::set<std::string> ids;
-    for (const auto& probe : all_probes()) ids.insert(probe->id());
+    for (const auto& probe : registered_probes()) ids.insert(probe->id());
     return ids;
   }();
   return registered.count(id) > 0;

@@ -22,7 +22,7 @@ struct SmCacheElement {
 // l1 (ca), tex (tex), ro (nc), constant_l1 (const).
 const std::vector<SmCacheElement>& sm_cache_elements();
 
-// Whether all_probes() has a probe with this id, for needs() that name probes another build
+// Whether this build registers a probe with this id, for needs() that name probes another build
 // may not have yet (constant_l1.size): what is not registered cannot be needed.
 bool probe_registered(const std::string& id);
 

@@ -124,4 +124,14 @@ nlohmann::json pair_json(const PairResult& p) {
   return pair;
 }
 
+std::vector<std::uint32_t> spread_partners(const std::vector<std::uint32_t>& ids,
+                                           std::size_t count) {
+  if (ids.empty()) return {};
+  const std::size_t others = ids.size() - 1;
+  const std::size_t take = std::min(count, others);
+  std::vector<std::uint32_t> partners;
+  for (std::size_t k = 0; k < take; ++k) partners.push_back(ids[1 + k * others / take]);
+  return partners;
+}
+
 }  // namespace memtopo

@@ -52,8 +52,7 @@ class SegmentMeasurement {
 
   // Slow shares of chases run together, one per SM of `sms`, nothing else in the batch: a
   // device-wide cache must hold only their lines.
-  std::vector<double> run_together(const std::vector<std::uint32_t>& sms,
-                                   const std::string& label);
+  std::vector<double> run_together(const std::vector<std::uint32_t>& sms, const std::string& label);
 
   std::uint64_t loads() const { return loads_; }
   std::uint32_t batches() const { return batches_; }
@@ -78,6 +77,10 @@ struct PairResult {
 // One pair, measured; measured again unless it shared. A "separate" verdict opens a segment,
 // so it must hold twice (else unclear). An unclear pair whose second run shares is one segment
 // (one clear run of two chases both losing lines); otherwise it stays unclear.
+// Up to `count` ids of `ids[1..]`, evenly spread over them (the first one always included).
+std::vector<std::uint32_t> spread_partners(const std::vector<std::uint32_t>& ids,
+                                           std::size_t count);
+
 PairResult measure_pair(ProbeContext& ctx, SegmentMeasurement& measurement, std::uint32_t sm_a,
                         std::uint32_t sm_b);
 

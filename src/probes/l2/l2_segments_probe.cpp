@@ -13,6 +13,7 @@
 #include "model/units.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
+#include "probes/l2/l2_segment_map_check.hpp"
 #include "probes/l2/l2_segment_pairs.hpp"
 
 namespace memtopo {
@@ -25,24 +26,10 @@ constexpr std::size_t kMaxPartnerSms = 16;
 // between them (16 pairs in the first round, at most 15 in the second), and a bound on the run
 // time when SMs do not group.
 constexpr std::size_t kMaxPairs = 2 * kMaxPartnerSms;
-// SMs of each partition paired when the pairs are planned from l2.partition_map: the map has
-// already placed every SM, the pairs check what the partitions mean for capacity.
-constexpr std::size_t kSmsPerPartition = 4;
 // segments x segment size agrees with the API L2 size within this share: the one-SM size is a
 // section search's edge, a few lines below the capacity, and an API size may count a few
 // reserved lines.
 constexpr double kAgreesWithApiShare = 0.02;
-
-// Up to `count` ids of `ids[1..]`, evenly spread over them (the first one always included).
-std::vector<std::uint32_t> spread_partners(const std::vector<std::uint32_t>& ids,
-                                           std::size_t count) {
-  if (ids.empty()) return {};
-  const std::size_t others = ids.size() - 1;
-  const std::size_t take = std::min(count, others);
-  std::vector<std::uint32_t> partners;
-  for (std::size_t k = 0; k < take; ++k) partners.push_back(ids[1 + k * others / take]);
-  return partners;
-}
 
 // The SMs grouped by whom they share a segment with.
 struct Grouping {
@@ -117,157 +104,6 @@ Grouping group_sms(ProbeContext& ctx, SegmentMeasurement& measurement, const Seg
   return g;
 }
 
-// ---- Pairs planned from l2.partition_map ------------------------------------------------------
-
-// l2.partition_map when measured and conclusive (its value is a table, not a number).
-const Property* conclusive_map(const Topology& topology) {
-  const Property* map = any_finding(topology, "l2", "partition_map");
-  if (!map || map->source != Source::measured || map->inconclusive || !map->value.is_array()) {
-    return nullptr;
-  }
-  return map;
-}
-
-// The map's partitions, each with up to kSmsPerPartition of its SMs (those the backend can pin
-// chases to), the first SM's partition first and the first SM leading it. Empty without a
-// conclusive map of two or more partitions.
-std::vector<std::vector<std::uint32_t>> partitions_to_pair(const Topology& topology,
-                                                           const SegmentPlan& plan) {
-  const Property* map = conclusive_map(topology);
-  if (!map) return {};
-  const std::set<std::uint32_t> pinnable(plan.sms.begin(), plan.sms.end());
-  std::vector<std::vector<std::uint32_t>> partitions;
-  for (const PartitionRow& row : partition_rows(*map)) {
-    std::vector<std::uint32_t> sms;
-    for (std::uint32_t sm : row.sms) {
-      if (pinnable.contains(sm)) sms.push_back(sm);
-    }
-    std::sort(sms.begin(), sms.end());
-    if (sms.empty()) continue;
-    std::vector<std::uint32_t> chosen = {sms.front()};
-    for (std::uint32_t sm : spread_partners(sms, kSmsPerPartition - 1)) chosen.push_back(sm);
-    partitions.push_back(std::move(chosen));
-  }
-  if (partitions.size() < 2) return {};
-  std::sort(partitions.begin(), partitions.end());  // the lowest SM id's partition first
-  return partitions;
-}
-
-// Pairs that check the map: SM a (the first SM of the first partition) with the SMs of every
-// partition, and the first SM of every other partition with the rest of its own. The map predicts
-// that SMs within a partition share a segment (both chases lose lines), and that SMs across
-// partitions evict each other less than SMs within one: their pair's total loss (the sum of its
-// two slow shares, averaged over its runs) stays at most kAcrossAtMost of the smallest total of a
-// pair within a partition that shared. On an H200 a pair across lost about half of that (SM 0
-// 45-57 % of its loads, the other 1-7 %, against about 50 % each within), and in one process
-// whose l2.size came out large 55-75 % of it (46-77 % each, against 100 % each within): the
-// far copies of copy-on-read fill part of the other partition, so pairs across are rarely
-// "separate". A pair across that loses at least as much as a pair within contradicts the map.
-constexpr double kAcrossAtMost = 0.75;
-
-enum class MapJudgement { agrees, contradicts, unclear };
-
-double total_loss(const PairResult& p) {
-  double total = p.slow_share_a + p.slow_share_b;
-  if (!p.repeat_shares) return total;
-  total += (*p.repeat_shares)[0] + (*p.repeat_shares)[1];
-  return total / 2;
-}
-
-struct MapCheck {
-  std::vector<std::vector<std::uint32_t>> partitions;
-  std::vector<PairResult> pairs;
-  std::vector<bool> within;  // per pair: both SMs in one partition
-  std::vector<std::uint32_t> partitions_without_sharing;  // no pair within shared (unclear)
-  std::optional<double> within_min_total;  // smallest total loss of a pair within that shared
-  std::vector<MapJudgement> judgements;    // per pair
-
-  std::size_t count(MapJudgement j) const {
-    return static_cast<std::size_t>(std::count(judgements.begin(), judgements.end(), j));
-  }
-  std::size_t agreeing() const { return count(MapJudgement::agrees); }
-  std::size_t contradicting() const { return count(MapJudgement::contradicts); }
-};
-
-// Pairs within: one segment agrees, separate (twice) contradicts. Pairs across: judged against
-// the pairs within (kAcrossAtMost); unclear without a pair within that shared.
-void judge_against_map(MapCheck& check) {
-  for (std::size_t i = 0; i < check.pairs.size(); ++i) {
-    if (!check.within[i] || check.pairs[i].verdict != PairVerdict::shared) continue;
-    const double total = total_loss(check.pairs[i]);
-    check.within_min_total = std::min(check.within_min_total.value_or(total), total);
-  }
-  for (std::size_t i = 0; i < check.pairs.size(); ++i) {
-    const PairResult& p = check.pairs[i];
-    MapJudgement j = MapJudgement::unclear;
-    if (check.within[i]) {
-      if (p.verdict == PairVerdict::shared) j = MapJudgement::agrees;
-      if (p.verdict == PairVerdict::separate) j = MapJudgement::contradicts;
-    } else if (p.verdict == PairVerdict::separate) {
-      j = MapJudgement::agrees;
-    } else if (check.within_min_total) {
-      const double total = total_loss(p);
-      if (total <= kAcrossAtMost * *check.within_min_total) j = MapJudgement::agrees;
-      if (total >= *check.within_min_total) j = MapJudgement::contradicts;
-    }
-    check.judgements.push_back(j);
-  }
-}
-
-const char* to_string(MapJudgement j) {
-  switch (j) {
-    case MapJudgement::agrees:
-      return "as the map predicts";
-    case MapJudgement::contradicts:
-      return "against the map";
-    default:
-      return "unclear";
-  }
-}
-
-MapCheck check_map(ProbeContext& ctx, SegmentMeasurement& measurement,
-                   std::vector<std::vector<std::uint32_t>> partitions) {
-  MapCheck check;
-  check.partitions = std::move(partitions);
-  const std::uint32_t first = check.partitions.front().front();
-  auto pair = [&](std::uint32_t a, std::uint32_t b, bool within) {
-    check.pairs.push_back(measure_pair(ctx, measurement, a, b));
-    check.within.push_back(within);
-    return check.pairs.back().verdict == PairVerdict::shared;
-  };
-  for (std::size_t p = 0; p < check.partitions.size(); ++p) {
-    const auto& sms = check.partitions[p];
-    bool shared = false;
-    for (std::size_t k = p == 0 ? 1 : 0; k < sms.size(); ++k) shared |= pair(first, sms[k], p == 0);
-    if (p > 0) {
-      shared = false;
-      for (std::size_t k = 1; k < sms.size(); ++k) shared |= pair(sms.front(), sms[k], true);
-    }
-    if (!shared) check.partitions_without_sharing.push_back(static_cast<std::uint32_t>(p));
-  }
-  judge_against_map(check);
-  return check;
-}
-
-nlohmann::json map_check_evidence(const MapCheck& check) {
-  nlohmann::json pairs = nlohmann::json::array();
-  for (std::size_t i = 0; i < check.pairs.size(); ++i) {
-    nlohmann::json pair = pair_json(check.pairs[i]);
-    pair["within_partition"] = static_cast<bool>(check.within[i]);
-    pair["total_loss"] = total_loss(check.pairs[i]);
-    pair["judged"] = to_string(check.judgements[i]);
-    pairs.push_back(pair);
-  }
-  nlohmann::json evidence = {{"partitions_paired", check.partitions},
-                             {"pairs", pairs},
-                             {"agreeing", check.agreeing()},
-                             {"contradicting", check.contradicting()},
-                             {"across_at_most", kAcrossAtMost},
-                             {"partitions_without_sharing", check.partitions_without_sharing}};
-  if (check.within_min_total) evidence["within_min_total_loss"] = *check.within_min_total;
-  return evidence;
-}
-
 // ---- The properties ---------------------------------------------------------------------------
 
 std::string grouping_method(const SegmentPlan& plan, std::uint32_t first_sm) {
@@ -332,8 +168,8 @@ ApiComparison compare_with_api(const SegmentPlan& plan, std::size_t count, bool 
   c.known = true;
   c.ratio = segments_bytes / static_cast<double>(api);
   c.agrees = std::abs(c.ratio - 1.0) <= kAgreesWithApiShare;
-  c.text = std::string(lower_bound ? "at least " : "") + std::to_string(count) +
-           " segment(s) x " + format_bytes(static_cast<double>(plan.one_sm_bytes)) + " = " +
+  c.text = std::string(lower_bound ? "at least " : "") + std::to_string(count) + " segment(s) x " +
+           format_bytes(static_cast<double>(plan.one_sm_bytes)) + " = " +
            format_bytes(segments_bytes) + " against the API L2 of " +
            format_bytes(static_cast<double>(api)) + " (ratio " + format_number(c.ratio, 3) +
            (c.agrees ? ": agrees)" : ")");
@@ -449,11 +285,12 @@ SegmentCount count_from_map(const SegmentPlan& plan, const MapCheck& check, doub
     }
     segments.note = "no pair within partition(s) " + which +
                     " of l2.partition_map shared a segment clearly (their pairs were unclear "
-                    "twice): the " + partitions + " may be segments, not shown. " +
-                    result.api.text;
+                    "twice): the " +
+                    partitions + " may be segments, not shown. " + result.api.text;
     return result;
   }
-  segments.note = "the " + partitions + " of l2.partition_map are the segments: SMs of one "
+  segments.note = "the " + partitions +
+                  " of l2.partition_map are the segments: SMs of one "
                   "partition evict each other's lines, " +
                   std::to_string(check.agreeing()) + " of " + std::to_string(check.pairs.size()) +
                   " pairs as the map predicts, none against it. " + result.api.text;

@@ -1,4 +1,4 @@
-// The spilling study (issue 13, study 4; seed 001, 3.4.4): one kernel whose threads keep
+// The spilling study (issue 13, study 4; study 001, 3.4.4): one kernel whose threads keep
 // kSpillLiveWords words live, built under register limits from 255 (no spill) down to 32
 // (hundreds of spilled bytes per thread). Time per iteration against the spilled bytes, with
 // one warp per SM (the latency a spill adds), with several warps per SM (spills of many

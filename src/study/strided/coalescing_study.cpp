@@ -1,4 +1,4 @@
-// The coalescing study (issue 13, study 3; seed 001, 3.4.3): bandwidth of warps whose lane l
+// The coalescing study (issue 13, study 3; study 001, 3.4.3): bandwidth of warps whose lane l
 // reads the 4-byte word at base + l x offset (offset 0 to 64 words), and of requests that start
 // misaligned; beside each, the sectors and lines one request touches as the topology predicts
 // them, and the measured ratio to the best case (offset 1, aligned).

@@ -1,4 +1,4 @@
-// The stride study (issue 13, study 1; seed 001, 3.4.1): throughput and latency of warp
+// The stride study (issue 13, study 1; study 001, 3.4.1): throughput and latency of warp
 // requests whose lanes are `stride` elements apart, for every memory space, element size and
 // stride from 1 to 64, with every SM busy. Which granularity each curve follows (sector, line,
 // bank row), and where it falls, is fitted by study/strided/curve.hpp.

@@ -1,4 +1,4 @@
-// The sync study (issue 13, study 2; seed 001, 3.4.2): what a barrier costs. __syncthreads
+// The sync study (issue 13, study 2; study 001, 3.4.2): what a barrier costs. __syncthreads
 // against threads per block (32 to 1024) and blocks per SM (1 to what an SM holds), then
 // __syncwarp, a grid-wide cooperative-groups sync and, from sm_90 on, the cluster barrier as
 // extra rows. Each block's thread 0 times a loop of barriers with clock64 and %globaltimer;

@@ -1,4 +1,5 @@
-// No value surer than what it was planned from (DESIGN.md, "Generality"): every probe, run as a
+// No value surer than what it was planned from (docs/architecture.md, design rule 3): every
+// probe, run as a
 // user runs it (select_probes, run_probes: a full default discovery), on every simulated device
 // description in the tree (sims/, tests/sims/, tests/probes/sims/, tests/validation/sims/, and
 // their subfolders), checked by PlanInputsCheck: each value's confidence is at most that of every
