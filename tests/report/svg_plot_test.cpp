@@ -58,7 +58,12 @@ TEST(SvgPlot, LinearAxisOfBytesHasBinaryRoundTicks) {
   plot.id = "carveout";
   plot.x = {"reserved", AxisScale::categories, AxisUnit::bytes, {"0 B", "55.75 KiB"}, false};
   plot.y = {"L1 size", AxisScale::linear, AxisUnit::bytes, {}, true};
-  plot.series.push_back({"L1", SeriesStyle::bars, {{0, 245760}, {1, 21760}}});
+  PlotPoint full;
+  full.y = 245760;
+  PlotPoint reserved;
+  reserved.x = 1;
+  reserved.y = 21760;
+  plot.series.push_back({"L1", SeriesStyle::bars, {full, reserved}});
   const std::string svg = render_svg(plot);
   for (const char* tick : {">64 KiB<", ">128 KiB<", ">192 KiB<"}) {
     EXPECT_NE(svg.find(tick), std::string::npos) << tick;
