@@ -1,6 +1,5 @@
 #include "cli/discovery.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,7 +17,7 @@
 #include "cli/outputs.hpp"
 #include "cli/progress_display.hpp"
 #include "cli/run_info.hpp"
-#include "cli/trace_recorder.hpp"
+#include "cli/run_engine.hpp"
 #include "model/printable_text.hpp"
 #include "probes/core/runner.hpp"
 #include "report/console.hpp"
@@ -28,25 +27,9 @@
 namespace memtopo {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::optional<double> clock_khz(Backend& backend) {
-  double khz = backend.current_sm_clock_khz();
-  return khz > 0 ? std::optional<double>(khz) : std::nullopt;
-}
-
-// What the user asked for, checked before any device is touched.
-struct Plan {
+// What the user asked for, checked before any device is touched: the probes and the outputs.
+struct Plan : OutputPlan {
   std::vector<Probe*> probes;
-  std::optional<OutputTarget> json;         // --json FILE (not for --json -)
-  std::optional<OutputTarget> export_file;  // --export FORMAT FILE
-  ReportTargets reports;                    // --html FILE, --markdown FILE
-  std::unique_ptr<CsvTraceWriter> trace_writer;
-  OutputLocks locks;  // every output above, against a second memtopo writing it
 };
 
 // Returns exit_code::ok and fills `plan`, or prints the problem and returns its exit code.
@@ -66,36 +49,7 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
     err << "memtopo: --only: " << error.what() << "\n";
     return exit_code::usage;
   }
-  try {
-    plan.json = prepare_json_output(options.json_file);
-    plan.export_file = prepare_export_output(options);
-    plan.reports =
-        prepare_report_outputs(options.html_file, options.markdown_file, options.svg_file);
-    if (!options.traces_dir.empty()) {
-      plan.trace_writer = std::make_unique<CsvTraceWriter>(options.traces_dir);
-      plan.locks.lock_directory(plan.trace_writer->directory(),
-                                "--traces " + printable_text(options.traces_dir));
-    }
-    for (const auto* target :
-         {&plan.json, &plan.export_file, &plan.reports.html, &plan.reports.markdown,
-          &plan.reports.svg}) {
-      plan.locks.lock_file(*target);
-    }
-  } catch (const OutputError& error) {
-    err << "memtopo: " << error.what() << "\n";
-    return exit_code::cannot_write;
-  }
-  if (!sim_file_exists(options, "memtopo", err)) return exit_code::bad_input;
-  return exit_code::ok;
-}
-
-// Device facts (and the API values that belong to elements), and where they came from.
-void describe_device(const OpenedBackend& opened, Topology& topology) {
-  topology.run.simulated = opened.simulated;
-  // Paths are bytes; the report stores them as printable UTF-8 (report/output_file.hpp).
-  topology.run.sim_file = printable_text(opened.sim_file);
-  topology.device = opened.backend->facts();
-  add_api_facts(topology);
+  return plan_outputs(options, "memtopo", plan, err);
 }
 
 // Rewrites the JSON file after each probe, so that a crash or SIGKILL loses at most the probe
@@ -145,8 +99,6 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
     std::size_t index = topology.run.phases.size() - phases_before;
     return index < plan.probes.size() ? plan.probes[index]->id() : "unknown";
   };
-  std::optional<TraceRecorder> recorder;
-  if (plan.trace_writer) recorder.emplace(*plan.trace_writer, current_probe);
   std::optional<ProgressDisplay> display;
   if (!options.quiet) {
     display.emplace(err, stderr_abilities(err), plan.probes.size(), terminal_width());
@@ -157,42 +109,14 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
       seconds += topology.run.phases[i].seconds;
     return seconds;
   };
-
-  ProbeContext context{
-      .backend = device,
-      .topology = topology,
-      .progress =
-          [&](const std::string& line) {
-            if (!display) return;
-            display->step(topology.run.phases.size() - phases_before, current_probe(),
-                          finished_seconds(), line);
-          },
-      .interrupted = interrupt_requested,
-      .seed = options.seed,
-      .record_trace = nullptr,
-  };
-  if (recorder) {
-    context.record_trace = [&recorder](const std::string& label, const ChaseSpec& spec,
-                                       const Trace& trace) {
-      recorder->record(label, spec, trace);
-    };
-    context.record_stream = [&recorder](const std::string& label, const StreamSpec& spec,
-                                        const StreamResult& result) {
-      recorder->record_stream(label, spec, result);
-    };
-    context.record_warp_access = [&recorder](const std::string& label,
-                                             const WarpAccessSpec& spec, const Trace& trace) {
-      recorder->record_warp_access(label, spec, trace);
-    };
-    context.record_first_touch = [&recorder](const std::string& label,
-                                             const L2FirstTouchSpec& spec,
-                                             const L2FirstTouchResult& result) {
-      recorder->record_first_touch(label, spec, result);
-    };
-  }
-
+  Measurement measurement(options, device, topology, plan.trace_writer.get(), current_probe,
+                          [&](const std::string& line) {
+                            if (!display) return;
+                            display->step(topology.run.phases.size() - phases_before,
+                                          current_probe(), finished_seconds(), line);
+                          });
   try {
-    run_probes(context, plan.probes, [&](const Probe&) {
+    run_probes(measurement.context(), plan.probes, [&](const Probe&) {
       if (display) display->clear();  // a checkpoint warning gets a line of its own
       checkpoints.write();
     });
@@ -201,7 +125,7 @@ std::string measure(const Options& options, Plan& plan, Backend& device, Topolog
     err << "memtopo: stopped after the current batch (" << signal_name(interrupt_signal())
         << "); writing what was measured so far.\n";
   }
-  return recorder ? recorder->write_error() : std::string();
+  return measurement.trace_error();
 }
 
 // Writes the reports and says on stderr what the exit code will mean.
@@ -236,7 +160,8 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
     err << "memtopo: " << simulated_banner(topology.run.sim_file) << "\n";
   }
 
-  int code = outcome_exit_code(topology, options, !trace_error.empty());
+  const int code =
+      outcome_exit_code(topology.run, topology.run.probes, options, !trace_error.empty());
   if (code == exit_code::probe_failed) {
     err << "memtopo: some probes failed (the report lists them with their reasons); the "
            "other results were written.\n";
@@ -252,41 +177,13 @@ int finish(Topology& topology, const Options& options, const Plan& plan,
 
 }  // namespace
 
-int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed) {
-  if (trace_write_failed) return exit_code::cannot_write;
-  // A signal during the final writes too: the run is complete, but it was asked to stop.
-  if (topology.run.interrupted || interrupt_signal() != 0) {
-    return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
-                              : exit_code::interrupted;
-  }
-  // Another process came during the run (it was alone when it started).
-  if (topology.run.shared_gpu && !options.allow_shared) return exit_code::gpu_in_use;
-  int code = exit_code::ok;
-  bool any_completed = false;
-  bool any_lacked_memory = false;
-  for (const ProbeOutcome& outcome : topology.run.probes) {
-    any_completed |= outcome.status == "ok";
-    any_lacked_memory |= skipped_for_lack_of_memory(outcome);
-    if (outcome.status == "failed") code = exit_code::probe_failed;
-  }
-  // A probe that lacked memory is skipped; only a run where nothing could run is a failure.
-  if (any_lacked_memory && !any_completed) return exit_code::out_of_memory;
-  return code;
-}
-
 int discover_device(const Options& options, const std::vector<Probe*>& probes,
                     const std::vector<std::string>& arguments, DeviceRun& run, std::ostream& err) {
   const auto run_start = Clock::now();
   run.topology.run = start_run_info(arguments);
-  int exit = exit_code::ok;
-  run.opened = open_device(options, run.claim, err, exit);
-  if (!run.opened) return exit;
-  describe_device(*run.opened, run.topology);
+  if (int exit = open_run_device(options, run_start, run, err); exit != exit_code::ok) return exit;
+  add_api_facts(run.topology);
   Backend& device = *run.opened->backend;
-  exit = check_gpu_sharing(device, run.opened->simulated, run.claim, options, run.topology, err);
-  if (exit != exit_code::ok) return exit;
-  run.topology.run.phases.push_back(
-      PhaseTiming{"setup", seconds_since(run_start), std::nullopt, clock_khz(device)});
   Plan plan;  // no JSON file and no traces: the multi-device run writes one document at the end
   plan.probes = probes;
   Checkpoints checkpoints(plan, run.topology, run_start, err);
@@ -303,20 +200,13 @@ int run_discovery(const Options& options, const std::vector<std::string>& argume
   if (int code = make_plan(options, registry, plan, err); code != exit_code::ok) return code;
 
   install_interrupt_handler();
-  Topology topology;
+  DeviceRun run;
+  Topology& topology = run.topology;
   topology.run = start_run_info(arguments);
-
-  const auto setup_start = Clock::now();
-  int exit = exit_code::ok;
-  GpuClaim claim;  // before the backend: the lock outlives the device's use
-  std::optional<OpenedBackend> opened = open_device(options, claim, err, exit);
-  if (!opened) return exit;
-  describe_device(*opened, topology);
-  Backend& device = *opened->backend;
-  exit = check_gpu_sharing(device, opened->simulated, claim, options, topology, err);
-  if (exit != exit_code::ok) return exit;
-  topology.run.phases.push_back(
-      PhaseTiming{"setup", seconds_since(setup_start), std::nullopt, clock_khz(device)});
+  if (int exit = open_run_device(options, Clock::now(), run, err); exit != exit_code::ok)
+    return exit;
+  add_api_facts(topology);
+  Backend& device = *run.opened->backend;
 
   Checkpoints checkpoints(plan, topology, run_start, err);
   std::string trace_error = measure(options, plan, device, topology, checkpoints, err);

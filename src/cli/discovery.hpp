@@ -1,14 +1,11 @@
 #pragma once
 // One discovery from parsed options to written reports; returns the process exit code.
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "cli/gpu_claim.hpp"
-#include "cli/open_backend.hpp"
 #include "cli/options.hpp"
-#include "model/topology.hpp"
+#include "cli/run_engine.hpp"
 #include "probes/core/probe.hpp"
 
 namespace memtopo {
@@ -18,22 +15,11 @@ namespace memtopo {
 int run_discovery(const Options& options, const std::vector<std::string>& arguments,
                   std::ostream& out, std::ostream& err);
 
-// One GPU of a multi-device run (cli/multi_device.hpp): its lock, its open backend (kept for
-// the p2p family) and its topology.
-struct DeviceRun {
-  GpuClaim claim;
-  std::optional<OpenedBackend> opened;
-  Topology topology;
-};
-
 // What run_discovery does for one device, up to the reports: opens options.device (taking its
 // lock), records its facts, judges the other processes on it, runs `probes` into
 // run.topology (no checkpoints, no traces). Returns exit_code::ok, or the exit code of a device
 // that could not be opened or is in use (after saying why on `err`).
 int discover_device(const Options& options, const std::vector<Probe*>& probes,
                     const std::vector<std::string>& arguments, DeviceRun& run, std::ostream& err);
-
-// The exit code of a discovery whose reports were written (exit_codes.hpp gives the order).
-int outcome_exit_code(const Topology& topology, const Options& options, bool trace_write_failed);
 
 }  // namespace memtopo

@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "cli/lock_holder.hpp"
+#include "run/clock.hpp"
 
 namespace memtopo {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* kDefaultLockDirectory = "/tmp";
 // Anyone may open the lock file to lock it and write their pid into it: the lock is shared by
@@ -83,7 +83,7 @@ GpuLock::GpuLock(const std::string& uuid, const std::filesystem::path& directory
     }
     std::this_thread::sleep_for(wait.poll_interval);
   }
-  if (told) waited_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
+  if (told) waited_seconds_ = seconds_since(start);
   write_holder();
 }
 

@@ -1,6 +1,5 @@
 #include "cli/multi_device.hpp"
 
-#include <chrono>
 #include <filesystem>
 #include <memory>
 
@@ -22,8 +21,6 @@
 
 namespace memtopo {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // The devices of the run: the named indices, or every one the backend has.
 std::vector<int> resolve_devices(const Options& options, int available) {
@@ -66,10 +63,7 @@ Options one_device(const Options& options, int index) {
 }
 
 int write_multi_reports(const MultiDeviceReport& report, const Options& options,
-                        const std::optional<OutputTarget>& json,
-                        const std::optional<OutputTarget>& html,
-                        const std::optional<OutputTarget>& svg, std::ostream& out,
-                        std::ostream& err) {
+                        const OutputPlan& plan, std::ostream& out, std::ostream& err) {
   // Every output is tried, whatever failed before it.
   bool written = true;
   const auto write_file = [&](const std::optional<OutputTarget>& target, auto render) {
@@ -81,9 +75,9 @@ int write_multi_reports(const MultiDeviceReport& report, const Options& options,
       written = false;
     }
   };
-  write_file(json, render_multi_device_json);
-  write_file(html, render_multi_device_html);
-  write_file(svg, [](const MultiDeviceReport& r) { return render_memory_map_svg(memory_map(r)); });
+  write_file(plan.json, render_multi_device_json);
+  write_file(plan.reports.html, render_multi_device_html);
+  write_file(plan.reports.svg, [](const MultiDeviceReport& r) { return render_memory_map_svg(memory_map(r)); });
   out << (options.json_file == "-" ? render_multi_device_json(report)
                                    : render_multi_device_console(report));
   out.flush();
@@ -97,20 +91,15 @@ int write_multi_reports(const MultiDeviceReport& report, const Options& options,
 
 // The worst outcome over the devices and the p2p family (exit_codes.hpp's order).
 int combined_exit_code(const MultiDeviceReport& report, const Options& options) {
-  // A signal during the final writes too: the run is complete, but it was asked to stop.
-  if (report.run.interrupted || interrupt_signal() != 0) {
-    return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
-                              : exit_code::interrupted;
-  }
-  int code = exit_code::ok;
+  // The run's interruption first (a signal during the final writes too), then each device's
+  // outcome, then the pairs'.
+  int code = outcome_exit_code(report.run, {}, options, false);
   for (const Topology& topology : report.devices) {
-    const int device_code = outcome_exit_code(topology, options, false);
-    if (device_code != exit_code::ok && code == exit_code::ok) code = device_code;
+    if (code != exit_code::ok) return code;
+    code = outcome_exit_code(topology.run, topology.run.probes, options, false);
   }
   if (report.p2p && code == exit_code::ok) {
-    for (const ProbeOutcome& outcome : report.p2p->probes) {
-      if (outcome.status == "failed") code = exit_code::probe_failed;
-    }
+    code = outcome_exit_code(report.run, report.p2p->probes, options, false);
   }
   return code;
 }
@@ -163,22 +152,9 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
     err << "memtopo: --only: " << error.what() << "\n";
     return exit_code::usage;
   }
-  std::optional<OutputTarget> json;
-  std::optional<OutputTarget> html;
-  std::optional<OutputTarget> svg;
-  OutputLocks locks;
-  try {
-    json = prepare_json_output(options.json_file);
-    if (!options.html_file.empty()) html = prepare_output(options.html_file);
-    locks.lock_file(json);
-    if (!options.svg_file.empty()) svg = prepare_output(options.svg_file);
-    locks.lock_file(html);
-    locks.lock_file(svg);
-  } catch (const OutputError& error) {
-    err << "memtopo: " << error.what() << "\n";
-    return exit_code::cannot_write;
-  }
-  if (!sim_file_exists(options, "memtopo", err)) return exit_code::bad_input;
+  OutputPlan plan;
+  if (const int code = plan_outputs(options, "memtopo", plan, err); code != exit_code::ok)
+    return code;
   install_interrupt_handler();
 
   std::vector<int> devices;
@@ -222,8 +198,8 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
     }
   }
   for (const auto& run : runs) report.devices.push_back(run->topology);
-  report.run.duration_seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-  if (const int code = write_multi_reports(report, options, json, html, svg, out, err); code != 0)
+  report.run.duration_seconds = seconds_since(run_start);
+  if (const int code = write_multi_reports(report, options, plan, out, err); code != 0)
     return code;
   return combined_exit_code(report, options);
 }

@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "run/clock.hpp"
+
 namespace memtopo {
 
 // Where the run stands; what render_progress_line() draws.
@@ -64,7 +66,6 @@ class ProgressDisplay {
   void clear();
 
  private:
-  using Clock = std::chrono::steady_clock;
   void draw_locked();
   void clear_locked();
   void tick();

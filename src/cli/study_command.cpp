@@ -1,6 +1,5 @@
 #include "cli/study_command.hpp"
 
-#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -13,6 +12,7 @@
 #include "cli/options.hpp"
 #include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
+#include "cli/run_engine.hpp"
 #include "cli/run_info.hpp"
 #include "model/json.hpp"
 #include "model/printable_text.hpp"
@@ -26,8 +26,6 @@
 
 namespace memtopo {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* kStudyHelp =
     "Usage: memtopo study <id> [--device N | --sim FILE] [--json FILE] [--html FILE]\n"
@@ -51,10 +49,6 @@ constexpr const char* kStudyHelp =
     "                     sector and bank values (without it they say \"not measured\")\n"
     "  --seed N           Base seed for every random choice (default 1)\n"
     "  --quiet            No progress lines on stderr\n";
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 std::string study_ids() {
   std::string ids;
@@ -109,90 +103,25 @@ std::optional<StudyArguments> split_arguments(int argc, const char* const* argv,
   return parsed;
 }
 
-// Writes --traces files as DIR/<study>_<name>.csv; keeps the first error.
-class StudyTraceFiles : public study::TraceFiles {
- public:
-  StudyTraceFiles(std::filesystem::path directory, std::string study)
-      : directory_(std::move(directory)), study_(std::move(study)) {}
-
-  void write(const std::string& name, const std::string& header,
-             const std::vector<std::string>& rows) override {
-    if (!error_.empty()) return;
-    std::string text = header + "\n";
-    for (const std::string& row : rows) text += row + "\n";
-    try {
-      const std::filesystem::path path = directory_ / (study_ + "_" + name + ".csv");
-      write_output(prepare_output(path.string()), text, /*flush_to_disk=*/false);
-      ++files_;
-    } catch (const OutputError& failure) {
-      error_ = failure.what();
-    }
-  }
-  const std::string& error() const { return error_; }
-  std::size_t files() const { return files_; }
-  const std::filesystem::path& directory() const { return directory_; }
-
- private:
-  std::filesystem::path directory_;
-  std::string study_;
-  std::string error_;
-  std::size_t files_ = 0;
-};
-
 // What must hold before the device is touched: the outputs can be written, the inputs read.
-struct Plan {
+struct Plan : OutputPlan {
   const study::Study* study = nullptr;
-  std::optional<OutputTarget> json;
-  std::optional<OutputTarget> html;
-  std::optional<StudyTraceFiles> traces;
-  std::optional<Topology> topology;
-  OutputLocks locks;  // the outputs above, against a second memtopo writing them
+  std::optional<Topology> discovery;  // --topology FILE
 };
 
 int make_plan(const Options& options, const StudyArguments& arguments, Plan& plan,
               std::ostream& err) {
-  try {
-    plan.json = prepare_json_output(options.json_file);
-    if (!options.html_file.empty()) plan.html = prepare_output(options.html_file);
-    if (!options.traces_dir.empty()) {
-      std::filesystem::create_directories(options.traces_dir);
-      check_directory_writable(options.traces_dir, "--traces directory");
-      plan.traces.emplace(options.traces_dir, plan.study->id);
-      plan.locks.lock_directory(options.traces_dir,
-                                "--traces " + printable_text(options.traces_dir));
-    }
-    plan.locks.lock_file(plan.json);
-    plan.locks.lock_file(plan.html);
-  } catch (const OutputError& error) {
-    err << "memtopo study: " << error.what() << "\n";
-    return exit_code::cannot_write;
-  } catch (const std::filesystem::filesystem_error& error) {
-    err << "memtopo study: cannot create the --traces directory: " << error.what() << "\n";
-    return exit_code::cannot_write;
-  }
-  if (!sim_file_exists(options, "memtopo study", err)) return exit_code::bad_input;
+  if (int code = plan_outputs(options, "memtopo study", plan, err); code != exit_code::ok)
+    return code;
   if (arguments.topology_file) {
     try {
-      plan.topology = read_run_file(*arguments.topology_file);
+      plan.discovery = read_run_file(*arguments.topology_file);
     } catch (const TopologyJsonError& error) {
       err << "memtopo study: --topology: " << error.what()
           << "\n  Give a JSON file that `memtopo --json FILE` wrote.\n";
       return exit_code::bad_input;
     }
   }
-  return exit_code::ok;
-}
-
-int outcome_exit_code(const study::StudyReport& report, const Options& options, bool write_failed) {
-  if (write_failed) return exit_code::cannot_write;
-  // A signal during the final writes too: the run is complete, but it was asked to stop.
-  if (report.header.run.interrupted || interrupt_signal() != 0) {
-    return interrupt_signal() ? exit_code::interrupted_by(interrupt_signal())
-                              : exit_code::interrupted;
-  }
-  if (report.header.run.shared_gpu && !options.allow_shared) return exit_code::gpu_in_use;
-  if (report.result.status == "failed") return exit_code::probe_failed;
-  if (report.result.status == "skipped") return exit_code::study_skipped;
   return exit_code::ok;
 }
 
@@ -210,9 +139,9 @@ bool write_study_reports(const study::StudyReport& report, const Options& option
       written = false;
     }
   }
-  if (plan.html) {
+  if (plan.reports.html) {
     try {
-      write_output(*plan.html, study::render_study_html(report), /*flush_to_disk=*/true);
+      write_output(*plan.reports.html, study::render_study_html(report), /*flush_to_disk=*/true);
     } catch (const OutputError& error) {
       err << "memtopo study: " << error.what() << "\n";
       written = false;
@@ -230,24 +159,19 @@ bool write_study_reports(const study::StudyReport& report, const Options& option
   return written;
 }
 
-study::StudyResult measure(const Options& options, Plan& plan, Backend& device,
-                           study::StudyReport& report, std::ostream& err) {
-  study::PhaseTimer phases(device);
-  study::StudyContext context{
-      .backend = device,
-      .phases = phases,
-      .progress =
-          [&err, quiet = options.quiet](const std::string& line) {
-            if (!quiet) err << "memtopo study: " << line << "\n";
-          },
-      .interrupted = interrupt_requested,
-      .seed = options.seed,
-      .topology = plan.topology,
-      .traces = plan.traces ? &*plan.traces : nullptr,
-  };
-  study::StudyResult result = study::run_study(*plan.study, context);
-  for (const PhaseTiming& phase : phases.phases()) report.header.run.phases.push_back(phase);
-  return result;
+// Runs the study into report.result, its phases into the report's header; returns the trace
+// write error, if any.
+std::string measure(const Options& options, Plan& plan, Backend& device,
+                    study::StudyReport& report, std::ostream& err) {
+  Measurement measurement(
+      options, device, report.header, plan.trace_writer.get(),
+      [&plan] { return plan.study->id; },
+      [&err, quiet = options.quiet](const std::string& line) {
+        if (!quiet) err << "memtopo study: " << line << "\n";
+      });
+  study::StudyContext context{measurement.context(), plan.discovery};
+  report.result = study::run_study(*plan.study, context);
+  return measurement.trace_error();
 }
 
 int run_planned(const Options& options, Plan& plan, const std::vector<std::string>& arguments,
@@ -255,38 +179,30 @@ int run_planned(const Options& options, Plan& plan, const std::vector<std::strin
   const auto run_start = Clock::now();
   install_interrupt_handler();
   study::StudyReport report;
-  report.header.run = start_run_info(arguments);
+  DeviceRun run;
+  run.topology.run = start_run_info(arguments);
+  if (int exit = open_run_device(options, Clock::now(), run, err); exit != exit_code::ok)
+    return exit;
+  report.header = std::move(run.topology);
 
-  const auto setup_start = Clock::now();
-  int exit = exit_code::ok;
-  GpuClaim claim;  // before the backend: the lock outlives the device's use
-  std::optional<OpenedBackend> opened = open_device(options, claim, err, exit);
-  if (!opened) return exit;
-  report.header.run.simulated = opened->simulated;
-  report.header.run.sim_file = printable_text(opened->sim_file);
-  report.header.device = opened->backend->facts();
-  Backend& device = *opened->backend;
-  exit = check_gpu_sharing(device, opened->simulated, claim, options, report.header, err);
-  if (exit != exit_code::ok) return exit;
-  report.header.run.phases.emplace_back("setup", seconds_since(setup_start));
-
-  report.result = measure(options, plan, device, report, err);
+  const std::string trace_error = measure(options, plan, *run.opened->backend, report, err);
   report.header.run.interrupted = report.result.status == "interrupted";
-  if (plan.traces && !plan.traces->error().empty()) {
-    report.header.warnings.push_back("raw traces are incomplete: " + plan.traces->error());
+  if (!trace_error.empty()) {
+    report.header.warnings.push_back("raw traces are incomplete: " + trace_error);
   }
   report.header.run.duration_seconds = seconds_since(run_start);
   const bool written = write_study_reports(report, options, plan, out, err);
-  if (plan.traces && !options.quiet) {
-    err << "memtopo study: " << plan.traces->files() << " trace files in "
-        << printable_text(plan.traces->directory().string()) << "\n";
+  if (plan.trace_writer && !options.quiet) {
+    err << "memtopo study: " << plan.trace_writer->files_written() << " trace files in "
+        << printable_text(plan.trace_writer->directory().string()) << "\n";
   }
   if (report.result.status == "skipped" || report.result.status == "failed") {
     err << "memtopo study: " << report.result.id << " " << report.result.status << ": "
         << report.result.reason << "\n";
   }
-  const bool traces_failed = plan.traces && !plan.traces->error().empty();
-  return outcome_exit_code(report, options, !written || traces_failed);
+  const ProbeOutcome outcome{report.result.id, report.result.status, report.result.reason};
+  return outcome_exit_code(report.header.run, {&outcome, 1}, options,
+                           !written || !trace_error.empty(), SkipMeans::run_skipped);
 }
 
 }  // namespace
@@ -310,8 +226,11 @@ int run_study_command(int argc, const char* const* argv, std::ostream& out, std:
     return exit_code::ok;
   }
   if (!options.only.empty()) return usage_error(err, "--only selects probes of a discovery");
-  if (!options.markdown_file.empty() || !options.export_format.empty()) {
-    return usage_error(err, std::string(options.markdown_file.empty() ? "--export" : "--markdown") +
+  if (const char* option = !options.markdown_file.empty() ? "--markdown"
+                           : !options.export_format.empty() ? "--export"
+                           : !options.svg_file.empty()      ? "--svg"
+                                                            : nullptr) {
+    return usage_error(err, std::string(option) +
                                 " is for a discovery; a study writes --json and --html");
   }
   if (arguments->id.empty()) {

@@ -4,14 +4,14 @@
 
 namespace memtopo {
 
-TraceRecorder::TraceRecorder(TraceSink& sink, std::function<std::string()> current_probe)
-    : sink_(sink), current_probe_(std::move(current_probe)) {}
+TraceRecorder::TraceRecorder(TraceSink& sink, std::function<std::string()> current_phase)
+    : sink_(sink), current_phase_(std::move(current_phase)) {}
 
 template <typename Write>
 void TraceRecorder::guarded(const std::string& label, Write write) {
   if (!write_error_.empty()) return;
   try {
-    write(label.empty() ? current_probe_() : label);
+    write(label.empty() ? current_phase_() : label);
   } catch (const std::exception& error) {
     write_error_ = error.what();
   }
@@ -34,6 +34,26 @@ void TraceRecorder::record_warp_access(const std::string& label, const WarpAcces
 void TraceRecorder::record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
                                        const L2FirstTouchResult& result) {
   guarded(label, [&](const std::string& named) { sink_.record_first_touch(named, spec, result); });
+}
+
+void TraceRecorder::record_strided(const std::string& label, const StridedAccessSpec& spec,
+                                   const StridedAccessResult& result) {
+  guarded(label, [&](const std::string& named) { sink_.record_strided(named, spec, result); });
+}
+
+void TraceRecorder::record_barrier(const std::string& label, const BarrierSpec& spec,
+                                   const BarrierRun& run) {
+  guarded(label, [&](const std::string& named) { sink_.record_barrier(named, spec, run); });
+}
+
+void TraceRecorder::record_spill(const std::string& label, const SpillSpec& spec,
+                                 const SpillRun& run) {
+  guarded(label, [&](const std::string& named) { sink_.record_spill(named, spec, run); });
+}
+
+void TraceRecorder::record_table(const std::string& name, const std::string& header,
+                                 const std::vector<std::string>& rows) {
+  guarded(name, [&](const std::string& named) { sink_.record_table(named, header, rows); });
 }
 
 }  // namespace memtopo

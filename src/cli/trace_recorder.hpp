@@ -1,33 +1,45 @@
 #pragma once
-// Connects ProbeContext::record_trace to a TraceSink for --traces. Writing traces must never
-// fail a measurement: the first write error is kept (write_error()) and recording stops.
+// The trace sink a run hands its context for --traces (run/trace_sink.hpp): it names the
+// experiments whose run gave no label after the phase running now and passes them to the CSV
+// writer. Writing traces must never fail a measurement: the first write error is kept
+// (write_error()) and recording stops.
 #include <functional>
 #include <string>
+#include <vector>
 
-#include "report/csv_traces.hpp"
+#include "run/trace_sink.hpp"
 
 namespace memtopo {
 
-class TraceRecorder {
+class TraceRecorder : public TraceSink {
  public:
-  // `current_probe` names the probe running now; it labels traces whose probe gave no label.
-  TraceRecorder(TraceSink& sink, std::function<std::string()> current_probe);
+  // `current_phase` names the probe or study running now; it labels unlabelled experiments.
+  TraceRecorder(TraceSink& sink, std::function<std::string()> current_phase);
 
-  void record(const std::string& label, const ChaseSpec& spec, const Trace& trace);
-  void record_stream(const std::string& label, const StreamSpec& spec, const StreamResult& result);
-  void record_warp_access(const std::string& label, const WarpAccessSpec& spec, const Trace& trace);
+  void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) override;
+  void record_stream(const std::string& label, const StreamSpec& spec,
+                     const StreamResult& result) override;
+  void record_warp_access(const std::string& label, const WarpAccessSpec& spec,
+                          const Trace& trace) override;
   void record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
-                          const L2FirstTouchResult& result);
+                          const L2FirstTouchResult& result) override;
+  void record_strided(const std::string& label, const StridedAccessSpec& spec,
+                      const StridedAccessResult& result) override;
+  void record_barrier(const std::string& label, const BarrierSpec& spec,
+                      const BarrierRun& run) override;
+  void record_spill(const std::string& label, const SpillSpec& spec, const SpillRun& run) override;
+  void record_table(const std::string& name, const std::string& header,
+                    const std::vector<std::string>& rows) override;
 
   const std::string& write_error() const { return write_error_; }
 
  private:
-  // Runs `write` with the label (the current probe's when empty); the first error stops it all.
+  // Runs `write` with the label (the current phase's when empty); the first error stops it all.
   template <typename Write>
   void guarded(const std::string& label, Write write);
 
   TraceSink& sink_;
-  std::function<std::string()> current_probe_;
+  std::function<std::string()> current_phase_;
   std::string write_error_;
 };
 

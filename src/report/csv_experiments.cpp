@@ -1,8 +1,10 @@
 // The CSV of the experiments that are not chases or streams (report/csv_traces.hpp): warp
-// accesses and L2 first-touch launches, so that --traces holds every experiment a run made.
+// accesses, L2 first-touch launches and the studies' experiments, so that --traces holds every
+// experiment a run made.
 #include <cstdio>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "report/csv_traces.hpp"
 
@@ -47,6 +49,56 @@ void write_first_touch_csv(std::ostream& out, const std::string& label,
           << "," << number_text(reader.overhead_cycles) << "\n";
     }
   }
+}
+
+void write_strided_csv(std::ostream& out, const std::string& label, const StridedAccessSpec& spec,
+                       const StridedAccessResult& result) {
+  out << "# " << label << ": strided requests space=" << to_string(spec.space)
+      << " element_bytes=" << spec.element_bytes << " stride_elements=" << spec.stride_elements
+      << " start_offset_bytes=" << spec.start_offset_bytes
+      << " footprint_bytes=" << spec.footprint_bytes << " blocks_per_sm=" << spec.blocks_per_sm
+      << " threads_per_block=" << spec.threads_per_block
+      << " requests_per_warp=" << spec.requests_per_warp
+      << " requested_bytes=" << result.requested_bytes << " sms=" << result.sms
+      << " clock_khz=" << number_text(result.sm_clock_khz) << "\n";
+  out << "quantity,sample,value\n";
+  for (std::size_t i = 0; i < result.seconds.size(); ++i)
+    out << "seconds," << i << "," << number_text(result.seconds[i]) << "\n";
+  for (std::size_t i = 0; i < result.latency_cycles.size(); ++i)
+    out << "latency_cycles," << i << "," << number_text(result.latency_cycles[i]) << "\n";
+}
+
+namespace {
+
+// "sample,cycles,ns": one row per sample of a timed loop.
+void write_timed_samples(std::ostream& out, const std::vector<double>& cycles,
+                         const std::vector<double>& ns) {
+  out << "sample,cycles,ns\n";
+  for (std::size_t i = 0; i < cycles.size(); ++i) {
+    out << i << "," << number_text(cycles[i]) << ","
+        << (i < ns.size() ? number_text(ns[i]) : "") << "\n";
+  }
+}
+
+}  // namespace
+
+void write_barrier_csv(std::ostream& out, const std::string& label, const BarrierSpec& spec,
+                       const BarrierRun& run) {
+  out << "# " << label << ": barrier kind=" << to_string(spec.kind)
+      << " threads_per_block=" << spec.threads_per_block << " blocks_per_sm=" << spec.blocks_per_sm
+      << " cluster_size=" << spec.cluster_size << " barriers=" << spec.barriers
+      << " launches=" << spec.launches << " blocks_per_launch=" << run.blocks_per_launch << "\n";
+  write_timed_samples(out, run.cycles_per_barrier, run.ns_per_barrier);
+}
+
+void write_spill_csv(std::ostream& out, const std::string& label, const SpillSpec& spec,
+                     const SpillRun& run) {
+  out << "# " << label << ": spill variant=" << spec.variant
+      << " threads_per_block=" << spec.threads_per_block << " blocks_per_sm=" << spec.blocks_per_sm
+      << " iterations=" << spec.iterations << " launches=" << spec.launches
+      << " shared_carveout_percent=" << spec.shared_carveout_percent
+      << " warps_per_launch=" << run.warps_per_launch << "\n";
+  write_timed_samples(out, run.cycles_per_iteration, run.ns_per_iteration);
 }
 
 }  // namespace memtopo

@@ -122,7 +122,11 @@ void CsvTraceWriter::record_stream(const std::string& label, const StreamSpec& s
 void CsvTraceWriter::write_numbered(const std::string& label, const std::string& text) {
   char number[32];
   std::snprintf(number, sizeof number, "%05zu_", files_written_);
-  const std::filesystem::path path = directory_ / (number + file_safe(label) + ".csv");
+  write_file(number + file_safe(label) + ".csv", text);
+}
+
+void CsvTraceWriter::write_file(const std::string& name, const std::string& text) {
+  const std::filesystem::path path = directory_ / name;
   // Through a temporary file and a rename, so that a full disk leaves no truncated trace; not
   // flushed to disk one by one, which would cost seconds over thousands of files.
   // The directory was checked once; each file is new, so no per-file check is needed.
@@ -133,24 +137,49 @@ void CsvTraceWriter::write_numbered(const std::string& label, const std::string&
   ++files_written_;
 }
 
-void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
+template <typename Spec, typename Result, typename Write>
+void CsvTraceWriter::write_experiment(const std::string& label, const Spec& spec,
+                                      const Result& result, Write write) {
   std::ostringstream text;
-  write_trace_csv(text, label, spec, trace);
+  write(text, label, spec, result);
   write_numbered(label, text.str());
+}
+
+void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec,
+                            const Trace& trace) {
+  write_experiment(label, spec, trace, write_trace_csv);
 }
 
 void CsvTraceWriter::record_warp_access(const std::string& label, const WarpAccessSpec& spec,
                                         const Trace& trace) {
-  std::ostringstream text;
-  write_warp_access_csv(text, label, spec, trace);
-  write_numbered(label, text.str());
+  write_experiment(label, spec, trace, write_warp_access_csv);
 }
 
 void CsvTraceWriter::record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
                                         const L2FirstTouchResult& result) {
-  std::ostringstream text;
-  write_first_touch_csv(text, label, spec, result);
-  write_numbered(label, text.str());
+  write_experiment(label, spec, result, write_first_touch_csv);
+}
+
+void CsvTraceWriter::record_strided(const std::string& label, const StridedAccessSpec& spec,
+                                    const StridedAccessResult& result) {
+  write_experiment(label, spec, result, write_strided_csv);
+}
+
+void CsvTraceWriter::record_barrier(const std::string& label, const BarrierSpec& spec,
+                                    const BarrierRun& run) {
+  write_experiment(label, spec, run, write_barrier_csv);
+}
+
+void CsvTraceWriter::record_spill(const std::string& label, const SpillSpec& spec,
+                                  const SpillRun& run) {
+  write_experiment(label, spec, run, write_spill_csv);
+}
+
+void CsvTraceWriter::record_table(const std::string& name, const std::string& header,
+                                  const std::vector<std::string>& rows) {
+  std::string text = header + "\n";
+  for (const std::string& row : rows) text += row + "\n";
+  write_file(file_safe(name) + ".csv", text);
 }
 
 }  // namespace memtopo

@@ -6,30 +6,11 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
-#include "backend/experiment.hpp"
-#include "backend/l2_first_touch.hpp"
-#include "backend/stream.hpp"
-#include "backend/warp_access.hpp"
+#include "run/trace_sink.hpp"
 
 namespace memtopo {
-
-// Receives every experiment a probe runs, labelled with the probe id.
-class TraceSink {
- public:
-  virtual ~TraceSink() = default;
-  virtual void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) = 0;
-  // Receives every stream a probe runs (bandwidth); a sink of chases alone ignores them.
-  virtual void record_stream(const std::string& /*label*/, const StreamSpec& /*spec*/,
-                             const StreamResult& /*result*/) {}
-  // Receives every warp access (shared-memory banks) and every L2 first-touch launch (the
-  // partition map); a sink of chases alone ignores them.
-  virtual void record_warp_access(const std::string& /*label*/, const WarpAccessSpec& /*spec*/,
-                                  const Trace& /*trace*/) {}
-  virtual void record_first_touch(const std::string& /*label*/,
-                                  const L2FirstTouchSpec& /*spec*/,
-                                  const L2FirstTouchResult& /*result*/) {}
-};
 
 // The spec and the trace's context (SM, overhead, clock) on one line, for the CSV header.
 std::string describe_experiment(const ChaseSpec& spec, const Trace& trace);
@@ -54,6 +35,15 @@ void write_warp_access_csv(std::ostream& out, const std::string& label, const Wa
 // "reader_sm,line,first_cycles,second_cycles,overhead_cycles", one row per reader and line.
 void write_first_touch_csv(std::ostream& out, const std::string& label,
                            const L2FirstTouchSpec& spec, const L2FirstTouchResult& result);
+// A study's experiments: a "# " line with the spec, then one row per sample: strided requests
+// "quantity,sample,value" (seconds per launch, latency cycles per request), barriers and
+// spills "sample,cycles,ns" (per barrier or iteration).
+void write_strided_csv(std::ostream& out, const std::string& label, const StridedAccessSpec& spec,
+                       const StridedAccessResult& result);
+void write_barrier_csv(std::ostream& out, const std::string& label, const BarrierSpec& spec,
+                       const BarrierRun& run);
+void write_spill_csv(std::ostream& out, const std::string& label, const SpillSpec& spec,
+                     const SpillRun& run);
 
 // Writes each recorded experiment to DIR/NNNNN_<label>.csv, numbered in run order; the streams
 // of one label go to one file (numbered when first written), one row per timed launch.
@@ -71,6 +61,14 @@ class CsvTraceWriter : public TraceSink {
                           const Trace& trace) override;
   void record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
                           const L2FirstTouchResult& result) override;
+  void record_strided(const std::string& label, const StridedAccessSpec& spec,
+                      const StridedAccessResult& result) override;
+  void record_barrier(const std::string& label, const BarrierSpec& spec,
+                      const BarrierRun& run) override;
+  void record_spill(const std::string& label, const SpillSpec& spec, const SpillRun& run) override;
+  // DIR/<name>.csv, unnumbered (a study's samples: DIR/<study>_samples.csv).
+  void record_table(const std::string& name, const std::string& header,
+                    const std::vector<std::string>& rows) override;
 
   const std::filesystem::path& directory() const { return directory_; }
   std::size_t files_written() const { return files_written_; }
@@ -86,6 +84,11 @@ class CsvTraceWriter : public TraceSink {
 
   // Writes `text` to DIR/NNNNN_<label>.csv (the next number). Throws OutputError.
   void write_numbered(const std::string& label, const std::string& text);
+  // Writes `text` to DIR/<name>. Throws OutputError.
+  void write_file(const std::string& name, const std::string& text);
+  template <typename Spec, typename Result, typename Write>
+  void write_experiment(const std::string& label, const Spec& spec, const Result& result,
+                        Write write);
 };
 
 }  // namespace memtopo

@@ -4,16 +4,6 @@
 
 namespace memtopo::study {
 
-StudyKernels& study_kernels_or_skip(Backend& backend, const std::string& missing) {
-  if (StudyKernels* kernels = backend.study_kernels()) return *kernels;
-  if (backend.kind() == "sim") {
-    throw StudySkipped("the simulated device does not model " + missing +
-                       ": this study needs a CUDA GPU");
-  }
-  throw StudySkipped("the " + std::string(backend.kind()) + " backend runs no experiment on " +
-                     missing);
-}
-
 Cell timing_cell(const std::vector<double>& samples) {
   return measured_cell(samples, kTimingBand);
 }

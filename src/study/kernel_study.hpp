@@ -1,6 +1,6 @@
 #pragma once
-// What the `sync` and `spilling` studies share: the backend's study kernels (or the skip that
-// says why there are none), measured cells of their samples, and finding confidences.
+// What the `sync` and `spilling` studies share (their kernels come from RunContext::study_kernels,
+// which skips where there are none): measured cells of their samples, and finding confidences.
 #include <string>
 #include <vector>
 
@@ -10,10 +10,6 @@
 #include "study/study.hpp"
 
 namespace memtopo::study {
-
-// The backend's barrier and spilling experiments. Throws StudySkipped naming what the device
-// does not model (`missing`: "barriers", "registers and local memory") where there are none.
-StudyKernels& study_kernels_or_skip(Backend& backend, const std::string& missing);
 
 // A cell of timing samples: p50, spread, and the share of samples within this band of it.
 inline constexpr double kTimingBand = 0.05;

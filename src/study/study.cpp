@@ -1,34 +1,8 @@
 #include "study/study.hpp"
 
-#include <chrono>
 #include <exception>
 
 namespace memtopo::study {
-namespace {
-
-std::optional<double> clock_khz(Backend& backend) {
-  const double khz = backend.current_sm_clock_khz();
-  return khz > 0 ? std::optional<double>(khz) : std::nullopt;
-}
-
-}  // namespace
-
-void PhaseTimer::run(const std::string& name, const std::function<void()>& work) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const std::optional<double> before = clock_khz(backend_);
-  auto record = [&] {
-    phases_.emplace_back(name, std::chrono::duration<double>(Clock::now() - start).count(), before,
-                         clock_khz(backend_));
-  };
-  try {
-    work();
-  } catch (...) {
-    record();
-    throw;
-  }
-  record();
-}
 
 StudyResult run_study(const Study& study, StudyContext& context) {
   StudyResult result;
@@ -37,10 +11,10 @@ StudyResult run_study(const Study& study, StudyContext& context) {
   try {
     study.run(context, result);
     result.status = "ok";
-  } catch (const StudySkipped& skip) {
+  } catch (const Skipped& skip) {
     result.status = "skipped";
     result.reason = skip.what();
-  } catch (const StudyInterrupted&) {
+  } catch (const Interrupted&) {
     result.status = "interrupted";
     result.reason = "a stop signal arrived; the tables hold what was measured before it";
   } catch (const std::exception& error) {

@@ -2,72 +2,26 @@
 // A study: a code-pattern experiment (study 001, docs/references.md) that `memtopo study <id>`
 // runs on one device. Each registers in registry.cpp with an id, a title, what it needs and a run
 // function; docs/studies.md says what a study writes, docs/architecture.md where one goes.
-#include <cstdint>
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "backend/backend.hpp"
 #include "model/topology.hpp"
+#include "run/context.hpp"
 #include "study/result.hpp"
 
 namespace memtopo::study {
 
-// Thrown by a study (from anywhere inside its run) when this device cannot run it: a simulated
-// device without the model it needs, a GPU without the feature. The study ends skipped with the
-// message as its reason (exit code 10); what it measured before is kept.
-class StudySkipped : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Thrown when a stop signal arrived (interrupted() was true at a check): the study ends with
-// what it measured, marked interrupted.
-class StudyInterrupted : public std::runtime_error {
- public:
-  StudyInterrupted() : std::runtime_error("interrupted") {}
-};
-
-// Records how long each phase of a study takes (and the SM clock around it).
-class PhaseTimer {
- public:
-  explicit PhaseTimer(Backend& backend) : backend_(backend) {}
-  // Runs `work` as phase `name`, appending its timing (also when it throws).
-  void run(const std::string& name, const std::function<void()>& work);
-  const std::vector<PhaseTiming>& phases() const { return phases_; }
-
- private:
-  Backend& backend_;
-  std::vector<PhaseTiming> phases_;
-};
-
-// Where raw samples go with --traces DIR: one CSV per call, DIR/<study>_<name>.csv. Writing
-// never fails a study: the first error is kept and reported at the end.
-class TraceFiles {
- public:
-  virtual ~TraceFiles() = default;
-  // `header`: comma-separated column names; each row already formatted.
-  virtual void write(const std::string& name, const std::string& header,
-                     const std::vector<std::string>& rows) = 0;
-};
-
-struct StudyContext {
-  Backend& backend;
-  PhaseTimer& phases;
-  std::function<void(const std::string&)> progress;  // one line to the user (stderr)
-  std::function<bool()> interrupted;                 // a stop signal arrived
-  std::uint64_t seed = 1;
+// A study runs through the engine's context (run/context.hpp): its experiments reach --traces
+// and the SM clock log, a device that cannot run it throws Skipped (the study ends skipped with
+// the message as its reason, exit code 10), a stop signal Interrupted (it ends with what it
+// measured, marked interrupted); phases are RunContext::phase. `topology` is the study's report
+// header: its run (phases) and warnings.
+struct StudyContext : RunContext {
   // --topology FILE: a discovery of this device whose findings (line, sector, banks) the
   // study ties its findings to; nullopt without one (predictions then say "not measured").
-  std::optional<Topology> topology = std::nullopt;
-  TraceFiles* traces = nullptr;  // --traces DIR, or nullptr
-
-  // Throws StudyInterrupted when a stop signal arrived; studies call it between batches.
-  void check_interrupt() const {
-    if (interrupted && interrupted()) throw StudyInterrupted();
-  }
+  std::optional<Topology> discovery = std::nullopt;
 };
 
 struct Study {
@@ -84,8 +38,8 @@ const std::vector<Study>& all_studies();
 // The study with this id, or nullptr.
 const Study* find_study(const std::string& id);
 
-// Runs `study`: status "ok"; a StudySkipped becomes "skipped" with its reason, any other
-// std::exception "failed" with its message, StudyInterrupted "interrupted".
+// Runs `study`: status "ok"; Skipped becomes "skipped" with its reason, Interrupted
+// "interrupted", any other std::exception "failed" with its message.
 StudyResult run_study(const Study& study, StudyContext& context);
 
 }  // namespace memtopo::study

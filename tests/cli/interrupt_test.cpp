@@ -86,7 +86,8 @@ TEST(InterruptHandler, ASignalAfterTheMeasurementsStillGivesItsExitCode) {
     raise(SIGHUP);
     Topology complete;
     complete.run.probes.push_back({"l1.size", "ok", ""});
-    _exit(outcome_exit_code(complete, Options{}, /*trace_write_failed=*/false));
+    _exit(outcome_exit_code(complete.run, complete.run.probes, Options{},
+                            /*write_failed=*/false));
   }
   int status = 0;
   waitpid(child, &status, 0);

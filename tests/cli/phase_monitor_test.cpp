@@ -74,7 +74,7 @@ Property size_in_bytes(double bytes) {
 struct MonitorFixture : ::testing::Test {
   ConditionsBackend backend;
   Topology topology;
-  ProbeContext ctx{.backend = backend, .topology = topology, .record_trace = nullptr};
+  ProbeContext ctx{.backend = backend, .topology = topology};
   int runs = 0;
 
   // A probe that runs one chase and writes l1.size = 1024 * (number of the attempt).

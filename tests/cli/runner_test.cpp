@@ -97,7 +97,7 @@ TEST(SelectProbes, CyclesAndMissingNeedsAreProgrammingErrors) {
 struct RunFixture : ::testing::Test {
   FakeBackend backend;
   Topology topology;
-  ProbeContext ctx{.backend = backend, .topology = topology, .record_trace = nullptr};
+  ProbeContext ctx{.backend = backend, .topology = topology};
 };
 
 TEST_F(RunFixture, RecordsOnePhaseAndOneOutcomePerProbe) {

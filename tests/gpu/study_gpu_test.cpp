@@ -108,11 +108,8 @@ TEST_F(StudyGpuTest, LatencyOfOneWarpIsRecordedPerRequest) {
 
 TEST_F(StudyGpuTest, BothStudiesRunAndReportFindings) {
   for (const char* id : {"stride", "coalescing"}) {
-    study::PhaseTimer phases(backend());
-    study::StudyContext context{.backend = backend(),
-                                .phases = phases,
-                                .progress = [](const std::string&) {},
-                                .interrupted = [] { return false; }};
+    Topology header;
+    study::StudyContext context{{.backend = backend(), .topology = header}};
     const study::StudyResult result = study::run_study(*study::find_study(id), context);
     EXPECT_EQ(result.status, "ok") << id << ": " << result.reason;
     EXPECT_FALSE(result.tables.empty()) << id;

@@ -12,6 +12,7 @@
 #include "kernel_studies_fake.hpp"
 #include "study/report.hpp"
 #include "study/study.hpp"
+#include "run_study_on.hpp"
 #include "study/trend.hpp"
 
 namespace memtopo::study {
@@ -19,27 +20,25 @@ namespace {
 
 using testing::FakeStudyGpu;
 
-class CollectedTraces final : public TraceFiles {
+class CollectedTraces final : public TraceSink {
  public:
-  void write(const std::string& name, const std::string& header,
-             const std::vector<std::string>& rows) override {
+  void record_table(const std::string& name, const std::string& header,
+                    const std::vector<std::string>& rows) override {
     headers[name] = header;
     files[name] = rows;
   }
+  void record_barrier(const std::string&, const BarrierSpec&, const BarrierRun&) override {
+    ++barriers;
+  }
   std::map<std::string, std::string> headers;
   std::map<std::string, std::vector<std::string>> files;
+  std::size_t barriers = 0;
 };
 
-StudyResult run_on(Backend& backend, const std::string& id, TraceFiles* traces = nullptr) {
-  PhaseTimer phases(backend);
-  StudyContext context{.backend = backend,
-                       .phases = phases,
-                       .progress = [](const std::string&) {},
-                       .interrupted = [] { return false; },
-                       .traces = traces};
+StudyResult run_on(Backend& backend, const std::string& id, TraceSink* traces = nullptr) {
   const Study* study = find_study(id);
   if (study == nullptr) throw std::runtime_error("no study " + id);
-  return run_study(*study, context);
+  return run_study_on(backend, *study, traces);
 }
 
 const Table& table_of(const StudyResult& result, const std::string& id) {
@@ -145,15 +144,18 @@ TEST(SyncStudy, TracesHoldEverySample) {
   FakeStudyGpu gpu;
   CollectedTraces traces;
   const StudyResult result = run_on(gpu, "sync", &traces);
-  ASSERT_EQ(traces.files.count("samples"), 1u);
-  EXPECT_EQ(traces.headers["samples"].rfind("barrier,threads_per_block", 0), 0u);
-  std::size_t samples = 0;
+  ASSERT_EQ(traces.files.count("sync_samples"), 1u);
+  EXPECT_EQ(traces.headers["sync_samples"].rfind("barrier,threads_per_block", 0), 0u);
+  std::size_t samples = 0, rows = 0;
   for (const Table& table : result.tables) {
     for (const auto& row : table.rows) {
       samples += row[table.column("cycles_per_barrier")].spread->samples;
+      ++rows;
     }
   }
-  EXPECT_EQ(traces.files["samples"].size(), samples);
+  EXPECT_EQ(traces.files["sync_samples"].size(), samples);
+  // Every barrier run went through the engine's context to the sink, one per row.
+  EXPECT_EQ(traces.barriers, rows);
 }
 
 TEST(SpillingStudy, RowsCarryTheBuildsCountsAndTimes) {

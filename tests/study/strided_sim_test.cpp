@@ -9,6 +9,7 @@
 #include "backend/sim/sim_backend.hpp"
 #include "backend/sim/strided_model.hpp"
 #include "study/study.hpp"
+#include "run_study_on.hpp"
 
 namespace memtopo::study {
 namespace {
@@ -48,22 +49,12 @@ TEST(StridedRequests, SectorsPerRequestFollowTheDescription) {
 }
 
 StudyResult run_with(Backend& backend, const std::string& id) {
-  PhaseTimer phases(backend);
-  StudyContext context{.backend = backend,
-                       .phases = phases,
-                       .progress = [](const std::string&) {},
-                       .interrupted = [] { return false; }};
-  return run_study(*find_study(id), context);
+  return run_study_on(backend, *find_study(id));
 }
 
 StudyResult run_on(const std::string& sim, const std::string& id) {
   auto backend = make_sim_backend_from_file(sim);
-  PhaseTimer phases(*backend);
-  StudyContext context{.backend = *backend,
-                       .phases = phases,
-                       .progress = [](const std::string&) {},
-                       .interrupted = [] { return false; }};
-  return run_study(*find_study(id), context);
+  return run_study_on(*backend, *find_study(id));
 }
 
 const Table& table_named(const StudyResult& result, const std::string& id) {

@@ -49,6 +49,25 @@ TEST(StudyCli, StrideWritesJsonTracesAndConsole) {
   EXPECT_TRUE(std::filesystem::exists(dir / "t" / "stride_samples.csv"));
 }
 
+// A study's experiments go through the run engine like a discovery's probes, so --traces holds
+// each strided request run too, named after the study (issue 34: only its samples table was).
+TEST(StudyCli, TracesHoldEveryStridedRequestRun) {
+  const auto dir = fresh_directory("study_traces");
+  const ProcessResult r = memtopo({"study", "coalescing", "--sim", kHopperLike, "--traces",
+                                   (dir / "t").string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::size_t runs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "t")) {
+    const std::string text = read(entry.path());
+    if (text.rfind("# coalescing: strided requests space=ca", 0) == 0) {
+      EXPECT_NE(text.find("\nquantity,sample,value\n"), std::string::npos) << entry.path();
+      ++runs;
+    }
+  }
+  EXPECT_GT(runs, 1u) << "no strided-request trace in " << dir / "t";
+  EXPECT_TRUE(std::filesystem::exists(dir / "t" / "coalescing_samples.csv"));
+}
+
 TEST(StudyCli, HtmlHasTheFindingsAChartPerTableAndTheConsole) {
   const auto dir = fresh_directory("study_html");
   const ProcessResult r = memtopo({"study", "coalescing", "--sim", kHopperLike, "--html",

@@ -5,6 +5,7 @@
 #include "backend/sim/sim_backend.hpp"
 #include "study/report.hpp"
 #include "study/study.hpp"
+#include "run_study_on.hpp"
 
 namespace memtopo::study {
 namespace {
@@ -26,19 +27,14 @@ TEST(StudyRegistry, ListsStrideAndCoalescingWithUniqueIds) {
 
 StudyResult run_fake(const std::function<void(StudyContext&, StudyResult&)>& body) {
   auto backend = small_sim();
-  PhaseTimer phases(*backend);
-  StudyContext context{.backend = *backend,
-                       .phases = phases,
-                       .progress = [](const std::string&) {},
-                       .interrupted = [] { return false; }};
   Study study{"fake", "a fake", "nothing", body};
-  return run_study(study, context);
+  return run_study_on(*backend, study);
 }
 
 TEST(RunStudy, SkipKeepsTheReasonAndWhatWasMeasured) {
   StudyResult result = run_fake([](StudyContext&, StudyResult& r) {
     r.tables.push_back(Table{"t", "t", {}, {}, std::nullopt});
-    throw StudySkipped("no model for this");
+    throw Skipped("no model for this");
   });
   EXPECT_EQ(result.status, "skipped");
   EXPECT_EQ(result.reason, "no model for this");
@@ -49,18 +45,19 @@ TEST(RunStudy, SkipKeepsTheReasonAndWhatWasMeasured) {
 TEST(RunStudy, FailureAndInterruptAreStatuses) {
   EXPECT_EQ(run_fake([](StudyContext&, StudyResult&) { throw std::runtime_error("x"); }).status,
             "failed");
-  EXPECT_EQ(run_fake([](StudyContext&, StudyResult&) { throw StudyInterrupted(); }).status,
+  EXPECT_EQ(run_fake([](StudyContext&, StudyResult&) { throw Interrupted(); }).status,
             "interrupted");
   EXPECT_EQ(run_fake([](StudyContext&, StudyResult&) {}).status, "ok");
 }
 
-TEST(PhaseTimer, RecordsEveryPhaseEvenWhenItThrows) {
+TEST(RunContextPhase, RecordsEveryPhaseEvenWhenItThrows) {
   auto backend = small_sim();
-  PhaseTimer phases(*backend);
-  phases.run("first", [] {});
-  EXPECT_THROW(phases.run("second", [] { throw std::runtime_error("x"); }), std::runtime_error);
-  ASSERT_EQ(phases.phases().size(), 2u);
-  EXPECT_EQ(phases.phases()[1].name, "second");
+  Topology header;
+  const RunContext context{.backend = *backend, .topology = header};
+  context.phase("first", [] {});
+  EXPECT_THROW(context.phase("second", [] { throw std::runtime_error("x"); }), std::runtime_error);
+  ASSERT_EQ(header.run.phases.size(), 2u);
+  EXPECT_EQ(header.run.phases[1].name, "second");
 }
 
 StudyReport fixed_report() {

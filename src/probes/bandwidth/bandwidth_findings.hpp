@@ -10,7 +10,7 @@
 #include "probes/bandwidth/dram_footprints.hpp"
 #include "probes/bandwidth/launch_search.hpp"
 #include "probes/bandwidth/stream_meter.hpp"
-#include "probes/core/sm_clock_log.hpp"
+#include "run/sm_clock_log.hpp"
 
 namespace memtopo {
 

@@ -112,16 +112,18 @@ std::optional<std::string> overhead_drift(const PhaseTiming& baseline, const Pha
   return std::string(text);
 }
 
-PhaseMonitor::PhaseMonitor(ProbeContext& ctx)
-    : ctx_(ctx), original_record_trace_(std::move(ctx.record_trace)) {
-  ctx_.record_trace = [this](const std::string& label, const ChaseSpec& spec, const Trace& trace) {
-    overheads_.push_back(trace.overhead_cycles);
-    if (original_record_trace_) original_record_trace_(label, spec, trace);
-  };
+void PhaseMonitor::OverheadTap::record(const std::string& label, const ChaseSpec& spec,
+                                       const Trace& trace) {
+  overheads.push_back(trace.overhead_cycles);
+  ForwardingSink::record(label, spec, trace);
+}
+
+PhaseMonitor::PhaseMonitor(ProbeContext& ctx) : ctx_(ctx), tap_(ctx.traces) {
+  ctx_.traces = &tap_;
 }
 
 PhaseMonitor::~PhaseMonitor() {
-  ctx_.record_trace = std::move(original_record_trace_);
+  ctx_.traces = tap_.original();
 }
 
 std::optional<DeviceConditions> PhaseMonitor::sample() {
@@ -135,7 +137,7 @@ std::optional<DeviceConditions> PhaseMonitor::sample() {
 }
 
 void PhaseMonitor::begin_attempt(PhaseTiming& phase) {
-  overheads_.clear();
+  tap_.overheads.clear();
   phase.conditions_before = sample();
   // Only a device that reports its conditions can have a phase repeated; keep the findings
   // to roll back to only then (a copy of every element's evidence is not free).
@@ -148,7 +150,7 @@ void PhaseMonitor::begin_attempt(PhaseTiming& phase) {
 void PhaseMonitor::end_attempt(PhaseTiming& phase) {
   phase.conditions_after = sample();
   phase.timing_overhead =
-      overheads_.empty() ? std::nullopt : std::optional<Spread>(summarize(overheads_));
+      tap_.overheads.empty() ? std::nullopt : std::optional<Spread>(summarize(tap_.overheads));
   phase.disturbances.clear();
   if (phase.conditions_before && phase.conditions_after) {
     phase.disturbances = phase_disturbances(*phase.conditions_before, *phase.conditions_after,

@@ -5,7 +5,6 @@
 // or another process came is run once more; when the second run is disturbed too, its findings
 // are marked and a warning names the reason. The timing overhead of every phase is compared with
 // the first phase's: a drift beyond its spread is a warning.
-#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "model/device_conditions.hpp"
 #include "model/topology.hpp"
 #include "probes/core/probe.hpp"
+#include "run/clock.hpp"
 
 namespace memtopo {
 
@@ -29,8 +29,8 @@ std::optional<std::string> overhead_drift(const PhaseTiming& baseline, const Pha
 
 class PhaseMonitor {
  public:
-  // Taps ctx.record_trace (the traces still reach it) for their timing overhead, until the
-  // monitor is destroyed.
+  // Taps ctx.traces (the traces still reach it) for their timing overhead, until the monitor
+  // is destroyed.
   explicit PhaseMonitor(ProbeContext& ctx);
   ~PhaseMonitor();
   PhaseMonitor(const PhaseMonitor&) = delete;
@@ -53,10 +53,15 @@ class PhaseMonitor {
   void mark_findings(const std::vector<std::string>& disturbances,
                      std::vector<std::string>& marked);
 
-  using Clock = std::chrono::steady_clock;
+  // Collects the timing overhead of every chase on its way to the run's sink.
+  struct OverheadTap : ForwardingSink {
+    using ForwardingSink::ForwardingSink;
+    void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) override;
+    TraceSink* original() const { return next(); }
+    std::vector<double> overheads;  // per-trace timing overhead of the current attempt
+  };
   ProbeContext& ctx_;
-  decltype(ProbeContext::record_trace) original_record_trace_;
-  std::vector<double> overheads_;  // per-trace timing overhead of the current attempt
+  OverheadTap tap_;
   std::optional<DeviceConditions> last_sample_;
   Clock::time_point last_sample_time_;
   std::optional<std::vector<Element>> elements_before_;  // findings before the attempt

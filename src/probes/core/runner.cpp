@@ -1,7 +1,6 @@
 #include "probes/core/runner.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -12,6 +11,8 @@
 #include "model/suggest.hpp"
 #include "probes/core/inheritance.hpp"
 #include "probes/core/phase_monitor.hpp"
+#include "run/clock.hpp"
+#include "run/phase.hpp"
 
 namespace memtopo {
 namespace {
@@ -86,12 +87,6 @@ std::vector<std::size_t> dependency_order(const std::vector<std::unique_ptr<Prob
     throw std::logic_error("probe dependencies form a cycle among: " + join(stuck, ", "));
   }
   return order;
-}
-
-std::optional<double> read_clock_khz(Backend& backend) {
-  double khz = backend.current_sm_clock_khz();
-  if (!(khz > 0)) return std::nullopt;  // 0: the backend cannot tell
-  return khz;
 }
 
 void warn_if_clock_moved(Topology& topology, const PhaseTiming& phase) {
@@ -207,7 +202,6 @@ std::vector<Probe*> select_probes(const std::vector<std::unique_ptr<Probe>>& pro
 
 void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected,
                 const ProbeFinished& after_each) {
-  using Clock = std::chrono::steady_clock;
   RunInfo& run = ctx.topology.run;
   PhaseMonitor monitor(ctx);
 
@@ -231,11 +225,8 @@ void run_probes(ProbeContext& ctx, const std::vector<Probe*>& selected,
                  probe.id() + ": " + probe.description());
     do {  // once, or twice when the device disturbed the first attempt
       monitor.begin_attempt(phase);
-      phase.sm_clock_khz_before = read_clock_khz(ctx.backend);
-      const auto start = Clock::now();
-      outcome = run_attempt(probe, ctx, interrupted);
-      phase.seconds += std::chrono::duration<double>(Clock::now() - start).count();
-      phase.sm_clock_khz_after = read_clock_khz(ctx.backend);
+      time_phase(phase, [&] { return sm_clock_khz(ctx.backend); },
+                 [&] { outcome = run_attempt(probe, ctx, interrupted); });
       monitor.end_attempt(phase);
     } while (!interrupted && monitor.repeat(phase));
     monitor.finish(phase);

@@ -13,11 +13,11 @@
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/constants.hpp"
 #include "probes/size/size_search.hpp"
+#include "run/clock.hpp"
 
 namespace memtopo::staircase {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 // A new answer after a step lies above the level before's p95 by at least this: 2 % (well above
 // jitter at any latency), at least 2 cycles.
@@ -40,10 +40,6 @@ constexpr double kGridEndSlack = 0.999;
 // NVIDIA L2 fills (8 words of 4 bytes): its 64-bit words, 4 loads in all.
 constexpr std::uint64_t kWordsPerSector = 8;
 constexpr std::uint64_t kWordsPerRevisitedSector = kWordsPerSector / 2;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The accesses of the level after a step that lie clearly above the level before's slowest
 // typical answer (`before_p95`, see Sweep::typical_slowest, plus a margin), sorted: the step's

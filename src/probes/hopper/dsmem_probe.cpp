@@ -10,7 +10,7 @@
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
-#include "probes/core/sm_clock_log.hpp"
+#include "run/sm_clock_log.hpp"
 #include "probes/hopper/hopper_probe.hpp"
 
 namespace memtopo {

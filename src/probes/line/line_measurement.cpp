@@ -8,14 +8,13 @@
 #include "probes/core/constants.hpp"
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
+#include "run/clock.hpp"
 
 namespace memtopo {
 namespace {
 
 // Baselines as the size probe takes them: 1 KiB, every line touched, warm.
 constexpr std::uint64_t kBaselineFootprintBytes = 1024;
-
-using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
@@ -78,7 +77,7 @@ std::vector<Trace> LineMeasurement::run_batches(const std::vector<ChaseSpec>& sp
     ++batches_;
     for (auto& t : part) traces.push_back(std::move(t));
   }
-  seconds_ += std::chrono::duration<double>(Clock::now() - start).count();
+  seconds_ += seconds_since(start);
   return traces;
 }
 

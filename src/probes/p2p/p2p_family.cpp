@@ -1,17 +1,16 @@
 #include "probes/p2p/p2p_family.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <exception>
 
 #include "probes/p2p/p2p_values.hpp"
+#include "run/clock.hpp"
+#include "run/phase.hpp"
 
 namespace memtopo {
 namespace {
 
 static_assert(kHostColumn == kHostMemory, "the model's host column is the backend's host memory");
-
-using Clock = std::chrono::steady_clock;
 
 // The latency chain spans this many times the larger L2 (and at least kMinChaseFootprint), so
 // that nearly every load misses both GPUs' L2 and answers from the remote memory.
@@ -63,23 +62,25 @@ class FamilyRun {
       return;
     }
     context_.progress(std::string("running ") + id);
-    const auto start = Clock::now();
     std::size_t failures = 0;
     std::string failure;
-    for (P2pPair& pair : report_.pairs) {
-      if (context_.interrupted()) {
-        stopped_ = true;
-        break;
+    PhaseTiming phase(id);  // between devices: no one SM clock to read
+    time_phase(phase, nullptr, [&] {
+      for (P2pPair& pair : report_.pairs) {
+        if (context_.interrupted()) {
+          stopped_ = true;
+          break;
+        }
+        try {
+          step(pair);
+        } catch (const std::exception& error) {
+          ++failures;
+          failure = pair_text(devices_[pair.actor], pair.memory, devices_) + ": " + error.what();
+          report_.warnings.push_back(std::string(id) + ": " + failure);
+        }
       }
-      try {
-        step(pair);
-      } catch (const std::exception& error) {
-        ++failures;
-        failure = pair_text(devices_[pair.actor], pair.memory, devices_) + ": " + error.what();
-        report_.warnings.push_back(std::string(id) + ": " + failure);
-      }
-    }
-    report_.phases.emplace_back(id, std::chrono::duration<double>(Clock::now() - start).count());
+    });
+    report_.phases.push_back(phase);
     if (stopped_) {
       report_.probes.push_back({id, "not_run", "interrupted"});
     } else if (failures > 0 && failures == report_.pairs.size()) {
@@ -184,7 +185,7 @@ P2pReport run_p2p(PeerBackend& backend, const P2pSelection& selection,
   }
   P2pReport report = run.take();
   report.devices = devices;
-  report.duration_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  report.duration_seconds = seconds_since(start);
   return report;
 }
 

@@ -14,6 +14,7 @@
 #include "probes/core/elements.hpp"
 #include "probes/core/findings.hpp"
 #include "probes/size/size_search.hpp"
+#include "run/clock.hpp"
 
 namespace memtopo {
 
@@ -50,12 +51,6 @@ constexpr std::uint32_t kHitBaselineSamples = 16384;
 // accesses before the few misses of one overfull set under random replacement stand out from
 // the outliers.
 constexpr std::uint64_t kMinTimedLoads = 4096;
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Everything one run of the probe measures, for the finding and its evidence.
 class SizeMeasurement {

@@ -77,7 +77,7 @@ void SpillTable::measure(StudyContext& context, StudyKernels& kernels, std::uint
   const double threads_on_device =
       static_cast<double>(config_.threads_per_block) * config_.blocks_per_sm * sm_count_;
   for (std::uint32_t index = 0; index < variants.size(); ++index) {
-    context.check_interrupt();
+    context.check_interrupted();
     const SpillVariant& variant = variants[index];
     std::vector<Cell> cells = {number_cell(variant.register_limit), number_cell(variant.registers),
                                number_cell(variant.local_bytes),
@@ -93,7 +93,7 @@ void SpillTable::measure(StudyContext& context, StudyKernels& kernels, std::uint
     const SpillSpec spec{
         index,    config_.threads_per_block,      config_.blocks_per_sm, iterations,
         launches, config_.shared_carveout_percent};
-    const SpillRun run = kernels.run_spill(spec);
+    const SpillRun run = context.run_spill(spec);
     Row row{variant, timing_cell(run.cycles_per_iteration),
             timing_cell(scaled(run.ns_per_iteration, kSecondsPerNanosecond))};
     for (std::size_t i = 0; i < run.cycles_per_iteration.size(); ++i) {

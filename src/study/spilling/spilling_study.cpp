@@ -41,7 +41,7 @@ nlohmann::json variants_json(const std::vector<SpillVariant>& variants) {
 }
 
 void run_spilling(StudyContext& context, StudyResult& result) {
-  StudyKernels& kernels = study_kernels_or_skip(context.backend, "registers or local memory");
+  StudyKernels& kernels = context.study_kernels("registers or local memory");
   const std::vector<SpillVariant>& variants = kernels.spill_variants();
   result.parameters = {{"live_words_per_thread", kSpillLiveWords},
                        {"register_limits", variants_json(variants)},
@@ -54,7 +54,7 @@ void run_spilling(StudyContext& context, StudyResult& result) {
       kernels.ptxas_counts_source());
   std::vector<std::string> trace_rows;
   for (const SpillConfig& config : configurations()) {
-    context.phases.run(config.id, [&] {
+    context.phase(config.id, [&] {
       context.progress("spilling: " + config.title);
       SpillTable table(result, config, context.backend.facts().sm_count);
       table.measure(context, kernels, kIterations, kLaunches, trace_rows);
@@ -63,7 +63,7 @@ void run_spilling(StudyContext& context, StudyResult& result) {
   }
   add_l1_finding(result, "spilling_512_threads", "spilling_512_threads_small_l1",
                  kSmallestL1Carveout);
-  if (context.traces) context.traces->write("samples", kSpillTraceHeader, trace_rows);
+  if (context.traces) context.traces->record_table(result.id + "_samples", kSpillTraceHeader, trace_rows);
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ std::vector<Cell> measure_row(StudyContext& context, const StridedAccessSpec& sp
                               const Cell& parameter, const Predictions& predictions,
                               std::optional<double>& best, std::vector<std::string>& trace_rows,
                               std::string& skipped) {
-  context.check_interrupt();
+  context.check_interrupted();
   const StridedMeasurement measured = measure_strided(context, spec);
   if (!measured.skipped.empty()) skipped = measured.skipped;
   append_trace_rows(trace_rows,
@@ -194,7 +194,7 @@ void add_offset_findings(StudyResult& result, const Table& table,
 }
 
 void run_coalescing(StudyContext& context, StudyResult& result) {
-  strided_runner(context);
+  context.strided_access();
   result.parameters = {
       {"offsets_words", {0, kMaxOffsetWords}}, {"misalignments_bytes", kMisalignments},
       {"blocks_per_sm", kBlocksPerSm},         {"threads_per_block", kThreadsPerBlock},
@@ -215,14 +215,14 @@ void run_coalescing(StudyContext& context, StudyResult& result) {
                    coalescing_columns("start_offset", "bytes"),
                    {},
                    TablePlot{"start_offset", false, "", {"throughput"}}};
-  context.phases.run("misaligned", [&] {
+  context.phase("misaligned", [&] {
     for (std::uint32_t start : kMisalignments) {
       misaligned.rows.push_back(measure_row(context, coalescing_spec(kBestOffsetWords, start),
                                             number_cell(start), predictions, best, trace_rows,
                                             skipped));
     }
   });
-  context.phases.run("offsets", [&] {
+  context.phase("offsets", [&] {
     for (std::uint32_t offset = 0; offset <= kMaxOffsetWords; ++offset) {
       aligned.rows.push_back(measure_row(context, coalescing_spec(offset, 0), number_cell(offset),
                                          predictions, best, trace_rows, skipped));
@@ -231,8 +231,8 @@ void run_coalescing(StudyContext& context, StudyResult& result) {
   add_offset_findings(result, aligned, measured_granularities(context, AccessSpace::ca));
   result.tables.push_back(std::move(aligned));
   result.tables.push_back(std::move(misaligned));
-  if (context.traces) context.traces->write("samples", kStridedTraceHeader, trace_rows);
-  if (!best) throw StudySkipped("no throughput could be measured here: " + skipped);
+  if (context.traces) context.traces->record_table(result.id + "_samples", kStridedTraceHeader, trace_rows);
+  if (!best) throw Skipped("no throughput could be measured here: " + skipped);
 }
 
 }  // namespace

@@ -281,7 +281,7 @@ void run_space(StudyContext& context, StudyResult& result, AccessSpace space,
   for (std::uint32_t element : kStridedElementBytes) {
     std::vector<StrideRun> runs;
     for (std::uint32_t stride : strides) {
-      context.check_interrupt();
+      context.check_interrupted();
       StrideRun run{stride, stride_spec(space, element, stride), {}};
       run.measured = measure_strided(context, run.spec);
       if (!run.measured.skipped.empty()) skipped = run.measured.skipped;
@@ -301,7 +301,7 @@ void run_space(StudyContext& context, StudyResult& result, AccessSpace space,
 }
 
 void run_stride(StudyContext& context, StudyResult& result) {
-  strided_runner(context);  // skips the study where no strided request can run at all
+  context.strided_access();  // skips the study where no strided request can run at all
   result.parameters = {{"strides_elements", kStrides},
                        {"element_bytes", kStridedElementBytes},
                        {"blocks_per_sm", kBlocksPerSm},
@@ -316,12 +316,12 @@ void run_stride(StudyContext& context, StudyResult& result) {
                        {"shared_address_stride_spaces", nlohmann::json::array({"const", "local"})}};
   std::vector<std::string> trace_rows;
   for (AccessSpace space : kAllAccessSpaces) {
-    context.phases.run(std::string(to_string(space)), [&] {
+    context.phase(std::string(to_string(space)), [&] {
       context.progress("stride: " + std::string(to_string(space)));
       run_space(context, result, space, trace_rows);
     });
   }
-  if (context.traces) context.traces->write("samples", kStridedTraceHeader, trace_rows);
+  if (context.traces) context.traces->record_table(result.id + "_samples", kStridedTraceHeader, trace_rows);
 }
 
 }  // namespace

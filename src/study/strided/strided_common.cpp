@@ -8,20 +8,11 @@
 
 namespace memtopo::study {
 
-StridedAccessRunner& strided_runner(StudyContext& context) {
-  StridedAccessRunner* runner = context.backend.strided_access();
-  if (!runner) {
-    throw StudySkipped("the " + std::string(context.backend.kind()) +
-                       " backend runs no strided warp requests");
-  }
-  return *runner;
-}
-
 Granularity topology_granularity(const StudyContext& context, const std::string& element,
                                  const std::string& property) {
   const std::string name = element + "." + property;
-  if (!context.topology) return {std::nullopt, name + " not measured (no --topology)", {}, property};
-  const Property* found = conclusive_finding(*context.topology, element, property);
+  if (!context.discovery) return {std::nullopt, name + " not measured (no --topology)", {}, property};
+  const Property* found = conclusive_finding(*context.discovery, element, property);
   if (!found) return {std::nullopt, name + " not measured (not in --topology)", {}, property};
   const double bytes = found->value.get<double>();
   return {bytes, name + " = " + format_value(found->value, found->unit) + " (--topology)",
@@ -120,20 +111,19 @@ std::string first_level_element(AccessSpace space) {
   }
 }
 
-StridedMeasurement measure_strided(StudyContext& context, const StridedAccessSpec& spec) {
-  StridedAccessRunner& runner = strided_runner(context);
+StridedMeasurement measure_strided(const StudyContext& context, const StridedAccessSpec& spec) {
   StridedMeasurement measurement;
   try {
     StridedAccessResult result;
     try {
-      result = runner.run_strided(spec);
+      result = context.run_strided(spec);
     } catch (const StreamsUnsupported& unsupported) {
       // No throughput here; the latency may still be measurable.
       if (spec.latency_requests == 0) throw;
       measurement.skipped = std::string("throughput: ") + unsupported.what();
       StridedAccessSpec latency_only = spec;
       latency_only.timed_launches = 0;
-      result = runner.run_strided(latency_only);
+      result = context.run_strided(latency_only);
     }
     for (double seconds : result.seconds) {
       measurement.bytes_per_second.push_back(static_cast<double>(result.requested_bytes) / seconds);

@@ -13,9 +13,6 @@
 
 namespace memtopo::study {
 
-// The device's runner, or StudySkipped naming why there is none.
-StridedAccessRunner& strided_runner(StudyContext& context);
-
 // A granularity a prediction rests on (a sector, a line, a bank row), from --topology.
 struct Granularity {
   std::optional<double> bytes;       // nullopt: not measured (no --topology, or no such finding)
@@ -60,7 +57,7 @@ struct StridedMeasurement {
 };
 // Runs `spec`; a space the device cannot measure (StreamsUnsupported, ExperimentError) comes
 // back with `skipped` set rather than failing the study.
-StridedMeasurement measure_strided(StudyContext& context, const StridedAccessSpec& spec);
+StridedMeasurement measure_strided(const StudyContext& context, const StridedAccessSpec& spec);
 
 // A measured cell, or a missing one saying why.
 Cell cell_or_missing(const std::vector<double>& samples, const std::string& why);

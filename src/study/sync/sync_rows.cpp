@@ -95,8 +95,8 @@ Table& SyncTables::other_table() {
   return result_.tables[other_index_];
 }
 
-void SyncTables::measure(StudyKernels& kernels, const BarrierSpec& spec) {
-  Row row{spec, kernels.run_barrier(spec), {}, {}};
+void SyncTables::measure(const StudyContext& context, const BarrierSpec& spec) {
+  Row row{spec, context.run_barrier(spec), {}, {}};
   row.cycles = timing_cell(row.run.cycles_per_barrier);
   row.nanoseconds = seconds_cell(row.run.ns_per_barrier);
   for (std::size_t i = 0; i < row.run.cycles_per_barrier.size(); ++i) {
@@ -145,7 +145,7 @@ void SyncTables::finish(StudyContext& context, std::uint32_t blocks_threads,
   threads_finding(rising_tolerance);
   blocks_finding(blocks_threads, rising_tolerance);
   other_findings();
-  if (context.traces) context.traces->write("samples", kSyncTraceHeader, trace_rows_);
+  if (context.traces) context.traces->record_table(result_.id + "_samples", kSyncTraceHeader, trace_rows_);
 }
 
 // Cost against threads per block, one block per SM: the first and last of the sweep quoted,

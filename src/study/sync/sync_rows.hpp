@@ -17,7 +17,7 @@ class SyncTables {
   explicit SyncTables(StudyResult& result);
 
   // Runs `spec`, appends its row and keeps its samples for the trace file.
-  void measure(StudyKernels& kernels, const BarrierSpec& spec);
+  void measure(const StudyContext& context, const BarrierSpec& spec);
   // A remark for the result's notes (a barrier kind this device lacks).
   void note(std::string text);
   // The findings (cost against threads per block at 1 block per SM, against blocks per SM at

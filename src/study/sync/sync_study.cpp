@@ -59,8 +59,8 @@ void syncthreads_sweep(StudyContext& context, StudyKernels& kernels, SyncTables&
   for (const std::uint32_t threads : kThreadsPerBlock) {
     const BarrierLimits limits = kernels.barrier_limits(BarrierKind::block, threads);
     for (const std::uint32_t blocks : blocks_per_sm_sweep(limits.max_blocks_per_sm)) {
-      context.check_interrupt();
-      tables.measure(kernels, spec_of(BarrierKind::block, threads, blocks));
+      context.check_interrupted();
+      tables.measure(context, spec_of(BarrierKind::block, threads, blocks));
     }
   }
 }
@@ -80,20 +80,20 @@ void other_kind(StudyContext& context, StudyKernels& kernels, SyncTables& tables
     }
     for (const std::uint32_t blocks : blocks_list) {
       if (kind != BarrierKind::cluster) {
-        context.check_interrupt();
-        tables.measure(kernels, spec_of(kind, threads, blocks));
+        context.check_interrupted();
+        tables.measure(context, spec_of(kind, threads, blocks));
         continue;
       }
       for (std::uint32_t size = 2; size <= limits.max_cluster_size; size *= 2) {
-        context.check_interrupt();
-        tables.measure(kernels, spec_of(kind, threads, blocks, size));
+        context.check_interrupted();
+        tables.measure(context, spec_of(kind, threads, blocks, size));
       }
     }
   }
 }
 
 void run_sync(StudyContext& context, StudyResult& result) {
-  StudyKernels& kernels = study_kernels_or_skip(context.backend, "barriers");
+  StudyKernels& kernels = context.study_kernels("barriers");
   result.parameters = {{"threads_per_block", kThreadsPerBlock},
                        {"blocks_per_sm", kBlocksPerSm},
                        {"barriers_per_launch",
@@ -107,11 +107,11 @@ void run_sync(StudyContext& context, StudyResult& result) {
                        {"grid_threads_per_block", kGridThreads},
                        {"cluster_threads_per_block", kClusterThreads}};
   SyncTables tables(result);
-  context.phases.run("syncthreads", [&] {
+  context.phase("syncthreads", [&] {
     context.progress("sync: __syncthreads against threads per block and blocks per SM");
     syncthreads_sweep(context, kernels, tables);
   });
-  context.phases.run("other barriers", [&] {
+  context.phase("other barriers", [&] {
     context.progress("sync: __syncwarp, grid sync, cluster barrier");
     other_kind(context, kernels, tables, BarrierKind::warp, kWarpThreads);
     other_kind(context, kernels, tables, BarrierKind::grid, kGridThreads);

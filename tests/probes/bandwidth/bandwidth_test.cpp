@@ -271,7 +271,7 @@ TEST(BandwidthProbes, AKneeThatDisagreesWithTheSizeIsAWarningWithBothNumbers) {
   size.unit = "bytes";
   size.confidence = 0.9;
   topology.element("l1", "cache", "sm").set(size);
-  ProbeContext ctx{.backend = *sim, .topology = topology, .record_trace = nullptr};
+  ProbeContext ctx{.backend = *sim, .topology = topology};
   BandwidthProbe(bandwidth_targets().front()).run(ctx);
   ASSERT_EQ(topology.warnings.size(), 1u);
   const std::string& warning = topology.warnings.front();

@@ -52,7 +52,7 @@ struct Inheritance : ::testing::Test {
   std::unique_ptr<Backend> backend =
       make_sim_backend_from_file(testing::source_path("tests/sims/tiny.json"));
   Topology topology;
-  ProbeContext ctx{.backend = *backend, .topology = topology, .record_trace = nullptr};
+  ProbeContext ctx{.backend = *backend, .topology = topology};
 
   void SetUp() override {
     write(ctx, "l1", finding("size", 4096, 0.6));

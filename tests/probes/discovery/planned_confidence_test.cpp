@@ -62,7 +62,7 @@ TEST_P(EverySim, NoValueIsSurerThanTheFindingsItsPlanRead) {
   Topology topology;
   topology.device = backend->facts();
   add_api_facts(topology);
-  ProbeContext ctx{.backend = *backend, .topology = topology, .record_trace = nullptr};
+  ProbeContext ctx{.backend = *backend, .topology = topology};
   const auto registry = all_probes();
   PlanInputsCheck check(topology);
   run_probes(ctx, select_probes(registry, {}),

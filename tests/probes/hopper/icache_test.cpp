@@ -114,7 +114,7 @@ Topology discover_icaches(const CodeFetchModel& model, std::set<std::uint32_t>* 
   FakeCodeFetchBackend backend(model);
   Topology topology;
   topology.device = backend.facts();
-  ProbeContext ctx{.backend = backend, .topology = topology, .record_trace = nullptr};
+  ProbeContext ctx{.backend = backend, .topology = topology};
   make_icache_probe()->run(ctx);
   if (layouts) *layouts = backend.layouts_run;
   return topology;

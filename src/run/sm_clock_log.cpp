@@ -1,4 +1,4 @@
-#include "probes/core/sm_clock_log.hpp"
+#include "run/sm_clock_log.hpp"
 
 #include <algorithm>
 
