@@ -16,18 +16,7 @@ class TraceRecorder : public TraceSink {
   // `current_phase` names the probe or study running now; it labels unlabelled experiments.
   TraceRecorder(TraceSink& sink, std::function<std::string()> current_phase);
 
-  void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) override;
-  void record_stream(const std::string& label, const StreamSpec& spec,
-                     const StreamResult& result) override;
-  void record_warp_access(const std::string& label, const WarpAccessSpec& spec,
-                          const Trace& trace) override;
-  void record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
-                          const L2FirstTouchResult& result) override;
-  void record_strided(const std::string& label, const StridedAccessSpec& spec,
-                      const StridedAccessResult& result) override;
-  void record_barrier(const std::string& label, const BarrierSpec& spec,
-                      const BarrierRun& run) override;
-  void record_spill(const std::string& label, const SpillSpec& spec, const SpillRun& run) override;
+  void record_experiment(const std::string& label, const Experiment& experiment) override;
   void record_table(const std::string& name, const std::string& header,
                     const std::vector<std::string>& rows) override;
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <variant>
 #include <system_error>
 
 #include "model/printable_text.hpp"
@@ -96,7 +97,7 @@ void write_stream_rows(std::ostream& out, const StreamSpec& spec, const StreamRe
   }
 }
 
-void CsvTraceWriter::record_stream(const std::string& label, const StreamSpec& spec,
+void CsvTraceWriter::append_stream(const std::string& label, const StreamSpec& spec,
                                    const StreamResult& result) {
   auto [entry, first] = stream_files_.try_emplace(label);
   StreamTraceFile& trace = entry->second;
@@ -137,42 +138,37 @@ void CsvTraceWriter::write_file(const std::string& name, const std::string& text
   ++files_written_;
 }
 
-template <typename Spec, typename Result, typename Write>
-void CsvTraceWriter::write_experiment(const std::string& label, const Spec& spec,
-                                      const Result& result, Write write) {
+namespace {
+
+// A visitor of one lambda per kind.
+template <typename... Kinds>
+struct PerKind : Kinds... {
+  using Kinds::operator()...;
+};
+
+}  // namespace
+
+void CsvTraceWriter::record_experiment(const std::string& label, const Experiment& experiment) {
+  if (const auto* stream = std::get_if<StreamRecord>(&experiment)) {
+    append_stream(label, stream->spec, stream->result);  // one file per label, a row per launch
+    return;
+  }
   std::ostringstream text;
-  write(text, label, spec, result);
+  std::visit(PerKind{
+                 [&](const ChaseRecord& r) { write_trace_csv(text, label, r.spec, r.result); },
+                 [&](const WarpAccessRecord& r) {
+                   write_warp_access_csv(text, label, r.spec, r.result);
+                 },
+                 [&](const FirstTouchRecord& r) {
+                   write_first_touch_csv(text, label, r.spec, r.result);
+                 },
+                 [&](const StridedRecord& r) { write_strided_csv(text, label, r.spec, r.result); },
+                 [&](const BarrierRecord& r) { write_barrier_csv(text, label, r.spec, r.result); },
+                 [&](const SpillRecord& r) { write_spill_csv(text, label, r.spec, r.result); },
+                 [](const StreamRecord&) {},
+             },
+             experiment);
   write_numbered(label, text.str());
-}
-
-void CsvTraceWriter::record(const std::string& label, const ChaseSpec& spec,
-                            const Trace& trace) {
-  write_experiment(label, spec, trace, write_trace_csv);
-}
-
-void CsvTraceWriter::record_warp_access(const std::string& label, const WarpAccessSpec& spec,
-                                        const Trace& trace) {
-  write_experiment(label, spec, trace, write_warp_access_csv);
-}
-
-void CsvTraceWriter::record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
-                                        const L2FirstTouchResult& result) {
-  write_experiment(label, spec, result, write_first_touch_csv);
-}
-
-void CsvTraceWriter::record_strided(const std::string& label, const StridedAccessSpec& spec,
-                                    const StridedAccessResult& result) {
-  write_experiment(label, spec, result, write_strided_csv);
-}
-
-void CsvTraceWriter::record_barrier(const std::string& label, const BarrierSpec& spec,
-                                    const BarrierRun& run) {
-  write_experiment(label, spec, run, write_barrier_csv);
-}
-
-void CsvTraceWriter::record_spill(const std::string& label, const SpillSpec& spec,
-                                  const SpillRun& run) {
-  write_experiment(label, spec, run, write_spill_csv);
 }
 
 void CsvTraceWriter::record_table(const std::string& name, const std::string& header,

@@ -53,19 +53,7 @@ class CsvTraceWriter : public TraceSink {
   explicit CsvTraceWriter(std::filesystem::path directory);
 
   // Throws OutputError when the file cannot be written.
-  void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) override;
-  // Throws OutputError when the file cannot be written.
-  void record_stream(const std::string& label, const StreamSpec& spec,
-                     const StreamResult& result) override;
-  void record_warp_access(const std::string& label, const WarpAccessSpec& spec,
-                          const Trace& trace) override;
-  void record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
-                          const L2FirstTouchResult& result) override;
-  void record_strided(const std::string& label, const StridedAccessSpec& spec,
-                      const StridedAccessResult& result) override;
-  void record_barrier(const std::string& label, const BarrierSpec& spec,
-                      const BarrierRun& run) override;
-  void record_spill(const std::string& label, const SpillSpec& spec, const SpillRun& run) override;
+  void record_experiment(const std::string& label, const Experiment& experiment) override;
   // DIR/<name>.csv, unnumbered (a study's samples: DIR/<study>_samples.csv).
   void record_table(const std::string& name, const std::string& header,
                     const std::vector<std::string>& rows) override;
@@ -86,9 +74,8 @@ class CsvTraceWriter : public TraceSink {
   void write_numbered(const std::string& label, const std::string& text);
   // Writes `text` to DIR/<name>. Throws OutputError.
   void write_file(const std::string& name, const std::string& text);
-  template <typename Spec, typename Result, typename Write>
-  void write_experiment(const std::string& label, const Spec& spec, const Result& result,
-                        Write write);
+  // Appends the stream's rows to its label's file. Throws OutputError.
+  void append_stream(const std::string& label, const StreamSpec& spec, const StreamResult& result);
 };
 
 }  // namespace memtopo

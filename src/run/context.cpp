@@ -29,7 +29,7 @@ std::vector<Trace> RunContext::run(std::span<const ChaseSpec> batch,
   std::vector<Trace> results = backend.run(batch);
   for (const Trace& trace : results) sm_clocks->add(trace.clock_khz);
   if (traces) {
-    for (std::size_t i = 0; i < results.size(); ++i) traces->record(label, batch[i], results[i]);
+    for (std::size_t i = 0; i < results.size(); ++i) traces->record_experiment(label, ChaseRecord{batch[i], results[i]});
   }
   return results;
 }
@@ -41,7 +41,7 @@ StreamResult RunContext::run_stream(const StreamSpec& spec, const std::string& l
   StreamResult result = streams->run_stream(spec);
   // A one-pass grid's clock is NVML's (no warp lives through the launch), not a measurement.
   if (spec.placement != StreamPlacement::one_pass) sm_clocks->add(result.sm_clock_khz);
-  if (traces) traces->record_stream(label, spec, result);
+  if (traces) traces->record_experiment(label, StreamRecord{spec, result});
   return result;
 }
 
@@ -54,7 +54,7 @@ std::vector<Trace> RunContext::run_warp_access(std::span<const WarpAccessSpec> b
   for (const Trace& trace : results) sm_clocks->add(trace.clock_khz);
   if (traces) {
     for (std::size_t i = 0; i < results.size(); ++i) {
-      traces->record_warp_access(label, batch[i], results[i]);
+      traces->record_experiment(label, WarpAccessRecord{batch[i], results[i]});
     }
   }
   return results;
@@ -67,7 +67,7 @@ L2FirstTouchResult RunContext::run_l2_first_touch(const L2FirstTouchSpec& spec,
   if (!touches) throw Skipped(lacks(backend, "cross-SM L2 first-touch experiment"));
   L2FirstTouchResult result = touches->run_l2_first_touch(spec);
   sm_clocks->add(result.clock_khz);
-  if (traces) traces->record_first_touch(label, spec, result);
+  if (traces) traces->record_experiment(label, FirstTouchRecord{spec, result});
   return result;
 }
 
@@ -82,7 +82,7 @@ StridedAccessResult RunContext::run_strided(const StridedAccessSpec& spec,
   check_interrupted();
   StridedAccessResult result = strided_access().run_strided(spec);
   sm_clocks->add(result.sm_clock_khz);
-  if (traces) traces->record_strided(label, spec, result);
+  if (traces) traces->record_experiment(label, StridedRecord{spec, result});
   return result;
 }
 
@@ -99,7 +99,7 @@ BarrierRun RunContext::run_barrier(const BarrierSpec& spec, const std::string& l
   check_interrupted();
   BarrierRun run = study_kernels("barriers").run_barrier(spec);
   sm_clocks->add(clock_of_samples(run.cycles_per_barrier, run.ns_per_barrier));
-  if (traces) traces->record_barrier(label, spec, run);
+  if (traces) traces->record_experiment(label, BarrierRecord{spec, run});
   return run;
 }
 
@@ -107,7 +107,7 @@ SpillRun RunContext::run_spill(const SpillSpec& spec, const std::string& label) 
   check_interrupted();
   SpillRun run = study_kernels("registers or local memory").run_spill(spec);
   sm_clocks->add(clock_of_samples(run.cycles_per_iteration, run.ns_per_iteration));
-  if (traces) traces->record_spill(label, spec, run);
+  if (traces) traces->record_experiment(label, SpillRecord{spec, run});
   return run;
 }
 

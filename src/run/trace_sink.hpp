@@ -4,6 +4,7 @@
 // RunContext, labelled with what made it ("l1.size/scan"; empty: the phase running). --traces
 // DIR writes them as CSV (report/csv_traces.hpp); the phase monitor taps the chases.
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "backend/experiment.hpp"
@@ -15,29 +16,40 @@
 
 namespace memtopo {
 
-// Every method has a default that ignores the experiment: a sink takes what it cares about.
+// One experiment as a sink sees it: what was asked and what came back (both outlive the call).
+template <typename Spec, typename Result>
+struct Recorded {
+  const Spec& spec;
+  const Result& result;
+};
+using ChaseRecord = Recorded<ChaseSpec, Trace>;
+using StreamRecord = Recorded<StreamSpec, StreamResult>;
+using WarpAccessRecord = Recorded<WarpAccessSpec, Trace>;
+using FirstTouchRecord = Recorded<L2FirstTouchSpec, L2FirstTouchResult>;
+using StridedRecord = Recorded<StridedAccessSpec, StridedAccessResult>;
+using BarrierRecord = Recorded<BarrierSpec, BarrierRun>;
+using SpillRecord = Recorded<SpillSpec, SpillRun>;
+using Experiment = std::variant<ChaseRecord, StreamRecord, WarpAccessRecord, FirstTouchRecord,
+                                StridedRecord, BarrierRecord, SpillRecord>;
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
-  virtual void record(const std::string& /*label*/, const ChaseSpec& /*spec*/,
-                      const Trace& /*trace*/) {}
-  virtual void record_stream(const std::string& /*label*/, const StreamSpec& /*spec*/,
-                             const StreamResult& /*result*/) {}
-  virtual void record_warp_access(const std::string& /*label*/, const WarpAccessSpec& /*spec*/,
-                                  const Trace& /*trace*/) {}
-  virtual void record_first_touch(const std::string& /*label*/,
-                                  const L2FirstTouchSpec& /*spec*/,
-                                  const L2FirstTouchResult& /*result*/) {}
-  virtual void record_strided(const std::string& /*label*/, const StridedAccessSpec& /*spec*/,
-                              const StridedAccessResult& /*result*/) {}
-  virtual void record_barrier(const std::string& /*label*/, const BarrierSpec& /*spec*/,
-                              const BarrierRun& /*run*/) {}
-  virtual void record_spill(const std::string& /*label*/, const SpillSpec& /*spec*/,
-                            const SpillRun& /*run*/) {}
+  // Every experiment of the run; a sink takes the kinds it cares about and ignores the rest.
+  virtual void record_experiment(const std::string& label, const Experiment& experiment) = 0;
   // A table a run writes of its own (a study's samples: DIR/<name>.csv): `header` the
-  // comma-separated column names, each row already formatted.
+  // comma-separated column names, each row already formatted. Ignored by default.
   virtual void record_table(const std::string& /*name*/, const std::string& /*header*/,
                             const std::vector<std::string>& /*rows*/) {}
+
+  // record_experiment, spelled per kind.
+  void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) {
+    record_experiment(label, ChaseRecord{spec, trace});
+  }
+  void record_stream(const std::string& label, const StreamSpec& spec,
+                     const StreamResult& result) {
+    record_experiment(label, StreamRecord{spec, result});
+  }
 };
 
 // A sink that hands everything on to `next` (nullptr: nowhere); decorators (a tap, a labeller)
@@ -45,20 +57,13 @@ class TraceSink {
 class ForwardingSink : public TraceSink {
  public:
   explicit ForwardingSink(TraceSink* next) : next_(next) {}
-  void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) override;
-  void record_stream(const std::string& label, const StreamSpec& spec,
-                     const StreamResult& result) override;
-  void record_warp_access(const std::string& label, const WarpAccessSpec& spec,
-                          const Trace& trace) override;
-  void record_first_touch(const std::string& label, const L2FirstTouchSpec& spec,
-                          const L2FirstTouchResult& result) override;
-  void record_strided(const std::string& label, const StridedAccessSpec& spec,
-                      const StridedAccessResult& result) override;
-  void record_barrier(const std::string& label, const BarrierSpec& spec,
-                      const BarrierRun& run) override;
-  void record_spill(const std::string& label, const SpillSpec& spec, const SpillRun& run) override;
+  void record_experiment(const std::string& label, const Experiment& experiment) override {
+    if (next_) next_->record_experiment(label, experiment);
+  }
   void record_table(const std::string& name, const std::string& header,
-                    const std::vector<std::string>& rows) override;
+                    const std::vector<std::string>& rows) override {
+    if (next_) next_->record_table(name, header, rows);
+  }
 
  protected:
   TraceSink* next() const { return next_; }

@@ -12,7 +12,7 @@ namespace {
 struct CollectingSink : TraceSink {
   std::vector<std::string> labels;
   bool fail = false;
-  void record(const std::string& label, const ChaseSpec&, const Trace&) override {
+  void record_experiment(const std::string& label, const Experiment&) override {
     if (fail) throw OutputError("disk full");
     labels.push_back(label);
   }

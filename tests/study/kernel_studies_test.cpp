@@ -27,8 +27,8 @@ class CollectedTraces final : public TraceSink {
     headers[name] = header;
     files[name] = rows;
   }
-  void record_barrier(const std::string&, const BarrierSpec&, const BarrierRun&) override {
-    ++barriers;
+  void record_experiment(const std::string&, const Experiment& experiment) override {
+    barriers += std::holds_alternative<BarrierRecord>(experiment) ? 1 : 0;
   }
   std::map<std::string, std::string> headers;
   std::map<std::string, std::vector<std::string>> files;

@@ -112,10 +112,12 @@ std::optional<std::string> overhead_drift(const PhaseTiming& baseline, const Pha
   return std::string(text);
 }
 
-void PhaseMonitor::OverheadTap::record(const std::string& label, const ChaseSpec& spec,
-                                       const Trace& trace) {
-  overheads.push_back(trace.overhead_cycles);
-  ForwardingSink::record(label, spec, trace);
+void PhaseMonitor::OverheadTap::record_experiment(const std::string& label,
+                                                  const Experiment& experiment) {
+  if (const auto* chase = std::get_if<ChaseRecord>(&experiment)) {
+    overheads.push_back(chase->result.overhead_cycles);
+  }
+  ForwardingSink::record_experiment(label, experiment);
 }
 
 PhaseMonitor::PhaseMonitor(ProbeContext& ctx) : ctx_(ctx), tap_(ctx.traces) {

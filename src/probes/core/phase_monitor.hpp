@@ -56,7 +56,7 @@ class PhaseMonitor {
   // Collects the timing overhead of every chase on its way to the run's sink.
   struct OverheadTap : ForwardingSink {
     using ForwardingSink::ForwardingSink;
-    void record(const std::string& label, const ChaseSpec& spec, const Trace& trace) override;
+    void record_experiment(const std::string& label, const Experiment& experiment) override;
     TraceSink* original() const { return next(); }
     std::vector<double> overheads;  // per-trace timing overhead of the current attempt
   };
