@@ -151,8 +151,8 @@ TEST(ParallelLines, NoGroupWithTwoDifferentXHasNoSlope) {
   // Each group has one x only: the offsets explain everything, nothing is left for a slope.
   EXPECT_FALSE(fit_parallel_lines(std::vector<double>{1, 1, 2, 2}, std::vector<double>{3, 4, 5, 6},
                                   std::vector<std::size_t>{0, 0, 1, 1}));
-  EXPECT_FALSE(fit_parallel_lines(std::vector<double>{}, std::vector<double>{},
-                                  std::vector<std::size_t>{}));
+  EXPECT_FALSE(
+      fit_parallel_lines(std::vector<double>{}, std::vector<double>{}, std::vector<std::size_t>{}));
   EXPECT_FALSE(fit_parallel_lines(std::vector<double>{1, 2}, std::vector<double>{3, 4},
                                   std::vector<std::size_t>{0}));
 }
