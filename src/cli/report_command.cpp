@@ -9,7 +9,10 @@
 #include "cli/path_aliases.hpp"
 #include "model/json.hpp"
 #include "report/output_error.hpp"
+#include "model/printable_text.hpp"
+#include "report/output_file.hpp"
 #include "report/run_file.hpp"
+#include "study/report.hpp"
 
 namespace memtopo {
 namespace {
@@ -17,7 +20,7 @@ namespace {
 constexpr const char* kDescription =
     "memtopo report renders a saved run (the JSON a discovery wrote with --json) as a\n"
     "self-contained HTML file with plots, as markdown with SVG plots beside it, and/or its\n"
-    "memory map alone as SVG.\n";
+    "memory map alone as SVG; a study's JSON (memtopo study <id> --json) as its HTML page.\n";
 
 constexpr const char* kExitCodes =
     "\nExit codes:\n"
@@ -32,6 +35,25 @@ struct ReportOptions {
   std::string markdown_file;
   std::string svg_file;
 };
+
+// A study's JSON: its HTML page (study/report.hpp); it has no markdown or memory map yet.
+int render_study(const study::StudyReport& report, const ReportOptions& options,
+                 std::ostream& err) {
+  if (!options.markdown_file.empty() || !options.svg_file.empty()) {
+    err << "memtopo report: " << printable_text(options.run_file)
+        << " is a study's result: report writes its --html; a study has no markdown report or "
+           "memory map yet.\n";
+    return exit_code::usage;
+  }
+  try {
+    write_output(prepare_output(options.html_file), study::render_study_html(report),
+                 /*flush_to_disk=*/true);
+  } catch (const OutputError& error) {
+    err << "memtopo report: " << error.what() << "\n";
+    return exit_code::cannot_write;
+  }
+  return exit_code::ok;
+}
 
 }  // namespace
 
@@ -83,7 +105,11 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
   if (std::string problem = aliased_paths(uses); !problem.empty()) return usage_error(problem);
   Topology topology;
   try {
-    topology = read_run_file(options.run_file);
+    const nlohmann::ordered_json document = read_run_document(options.run_file);
+    if (study::is_study_document(document)) {
+      return render_study(study::study_from_json(document, options.run_file), options, err);
+    }
+    topology = topology_from_json(document, options.run_file);
   } catch (const TopologyJsonError& error) {
     err << "memtopo report: " << error.what()
         << "\n  report reads only the JSON that memtopo --json FILE writes.\n";

@@ -72,12 +72,16 @@ std::string read_run_text(const std::string& path) {
 
 }  // namespace
 
+nlohmann::ordered_json read_run_document(const std::string& path) {
+  return parse_run_document(read_run_text(path), path);
+}
+
 Topology read_run_file(const std::string& path) {
   return topology_from_json_text(read_run_text(path), path);
 }
 
 std::vector<RunEntry> read_run_entries(const std::string& path) {
-  const nlohmann::ordered_json document = parse_run_document(read_run_text(path), path);
+  const nlohmann::ordered_json document = read_run_document(path);
   const auto schema = document.is_object() ? document.find("schema") : document.end();
   const bool multi = schema != document.end() && schema->is_string() &&
                      schema->get<std::string>().rfind(kMultiDeviceSchema, 0) == 0;

@@ -19,6 +19,10 @@ inline constexpr std::uintmax_t kMaxRunFileBytes = kMaxTopologyTextBytes;
 // TopologyJsonError naming the path and the reason.
 Topology read_run_file(const std::string& path);
 
+// Any memtopo document (a discovery, a multi-device run, a study), parsed but not interpreted;
+// refusals as for read_run_file.
+nlohmann::ordered_json read_run_document(const std::string& path);
+
 // One GPU's run read from a file: `origin` is the path, and for a multi-device run (memtopo
 // --device all) the path followed by " devices[i]".
 struct RunEntry {

@@ -21,6 +21,11 @@ struct StudyReport {
 };
 
 nlohmann::ordered_json study_to_json(const StudyReport& report);
+// Whether a parsed memtopo document is a study's (schema "memtopo-study/...").
+bool is_study_document(const nlohmann::ordered_json& document);
+// Reads study_to_json's form back; anything else, or a key of the wrong type, is a
+// TopologyJsonError naming `origin` (report_read.cpp).
+StudyReport study_from_json(const nlohmann::ordered_json& document, const std::string& origin);
 // study_to_json indented by two spaces, ending in a newline.
 std::string render_study_json(const StudyReport& report);
 

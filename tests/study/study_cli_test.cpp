@@ -49,6 +49,23 @@ TEST(StudyCli, StrideWritesJsonTracesAndConsole) {
   EXPECT_TRUE(std::filesystem::exists(dir / "t" / "stride_samples.csv"));
 }
 
+// `memtopo report` renders a study's JSON: the same HTML page the study wrote itself.
+TEST(StudyCli, ReportRendersAStudyJsonAsItsHtml) {
+  const auto dir = fresh_directory("study_report");
+  const ProcessResult r =
+      memtopo({"study", "coalescing", "--sim", kHopperLike, "--json", (dir / "c.json").string(),
+               "--html", (dir / "c.html").string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const ProcessResult report = memtopo(
+      {"report", (dir / "c.json").string(), "--html", (dir / "again.html").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(read(dir / "again.html"), read(dir / "c.html"));
+  const ProcessResult markdown = memtopo(
+      {"report", (dir / "c.json").string(), "--markdown", (dir / "c.md").string()});
+  EXPECT_EQ(markdown.exit_code, 2);
+  EXPECT_NE(markdown.err.find("is a study's result"), std::string::npos) << markdown.err;
+}
+
 // A study's experiments go through the run engine like a discovery's probes, so --traces holds
 // each strided request run too, named after the study (issue 34: only its samples table was).
 TEST(StudyCli, TracesHoldEveryStridedRequestRun) {

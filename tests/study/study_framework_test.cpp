@@ -100,6 +100,19 @@ TEST(StudyReports, JsonHasTheSchemaTheRunAndCellsWithSpread) {
   EXPECT_EQ(json["study"]["findings"][0]["tied_to"], "l1.sector = 32 B");
 }
 
+// `memtopo report` re-renders a study from its JSON: reading it back loses nothing the JSON has.
+TEST(StudyReports, JsonReadsBackToTheSameReport) {
+  StudyReport report = fixed_report();
+  report.result.tables[0].plot = TablePlot{"stride", true, "", {"throughput"}};
+  report.result.notes.push_back("a note");
+  const auto json = study_to_json(report);
+  ASSERT_TRUE(is_study_document(json));
+  const StudyReport read = study_from_json(json, "test");
+  EXPECT_EQ(study_to_json(read).dump(), json.dump());
+  EXPECT_EQ(render_study_console(read), render_study_console(report));
+  EXPECT_FALSE(is_study_document(nlohmann::ordered_json{{"schema_version", 1}}));
+}
+
 TEST(StudyReports, PlotsDrawATableByItsHintWithTheFindingsAsMarkers) {
   StudyReport report = fixed_report();
   Table& table = report.result.tables[0];
