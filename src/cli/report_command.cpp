@@ -10,6 +10,8 @@
 #include "model/json.hpp"
 #include "report/output_error.hpp"
 #include "model/printable_text.hpp"
+#include "report/memory_map.hpp"
+#include "report/multi_device_report.hpp"
 #include "report/output_file.hpp"
 #include "report/run_file.hpp"
 #include "study/report.hpp"
@@ -20,7 +22,8 @@ namespace {
 constexpr const char* kDescription =
     "memtopo report renders a saved run (the JSON a discovery wrote with --json) as a\n"
     "self-contained HTML file with plots, as markdown with SVG plots beside it, and/or its\n"
-    "memory map alone as SVG; a study's JSON (memtopo study <id> --json) as its HTML page.\n";
+    "memory map alone as SVG; a multi-device run's JSON (--device all) as its HTML page and\n"
+    "memory map; a study's JSON (memtopo study <id> --json) as its HTML page.\n";
 
 constexpr const char* kExitCodes =
     "\nExit codes:\n"
@@ -48,6 +51,31 @@ int render_study(const study::StudyReport& report, const ReportOptions& options,
   try {
     write_output(prepare_output(options.html_file), study::render_study_html(report),
                  /*flush_to_disk=*/true);
+  } catch (const OutputError& error) {
+    err << "memtopo report: " << error.what() << "\n";
+    return exit_code::cannot_write;
+  }
+  return exit_code::ok;
+}
+
+// A multi-device run's JSON: its HTML page and memory map; it has no markdown report yet.
+int render_multi_device(const MultiDeviceReport& report, const ReportOptions& options,
+                        std::ostream& err) {
+  if (!options.markdown_file.empty()) {
+    err << "memtopo report: " << printable_text(options.run_file)
+        << " is a multi-device run: report writes its --html and --svg; it has no markdown "
+           "report yet.\n";
+    return exit_code::usage;
+  }
+  try {
+    if (!options.html_file.empty()) {
+      write_output(prepare_output(options.html_file), render_multi_device_html(report),
+                   /*flush_to_disk=*/true);
+    }
+    if (!options.svg_file.empty()) {
+      write_output(prepare_output(options.svg_file), render_memory_map_svg(memory_map(report)),
+                   /*flush_to_disk=*/true);
+    }
   } catch (const OutputError& error) {
     err << "memtopo report: " << error.what() << "\n";
     return exit_code::cannot_write;
@@ -108,6 +136,11 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
     const nlohmann::ordered_json document = read_run_document(options.run_file);
     if (study::is_study_document(document)) {
       return render_study(study::study_from_json(document, options.run_file), options, err);
+    }
+    if (document.is_object() && document.contains("schema") &&
+        document["schema"] == kMultiDeviceSchema) {
+      return render_multi_device(multi_device_from_json(document, options.run_file), options,
+                                 err);
     }
     topology = topology_from_json(document, options.run_file);
   } catch (const TopologyJsonError& error) {

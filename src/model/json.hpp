@@ -40,6 +40,13 @@ nlohmann::ordered_json parse_run_document(const std::string& text, const std::st
 // documents that hold properties outside a topology (the p2p pairs, model/p2p.hpp).
 nlohmann::ordered_json property_json(const Property& property);
 
+// Reads property_json's form back (the property named `name`); a missing or mistyped key is a
+// TopologyJsonError naming `origin`.
+Property property_from_json_value(const nlohmann::ordered_json& value, const std::string& name,
+                                  const std::string& origin);
+// Reads a run object (topology_to_json's "run", or a multi-device run's) the same way.
+RunInfo run_info_from_json(const nlohmann::ordered_json& run, const std::string& origin);
+
 // One mode in the form topology_to_json writes it in a property's `modes`: {name, value, share,
 // confidence, spread, confidence_factors}. The latency-pattern rows (dram.latency_patterns) list
 // their modes in this form too.

@@ -356,6 +356,18 @@ Topology topology_from_json(const nlohmann::ordered_json& document, const std::s
   return read_topology(document, origin);
 }
 
+Property property_from_json_value(const nlohmann::ordered_json& value, const std::string& name,
+                                  const std::string& origin) {
+  const ojson holder = ojson::object();
+  return property_from_json(ObjectReader(holder, "", origin), name, value);
+}
+
+RunInfo run_info_from_json(const nlohmann::ordered_json& run, const std::string& origin) {
+  RunInfo info;
+  run_from_json(ObjectReader(run, "run", origin), info);
+  return info;
+}
+
 nlohmann::ordered_json parse_run_document(const std::string& text, const std::string& origin) {
   if (text.size() > kMaxTopologyTextBytes) {
     throw TopologyJsonError(printable_text(origin) + ": " + std::to_string(text.size()) +

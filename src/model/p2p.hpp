@@ -59,6 +59,9 @@ struct P2pReport {
 // properties in the form of a topology's, and one matrix per property (rows: acting GPUs,
 // columns: memory GPUs then "host"; null where nothing was measured).
 nlohmann::ordered_json p2p_to_json(const P2pReport& report);
+// Reads p2p_to_json's form back (the matrices are derived, so not read); a missing or mistyped
+// key is a TopologyJsonError naming `origin` (p2p_read.cpp).
+P2pReport p2p_from_json(const nlohmann::ordered_json& json, const std::string& origin);
 
 // The number a matrix shows for a property (a latency's seconds, a bandwidth's bytes/second,
 // peer access's true/false, the link's text); nullopt (JSON null) when there is none.

@@ -35,6 +35,32 @@ std::string render_multi_device_json(const MultiDeviceReport& report) {
   return out.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }
 
+MultiDeviceReport multi_device_from_json(const ojson& document, const std::string& origin) {
+  MultiDeviceReport report;
+  const auto schema = document.find("schema");
+  if (schema == document.end() || !schema->is_string() ||
+      schema->get<std::string>().rfind(kMultiDeviceSchema, 0) != 0) {
+    throw TopologyJsonError(origin + ": not a multi-device run");
+  }
+  report.run = run_info_from_json(document.at("run"), origin);
+  if (const auto tool = document.find("tool"); tool != document.end() && tool->is_object()) {
+    report.run.tool_version = tool->value("version", "");
+    report.run.git_describe = tool->value("git_describe", "");
+  }
+  const auto devices = document.find("devices");
+  if (devices == document.end() || !devices->is_array()) {
+    throw TopologyJsonError(origin + ": devices: a multi-device run needs a list");
+  }
+  for (std::size_t i = 0; i < devices->size(); ++i) {
+    report.devices.push_back(
+        topology_from_json((*devices)[i], origin + " devices[" + std::to_string(i) + "]"));
+  }
+  if (const auto p2p = document.find("p2p"); p2p != document.end() && !p2p->is_null()) {
+    report.p2p = p2p_from_json(*p2p, origin);
+  }
+  return report;
+}
+
 std::string render_multi_device_console(const MultiDeviceReport& report) {
   std::string out;
   for (const Topology& topology : report.devices) {

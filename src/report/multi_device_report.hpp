@@ -21,6 +21,10 @@ struct MultiDeviceReport {
 };
 
 std::string render_multi_device_json(const MultiDeviceReport& report);
+// Reads render_multi_device_json's document back (`memtopo report`); TopologyJsonError when it
+// is not one.
+MultiDeviceReport multi_device_from_json(const nlohmann::ordered_json& document,
+                                         const std::string& origin);
 // Each GPU's console report under a "GPU n" heading, then the multi-GPU section.
 std::string render_multi_device_console(const MultiDeviceReport& report);
 // One self-contained HTML page: the GPUs, the p2p matrices as tables (low confidence marked ~,

@@ -49,6 +49,26 @@ TEST(CliMultiDevice, HtmlHasTheMatricesAndEveryGpusSections) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
+// `memtopo report` renders a multi-device run's JSON: the same HTML page and memory map the run
+// wrote itself; markdown it has not yet (exit 2, saying so).
+TEST(CliMultiDevice, ReportRendersTheJsonAsTheRunsHtmlAndMap) {
+  const auto dir = fresh_directory("multi_report");
+  ProcessResult r = memtopo({"--sim", kThreeGpus, "--device", "all", "--only", "p2p,l2.latency",
+                             "--quiet", "--json", (dir / "m.json").string(), "--html",
+                             (dir / "m.html").string(), "--svg", (dir / "m.svg").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ProcessResult report =
+      memtopo({"report", (dir / "m.json").string(), "--html", (dir / "again.html").string(),
+               "--svg", (dir / "again.svg").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(read(dir / "again.html"), read(dir / "m.html"));
+  EXPECT_EQ(read(dir / "again.svg"), read(dir / "m.svg"));
+  ProcessResult markdown =
+      memtopo({"report", (dir / "m.json").string(), "--markdown", (dir / "m.md").string()});
+  EXPECT_EQ(markdown.exit_code, 2);
+  EXPECT_NE(markdown.err.find("is a multi-device run"), std::string::npos) << markdown.err;
+}
+
 TEST(CliMultiDevice, AListRunsThoseGpusOnlyAndThePerGpuProbesToo) {
   ProcessResult r = memtopo({"--sim", kThreeGpus, "--device", "2,1", "--only",
                              "p2p.link,l2.latency", "--quiet", "--json", "-"});
