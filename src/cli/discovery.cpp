@@ -20,6 +20,7 @@
 #include "cli/run_info.hpp"
 #include "cli/trace_recorder.hpp"
 #include "model/printable_text.hpp"
+#include "model/startup_clock.hpp"
 #include "probes/core/runner.hpp"
 #include "report/console.hpp"
 #include "report/csv_traces.hpp"
@@ -103,14 +104,18 @@ void describe_device(const OpenedBackend& opened, Topology& topology) {
 // again and decides the exit code.
 class Checkpoints {
  public:
-  Checkpoints(const Plan& plan, Topology& topology, Clock::time_point run_start, std::ostream& err)
-      : plan_(plan), topology_(topology), run_start_(run_start), err_(err) {}
+  Checkpoints(const Plan& plan, Topology& topology, Clock::time_point run_start,
+              double before_run, std::ostream& err)
+      : plan_(plan), topology_(topology), run_start_(run_start), before_run_(before_run),
+        err_(err) {}
 
   void write() {
     if (!takes_checkpoints(plan_.json)) return;
-    topology_.run.duration_seconds = seconds_since(run_start_);
+    const auto start = Clock::now();
+    topology_.run.duration_seconds = before_run_ + seconds_since(run_start_);
     try {
       write_checkpoint(topology_, *plan_.json);
+      topology_.run.checkpoint_seconds += seconds_since(start);
       failing_ = false;
     } catch (const OutputError& error) {
       if (!failing_) {
@@ -125,6 +130,7 @@ class Checkpoints {
   const Plan& plan_;
   Topology& topology_;
   Clock::time_point run_start_;
+  double before_run_;  // main() to run_start_
   std::ostream& err_;
   bool failing_ = false;  // said once per streak of failures
 };
@@ -289,7 +295,7 @@ int discover_device(const Options& options, const std::vector<Probe*>& probes,
       PhaseTiming{"setup", seconds_since(run_start), std::nullopt, clock_khz(device)});
   Plan plan;  // no JSON file and no traces: the multi-device run writes one document at the end
   plan.probes = probes;
-  Checkpoints checkpoints(plan, run.topology, run_start, err);
+  Checkpoints checkpoints(plan, run.topology, run_start, 0, err);
   measure(options, plan, device, run.topology, checkpoints, err);
   run.topology.run.duration_seconds = seconds_since(run_start);
   return exit_code::ok;
@@ -298,9 +304,13 @@ int discover_device(const Options& options, const std::vector<Probe*>& probes,
 int run_discovery(const Options& options, const std::vector<std::string>& arguments,
                   std::ostream& out, std::ostream& err) {
   const auto run_start = Clock::now();
+  if (!startup_clock_running()) start_startup_clock();  // not from main(): a test's call
+  const double before_run = seconds_since_startup();  // main() to here: the options
+  mark_startup("options");
   const std::vector<std::unique_ptr<Probe>> registry = all_probes();
   Plan plan;
   if (int code = make_plan(options, registry, plan, err); code != exit_code::ok) return code;
+  mark_startup("plan");  // the probe registry and order, the output files and their locks
 
   install_interrupt_handler();
   Topology topology;
@@ -315,12 +325,17 @@ int run_discovery(const Options& options, const std::vector<std::string>& argume
   Backend& device = *opened->backend;
   exit = check_gpu_sharing(device, opened->simulated, claim, options, topology, err);
   if (exit != exit_code::ok) return exit;
+  mark_startup("sharing_check");
+  // "startup": main() to the device's opening; "setup": opening it to the first probe.
+  topology.run.phases.push_back(
+      PhaseTiming{"startup", before_run + seconds_since(run_start) - seconds_since(setup_start)});
   topology.run.phases.push_back(
       PhaseTiming{"setup", seconds_since(setup_start), std::nullopt, clock_khz(device)});
+  topology.run.startup = take_startup_steps();
 
-  Checkpoints checkpoints(plan, topology, run_start, err);
+  Checkpoints checkpoints(plan, topology, run_start, before_run, err);
   std::string trace_error = measure(options, plan, device, topology, checkpoints, err);
-  topology.run.duration_seconds = seconds_since(run_start);
+  topology.run.duration_seconds = before_run + seconds_since(run_start);
   return finish(topology, options, plan, trace_error, out, err);
 }
 
