@@ -58,7 +58,8 @@ void expect_consistent_checkpoint(const Topology& topology) {
   EXPECT_FALSE(topology.run.probes.empty());
   std::size_t completed = 0;
   for (const ProbeOutcome& outcome : topology.run.probes) completed += outcome.status != "not_run";
-  EXPECT_EQ(topology.run.phases.size(), completed + 1) << "setup plus one phase per probe";
+  EXPECT_EQ(topology.run.phases.size(), completed + 2)
+      << "startup and setup plus one phase per probe";
 }
 
 struct SignalCase {
