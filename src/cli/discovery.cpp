@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "cli/checkpoint_writer.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/gpu_claim.hpp"
 #include "cli/interrupt.hpp"
@@ -100,39 +101,44 @@ void describe_device(const OpenedBackend& opened, Topology& topology) {
 }
 
 // Rewrites the JSON file after each probe, so that a crash or SIGKILL loses at most the probe
-// that was running. A failed checkpoint is said once and the run goes on: the final write tries
-// again and decides the exit code.
+// that was running and the checkpoint being written (cli/checkpoint_writer.hpp: a thread writes
+// them). A failed checkpoint is said once and the run goes on: the final write tries again and
+// decides the exit code.
 class Checkpoints {
  public:
   Checkpoints(const Plan& plan, Topology& topology, Clock::time_point run_start,
               double before_run, std::ostream& err)
-      : plan_(plan), topology_(topology), run_start_(run_start), before_run_(before_run),
-        err_(err) {}
-
-  void write() {
-    if (!takes_checkpoints(plan_.json)) return;
-    const auto start = Clock::now();
-    topology_.run.duration_seconds = before_run_ + seconds_since(run_start_);
-    try {
-      write_checkpoint(topology_, *plan_.json);
-      topology_.run.checkpoint_seconds += seconds_since(start);
-      failing_ = false;
-    } catch (const OutputError& error) {
-      if (!failing_) {
-        err_ << "memtopo: warning: checkpoint not written: " << error.what()
-             << "\n  The run goes on; the results are written again at its end.\n";
-      }
-      failing_ = true;
-    }
+      : topology_(topology), run_start_(run_start), before_run_(before_run), err_(err) {
+    if (takes_checkpoints(plan.json)) writer_.emplace(*plan.json);
   }
 
+  void write() {
+    if (!writer_) return;
+    const auto start = Clock::now();
+    say_failure(writer_->last_error());
+    topology_.run.duration_seconds = before_run_ + seconds_since(run_start_);
+    writer_->submit(topology_);  // a copy: the run goes on while the thread writes it
+    topology_.run.checkpoint_seconds += seconds_since(start);
+  }
+
+  // Before the last write: waits for the checkpoint being written, so that none comes after.
+  void finish() { writer_.reset(); }
+
  private:
-  const Plan& plan_;
+  void say_failure(const std::string& error) {
+    if (!error.empty() && !failing_) {
+      err_ << "memtopo: warning: checkpoint not written: " << error
+           << "\n  The run goes on; the results are written again at its end.\n";
+    }
+    failing_ = !error.empty();  // said once per streak of failures
+  }
+
   Topology& topology_;
   Clock::time_point run_start_;
   double before_run_;  // main() to run_start_
   std::ostream& err_;
-  bool failing_ = false;  // said once per streak of failures
+  std::optional<CheckpointWriter> writer_;
+  bool failing_ = false;
 };
 
 // Whether stderr is the process's terminal (an ostream given by a test never is).
@@ -335,6 +341,7 @@ int run_discovery(const Options& options, const std::vector<std::string>& argume
 
   Checkpoints checkpoints(plan, topology, run_start, before_run, err);
   std::string trace_error = measure(options, plan, device, topology, checkpoints, err);
+  checkpoints.finish();
   topology.run.duration_seconds = before_run + seconds_since(run_start);
   return finish(topology, options, plan, trace_error, out, err);
 }

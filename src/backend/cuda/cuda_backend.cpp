@@ -79,7 +79,6 @@ class CudaBackend final : public Backend,
         nvml_(std::move(nvml)) {
     add_nvml_facts(facts_, *nvml_);
     describe_sharing(processes_before);
-    mark_startup("device_facts");
     std::size_t static_shared = 0;
     for (const LoadPath path : kAllLoadPaths) {
       static_shared = std::max(static_shared, chase_static_shared_bytes(path));
@@ -94,7 +93,6 @@ class CudaBackend final : public Backend,
                           " ran no block of a test "
                           "kernel on any SM");
     }
-    mark_startup("sm_survey");
     runner_ = std::make_unique<ChaseRunner>(
         ChaseRunnerConfig{facts_.sm_count, sm_ids_, facts_.l2_bytes, max_dynamic_shared_,
                           facts_.shared_per_sm_bytes, planning_.reserved_shared_per_block_bytes});
@@ -102,7 +100,7 @@ class CudaBackend final : public Backend,
         StreamRunnerConfig{facts_.sm_count, facts_.shared_per_block_optin_bytes,
                            planning_.max_texture_1d_linear_elements, facts_.global_memory_bytes},
         *nvml_);
-    mark_startup("runners");
+    mark_startup("backend");  // facts, NVML facts, sharing, the SM survey (first kernel), runners
   }
 
   std::string_view kind() const override { return "cuda"; }
