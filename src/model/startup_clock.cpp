@@ -47,7 +47,6 @@ void mark_startup(const std::string& name) {
   state.last = now;
 }
 
-
 double seconds_since_startup() {
   StartupClock& state = clock_state();
   std::lock_guard lock(state.mutex);
