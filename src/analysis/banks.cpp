@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "analysis/line_fit.hpp"
+
 namespace memtopo {
 namespace {
 
@@ -139,31 +141,29 @@ double DegreeScale::base_for(std::uint32_t word_bytes) const {
 
 DegreeScale fit_degree_scale(std::span<const BankPattern> patterns, std::span<const double> cycles,
                              std::span<const std::uint32_t> degrees) {
-  // Per word size: the means of x = degree - 1 and of the cycles; the common slope pools the
-  // groups' centred sums (ordinary least squares with one intercept per group).
-  struct Group {
-    double x_sum = 0, y_sum = 0;
-    std::size_t count = 0;
-  };
-  std::map<std::uint32_t, Group> groups;
+  // Parallel lines against x = degree - 1: one cost per pass, one base per word size.
+  std::vector<double> passes;
+  std::vector<std::size_t> word_bytes;
   for (std::size_t i = 0; i < patterns.size(); ++i) {
-    Group& g = groups[patterns[i].word_bytes];
-    g.x_sum += degrees[i] - 1.0;
-    g.y_sum += cycles[i];
-    ++g.count;
-  }
-  double xy = 0, xx = 0;
-  for (std::size_t i = 0; i < patterns.size(); ++i) {
-    const Group& g = groups[patterns[i].word_bytes];
-    const double dx = degrees[i] - 1.0 - g.x_sum / g.count;
-    xy += dx * (cycles[i] - g.y_sum / g.count);
-    xx += dx * dx;
+    passes.push_back(degrees[i] - 1.0);
+    word_bytes.push_back(patterns[i].word_bytes);
   }
   DegreeScale scale;
-  scale.per_pass_cycles = xx > 0 ? xy / xx : 0;
-  for (const auto& [bytes, g] : groups) {
-    scale.base_cycles.emplace_back(bytes, (g.y_sum - scale.per_pass_cycles * g.x_sum) / g.count);
+  if (const auto lines = fit_parallel_lines(passes, cycles.first(patterns.size()), word_bytes)) {
+    scale.per_pass_cycles = lines->slope;
+    for (const auto& [bytes, base] : lines->intercepts)
+      scale.base_cycles.emplace_back(static_cast<std::uint32_t>(bytes), base);
+    return scale;
   }
+  // No word size has two different degrees: no cost per pass, each base its group's mean.
+  std::map<std::uint32_t, std::pair<double, std::size_t>> sums;
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    auto& [sum, count] = sums[patterns[i].word_bytes];
+    sum += cycles[i];
+    ++count;
+  }
+  for (const auto& [bytes, sum_count] : sums)
+    scale.base_cycles.emplace_back(bytes, sum_count.first / static_cast<double>(sum_count.second));
   return scale;
 }
 

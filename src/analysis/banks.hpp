@@ -66,7 +66,7 @@ struct DegreeScale {
 };
 
 // Least-squares fit of `cycles` (one per pattern) against `degrees`, the patterns grouped by
-// word size for their bases. per_pass_cycles is 0 when no group has two different degrees.
+// word size for their bases (fit_parallel_lines, analysis/line_fit). per_pass_cycles is 0 when no group has two different degrees.
 DegreeScale fit_degree_scale(std::span<const BankPattern> patterns, std::span<const double> cycles,
                              std::span<const std::uint32_t> degrees);
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <numeric>
 
-#include "analysis/stats.hpp"
+#include "analysis/line_fit.hpp"
 
 namespace memtopo {
 
@@ -119,29 +119,21 @@ RampFit equal_sets_from_ramp(std::span<const std::uint64_t> lengths,
     fit.why = "only " + std::to_string(xs.size()) + " chain lengths on the ramp";
     return fit;
   }
-  // Theil-Sen: the median of the pairwise slopes and of the intercepts they leave, so that a
-  // stretch of the ramp bent by misjudged words does not tilt the line (on the H200 a least-
-  // squares line through one such ramp gave 7 ways and 290 sets, the median slope 8 and 256).
-  std::vector<double> slopes;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    for (std::size_t j = i + 1; j < xs.size(); ++j)
-      slopes.push_back((ys[j] - ys[i]) / (xs[j] - xs[i]));
+  // Theil-Sen, so that a stretch of the ramp bent by misjudged words does not tilt the line (on
+  // the H200 a least-squares line through one such ramp gave 7 ways and 290 sets, the median
+  // slope 8 and 256).
+  const std::optional<LineFit> line = fit_line(xs, ys, LineMethod::theil_sen);
+  if (!line) {
+    fit.why = "the ramp's chain lengths are all equal";
+    return fit;
   }
-  fit.slope = median(slopes);
-  std::vector<double> intercepts;
-  for (std::size_t i = 0; i < xs.size(); ++i) intercepts.push_back(ys[i] - fit.slope * xs[i]);
-  const double intercept = median(intercepts);
-  const double mean_y = std::accumulate(ys.begin(), ys.end(), 0.0) / static_cast<double>(ys.size());
-  double residual = 0, total = 0;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    residual += std::pow(ys[i] - (intercept + fit.slope * xs[i]), 2);
-    total += std::pow(ys[i] - mean_y, 2);
-  }
-  if (total <= 0) {
+  fit.slope = line->slope;
+  const double intercept = line->intercept;
+  if (std::adjacent_find(ys.begin(), ys.end(), std::not_equal_to<>()) == ys.end()) {
     fit.why = "the ramp's counts do not vary";
     return fit;
   }
-  fit.explained = std::max(0.0, 1 - residual / total);
+  fit.explained = line->r_squared;
   if (fit.slope < kMinRampSlope) {
     fit.why = "the counts rise by " + std::to_string(fit.slope) +
               " per element: no set overflows at once (not LRU, or unequal fills)";

@@ -36,7 +36,8 @@ class TextTable {
   // columns are wider than that allows stays wider.
   std::string render(int indent, std::size_t max_width = 0) const;
 
-  // The cells as given, for renderers of other formats (report/table_markup.hpp).
+  // The cells as given, for renderers of other formats (report/markdown_text.cpp,
+  // report/html_summary.cpp).
   const std::vector<Column>& columns() const { return columns_; }
   const std::vector<std::vector<std::string>>& rows() const { return rows_; }
 

@@ -6,17 +6,13 @@
 #include <optional>
 #include <span>
 
+#include "analysis/line_fit.hpp"
+
 namespace memtopo::study {
 
-struct LineFit {
-  double slope = 0;
-  double intercept = 0;
-  double r_squared = 0;  // 1: every point on the line; 0: the line explains nothing
-};
-
-// Least-squares y = slope x + intercept. nullopt with fewer than two points, sizes that
-// differ, or all x equal. r_squared is 1 when every y is equal (nothing left to explain).
-std::optional<LineFit> fit_line(std::span<const double> x, std::span<const double> y);
+// The line fit is analysis/line_fit's (least squares by default).
+using ::memtopo::fit_line;
+using ::memtopo::LineFit;
 
 // Of the n - 1 neighbouring pairs of `values` (in sweep order), how many do not fall by more
 // than `tolerance` (a relative share: 0.1 lets the next value be 10 % lower).

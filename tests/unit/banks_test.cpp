@@ -39,7 +39,7 @@ TEST(BankDegrees, AStrideOfBankWideWordsFollowsTheGcdRule) {
   }
 }
 
-// Seed 000, Fig. 7: Kepler's 8-byte mode with 4-byte words.
+// Paper 000, Fig. 7: Kepler's 8-byte mode with 4-byte words.
 TEST(BankDegrees, EightByteBanksServeTwoFourByteWordsAtOnce) {
   const BankHypothesis kepler{32, 8};
   EXPECT_EQ(predicted_degree(stride_pattern(kLanes, 1, 4), kepler), 1u);

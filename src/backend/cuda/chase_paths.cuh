@@ -6,7 +6,7 @@
 // between two clock reads) leave the compiler free to hoist a load that has no memory side
 // effect, such as tex1Dfetch, above the first clock read. One asm volatile statement with a
 // memory clobber cannot be split, reordered or removed by the compiler; ptxas still schedules
-// the SASS freely, so scripts/check-sass checks the result.
+// the SASS freely, so scripts/checks/check-sass checks the result.
 #include <cstdint>
 
 #include "backend/experiment.hpp"

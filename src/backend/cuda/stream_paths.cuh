@@ -7,7 +7,7 @@
 // invariant), while ptxas still schedules the independent loads of an iteration freely. No
 // "memory" clobber: nothing orders a stream's loads but their use.
 //
-// What each must compile to on sm_90 (scripts/check-stream-sass checks it):
+// What each must compile to on sm_90 (scripts/checks/check-stream-sass checks it):
 //   ca      ld.global.v{1,2,4}.u32 (weak, default cache operator .ca)  LDG.E[.64|.128]
 //   cg      ld.global.cg                                          LDG.E[.64|.128].STRONG.GPU
 //   nc      ld.global.nc                                          LDG.E[.64|.128].CONSTANT

@@ -2,7 +2,7 @@
 // size), never one kernel per space. Global memory, textures and shared memory reuse the stream
 // kernels' loads (stream_paths.cuh: one inline-PTX load per path); constant memory loads
 // ld.const from a __constant__ array; local memory indexes a per-thread array dynamically, so
-// that the compiler must keep it in local memory (LDL; scripts/check-stream-sass checks it).
+// that the compiler must keep it in local memory (LDL; scripts/checks/check-stream-sass checks it).
 // Throughput: every warp issues its requests kStridedRequestsInFlight at a time, independent of
 // each other. Latency: one warp, each request's address offset by the previous request's data
 // (always 0: every array is zero-filled), timed by lane 0 with %clock.

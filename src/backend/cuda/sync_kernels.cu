@@ -1,7 +1,7 @@
 // Barrier kernels of the `sync` study. Each block waits at one barrier so that all start
 // together, then thread 0 reads clock64 and %globaltimer around a loop of barriers, unrolled
 // kBarrierUnroll times so that the loop's own branch is small beside them. A barrier is a
-// side effect the compiler keeps (scripts/check-study-sass counts them in the loop).
+// side effect the compiler keeps (scripts/checks/check-study-sass counts them in the loop).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 

@@ -1,10 +1,10 @@
 #pragma once
 // One staircase probe for every multi-level question: a table row says which load path is swept,
 // over which footprints, how the chain is laid out, and what the steps it finds mean (constant
-// L1 and L1.5 sizes, the L2 size and a step inside it, TLB reaches). The sweep (sweep.hpp) is
-// reduced, cut at its change points (analysis/staircase) and every step refined by a section
-// search between the two footprints that bracket it; one file per question turns the steps
-// into findings (rows.hpp).
+// L1 and L1.5 sizes, the L2 size and a step inside it, TLB reaches). The sweep
+// (staircase_sweep.hpp) is reduced, cut at its change points (analysis/staircase) and every step
+// refined by a section search between the two footprints that bracket it; one file per question
+// turns the steps into findings (staircase_rows.hpp).
 #include <memory>
 #include <string>
 #include <utility>

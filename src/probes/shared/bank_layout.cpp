@@ -80,7 +80,8 @@ Confidence layout_confidence(const nlohmann::json& evidence, const nlohmann::jso
 }
 
 const char* kMethod =
-    "stride method (seed 000, 3.1): one warp, every lane loading shared memory at lane x stride "
+    "stride method of Mei et al., Benchmarking the Memory Hierarchy of Modern GPUs (paper 000, "
+    "3.1; docs/references.md): one warp, every lane loading shared memory at lane x stride "
     "(1-64 words of 4 and of 8 B), broadcast and multicast, each access timed in a dependent "
     "chain; the layout of 2-64 banks of 4, 8 or 16 B whose conflict degrees explain the most "
     "patterns' p50 cycles (cycles = base + cost per pass x (degree - 1))";
