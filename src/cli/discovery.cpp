@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "cli/checkpoint_writer.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/gpu_claim.hpp"
 #include "cli/interrupt.hpp"
@@ -16,9 +17,10 @@
 #include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress_display.hpp"
-#include "cli/run_info.hpp"
 #include "cli/run_engine.hpp"
+#include "cli/run_info.hpp"
 #include "model/printable_text.hpp"
+#include "model/startup_clock.hpp"
 #include "probes/core/runner.hpp"
 #include "report/console.hpp"
 #include "report/csv_traces.hpp"
@@ -53,34 +55,44 @@ int make_plan(const Options& options, const std::vector<std::unique_ptr<Probe>>&
 }
 
 // Rewrites the JSON file after each probe, so that a crash or SIGKILL loses at most the probe
-// that was running. A failed checkpoint is said once and the run goes on: the final write tries
-// again and decides the exit code.
+// that was running and the checkpoint being written (cli/checkpoint_writer.hpp: a thread writes
+// them). A failed checkpoint is said once and the run goes on: the final write tries again and
+// decides the exit code.
 class Checkpoints {
  public:
-  Checkpoints(const Plan& plan, Topology& topology, Clock::time_point run_start, std::ostream& err)
-      : plan_(plan), topology_(topology), run_start_(run_start), err_(err) {}
-
-  void write() {
-    if (!takes_checkpoints(plan_.json)) return;
-    topology_.run.duration_seconds = seconds_since(run_start_);
-    try {
-      write_checkpoint(topology_, *plan_.json);
-      failing_ = false;
-    } catch (const OutputError& error) {
-      if (!failing_) {
-        err_ << "memtopo: warning: checkpoint not written: " << error.what()
-             << "\n  The run goes on; the results are written again at its end.\n";
-      }
-      failing_ = true;
-    }
+  Checkpoints(const Plan& plan, Topology& topology, Clock::time_point run_start, double before_run,
+              std::ostream& err)
+      : topology_(topology), run_start_(run_start), before_run_(before_run), err_(err) {
+    if (takes_checkpoints(plan.json)) writer_.emplace(*plan.json);
   }
 
+  void write() {
+    if (!writer_) return;
+    const auto start = Clock::now();
+    say_failure(writer_->last_error());
+    topology_.run.duration_seconds = before_run_ + seconds_since(run_start_);
+    writer_->submit(topology_);  // a copy: the run goes on while the thread writes it
+    topology_.run.checkpoint_seconds += seconds_since(start);
+  }
+
+  // Before the last write: waits for the checkpoint being written, so that none comes after.
+  void finish() { writer_.reset(); }
+
  private:
-  const Plan& plan_;
+  void say_failure(const std::string& error) {
+    if (!error.empty() && !failing_) {
+      err_ << "memtopo: warning: checkpoint not written: " << error
+           << "\n  The run goes on; the results are written again at its end.\n";
+    }
+    failing_ = !error.empty();  // said once per streak of failures
+  }
+
   Topology& topology_;
   Clock::time_point run_start_;
+  double before_run_;  // main() to run_start_
   std::ostream& err_;
-  bool failing_ = false;  // said once per streak of failures
+  std::optional<CheckpointWriter> writer_;
+  bool failing_ = false;
 };
 
 // Whether stderr is the process's terminal (an ostream given by a test never is).
@@ -186,7 +198,7 @@ int discover_device(const Options& options, const std::vector<Probe*>& probes,
   Backend& device = *run.opened->backend;
   Plan plan;  // no JSON file and no traces: the multi-device run writes one document at the end
   plan.probes = probes;
-  Checkpoints checkpoints(plan, run.topology, run_start, err);
+  Checkpoints checkpoints(plan, run.topology, run_start, 0, err);
   measure(options, plan, device, run.topology, checkpoints, err);
   run.topology.run.duration_seconds = seconds_since(run_start);
   return exit_code::ok;
@@ -195,22 +207,35 @@ int discover_device(const Options& options, const std::vector<Probe*>& probes,
 int run_discovery(const Options& options, const std::vector<std::string>& arguments,
                   std::ostream& out, std::ostream& err) {
   const auto run_start = Clock::now();
+  if (!startup_clock_running()) start_startup_clock();  // not from main(): a test's call
+  const double before_run = seconds_since_startup();    // main() to here: the options
+  mark_startup("options");
   const std::vector<std::unique_ptr<Probe>> registry = all_probes();
   Plan plan;
   if (int code = make_plan(options, registry, plan, err); code != exit_code::ok) return code;
+  mark_startup("plan");  // the probe registry and order, the output files and their locks
 
   install_interrupt_handler();
   DeviceRun run;
   Topology& topology = run.topology;
   topology.run = start_run_info(arguments);
-  if (int exit = open_run_device(options, Clock::now(), run, err); exit != exit_code::ok)
+  const auto setup_start = Clock::now();
+  if (int exit = open_run_device(options, setup_start, run, err); exit != exit_code::ok)
     return exit;
+  mark_startup("sharing_check");
   add_api_facts(topology);
   Backend& device = *run.opened->backend;
+  // "startup": main() to the device's opening; "setup" (recorded by open_run_device): opening
+  // it to the first probe. Startup comes first in the phase list, as it came first in time.
+  const double startup_seconds = before_run + seconds_since(run_start) - seconds_since(setup_start);
+  topology.run.phases.insert(topology.run.phases.end() - 1,
+                             PhaseTiming{"startup", startup_seconds});
+  topology.run.startup = take_startup_steps();
 
-  Checkpoints checkpoints(plan, topology, run_start, err);
+  Checkpoints checkpoints(plan, topology, run_start, before_run, err);
   std::string trace_error = measure(options, plan, device, topology, checkpoints, err);
-  topology.run.duration_seconds = seconds_since(run_start);
+  checkpoints.finish();
+  topology.run.duration_seconds = before_run + seconds_since(run_start);
   return finish(topology, options, plan, trace_error, out, err);
 }
 

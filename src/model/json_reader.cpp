@@ -249,6 +249,16 @@ void run_from_json(const ObjectReader& reader, RunInfo& run) {
   run.other_gpu_processes = processes_from_json(reader, "other_gpu_processes");
   run.gpu_lock = reader.string("gpu_lock");
   if (auto seconds = reader.number("conditions_seconds")) run.conditions_seconds = *seconds;
+  if (auto seconds = reader.number("checkpoint_seconds")) run.checkpoint_seconds = *seconds;
+  if (auto seconds = reader.number("snapshot_seconds")) run.snapshot_seconds = *seconds;
+  if (const ojson* steps = reader.array("startup", false)) {
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+      ObjectReader step = reader.child((*steps)[i], "startup[" + std::to_string(i) + "]");
+      StartupStep entry{step.string("name", /*is_required=*/true), 0};
+      if (auto seconds = step.number("seconds")) entry.seconds = *seconds;
+      run.startup.push_back(entry);
+    }
+  }
   if (const ojson* phases = reader.array("phases", false)) {
     for (std::size_t i = 0; i < phases->size(); ++i) {
       ObjectReader phase_reader = reader.child((*phases)[i], "phases[" + std::to_string(i) + "]");

@@ -187,6 +187,12 @@ ojson run_to_json(const RunInfo& run) {
   out["other_gpu_processes"] = processes_to_json(run.other_gpu_processes);
   out["gpu_lock"] = run.gpu_lock;
   out["conditions_seconds"] = finite_or_null(run.conditions_seconds);
+  out["checkpoint_seconds"] = finite_or_null(run.checkpoint_seconds);
+  out["snapshot_seconds"] = finite_or_null(run.snapshot_seconds);
+  ojson startup = ojson::array();
+  for (const StartupStep& step : run.startup)
+    startup.push_back(ojson{{"name", step.name}, {"seconds", finite_or_null(step.seconds)}});
+  out["startup"] = std::move(startup);
   out["phases"] = std::move(phases);
   out["probes"] = std::move(probes);
   return out;

@@ -115,6 +115,12 @@ struct PhaseTiming {
   std::optional<Spread> timing_overhead;
 };
 
+// One step of the time from main() to the first probe (model/startup_clock.hpp).
+struct StartupStep {
+  std::string name;  // "options", "plan", "driver", "gpu_lock", "nvml", "context", ...
+  double seconds = 0;
+};
+
 struct ProbeOutcome {
   std::string probe_id;
   std::string status;  // "ok", "skipped", "failed", "not_run"
@@ -151,6 +157,11 @@ struct RunInfo {
   std::vector<GpuProcess> other_gpu_processes;  // on the GPU when the first probe started
   std::string gpu_lock;  // the lock file that kept other memtopo runs off the GPU, or why none
   double conditions_seconds = 0;  // spent asking the device for its conditions (NVML)
+  // Between the phases: rewriting the JSON checkpoint after each probe, and keeping a copy of
+  // the findings to roll a disturbed phase back to (none on a simulated device).
+  double checkpoint_seconds = 0;
+  double snapshot_seconds = 0;
+  std::vector<StartupStep> startup;  // main() to the first probe, step by step
 };
 
 struct Topology {

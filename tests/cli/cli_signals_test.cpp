@@ -58,7 +58,8 @@ void expect_consistent_checkpoint(const Topology& topology) {
   EXPECT_FALSE(topology.run.probes.empty());
   std::size_t completed = 0;
   for (const ProbeOutcome& outcome : topology.run.probes) completed += outcome.status != "not_run";
-  EXPECT_EQ(topology.run.phases.size(), completed + 1) << "setup plus one phase per probe";
+  EXPECT_EQ(topology.run.phases.size(), completed + 2)
+      << "startup and setup plus one phase per probe";
 }
 
 struct SignalCase {
@@ -153,6 +154,32 @@ TEST(CliSignals, ACompleteRunSaysSo) {
   const Topology topology = topology_from_json_text(read(json), json.string());
   EXPECT_TRUE(topology.run.complete);
   EXPECT_FALSE(topology.run.interrupted);
+}
+
+// Issue 35 item 3: the run says where the time from main() to the first probe went, and the
+// wall counts from main(): startup and setup are phases, their steps run.startup.
+TEST(CliSignals, ARunTimesItsStartupFromMain) {
+  fs::path json = fresh_directory("startup") / "out.json";
+  ProcessResult r = memtopo(
+      {"--sim", smallest_test_sim(), "--only", "l1.size", "--quiet", "--json", json.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Topology topology = topology_from_json_text(read(json), json.string());
+  ASSERT_GE(topology.run.phases.size(), 3u);
+  EXPECT_EQ(topology.run.phases[0].name, "startup");
+  EXPECT_EQ(topology.run.phases[1].name, "setup");
+  std::vector<std::string> steps;
+  double steps_seconds = 0;
+  for (const StartupStep& step : topology.run.startup) {
+    steps.push_back(step.name);
+    steps_seconds += step.seconds;
+  }
+  EXPECT_EQ(steps, (std::vector<std::string>{"options", "plan", "description", "sharing_check"}));
+  const double startup = topology.run.phases[0].seconds + topology.run.phases[1].seconds;
+  EXPECT_NEAR(steps_seconds, startup, 0.01) << "the steps are the two phases, split finer";
+  double phases = 0;
+  for (const PhaseTiming& phase : topology.run.phases) phases += phase.seconds;
+  EXPECT_GE(topology.run.duration_seconds, phases);
+  EXPECT_GT(topology.run.checkpoint_seconds, 0) << "a checkpoint after l1.size";
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "backend/cuda/support_kernels.hpp"
 #include "backend/cuda/warp_access_runner.hpp"
 #include "backend/hopper_experiments.hpp"
+#include "model/startup_clock.hpp"
 
 namespace memtopo {
 
@@ -99,6 +100,7 @@ class CudaBackend final : public Backend,
         StreamRunnerConfig{facts_.sm_count, facts_.shared_per_block_optin_bytes,
                            planning_.max_texture_1d_linear_elements, facts_.global_memory_bytes},
         *nvml_);
+    mark_startup("backend");  // facts, NVML facts, sharing, the SM survey (first kernel), runners
   }
 
   std::string_view kind() const override { return "cuda"; }
@@ -469,6 +471,7 @@ std::unique_ptr<Backend> make_cuda_backend(int device_index, const BeforeContext
                         cudaGetErrorString(status) + "): " + kNoDeviceAdvice);
   }
   if (count == 0) throw NoDeviceError(std::string("no CUDA device visible: ") + kNoDeviceAdvice);
+  mark_startup("driver");
   if (device_index < 0 || device_index >= count) {
     throw NoDeviceError("CUDA device index " + std::to_string(device_index) + " is out of range: " +
                         std::to_string(count) + " device(s) visible, indices 0.." +
@@ -478,6 +481,7 @@ std::unique_ptr<Backend> make_cuda_backend(int device_index, const BeforeContext
   // (for another one's lock) is not on the GPU, so the running one does not see it there.
   const std::string uuid = read_device_uuid(device_index);
   if (before_context) before_context(uuid);
+  mark_startup("gpu_lock");
   char bus_id[kPciBusIdBytes] = {};
   CUDA_CALL(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device_index));
   auto nvml = std::make_unique<NvmlSession>(bus_id);
@@ -487,7 +491,9 @@ std::unique_ptr<Backend> make_cuda_backend(int device_index, const BeforeContext
     nvml->use_mig_instance("MIG-" + uuid.substr(uuid.find('-') + 1));
   }
   const auto processes_before = processes_on(*nvml);
+  mark_startup("nvml");
   CUDA_CALL(cudaSetDevice(device_index));
+  mark_startup("context");
   return std::make_unique<CudaBackend>(device_index, std::move(nvml), processes_before);
 }
 

@@ -14,6 +14,7 @@
 #include "backend/sim/stream_model.hpp"
 #include "backend/sim/strided_model.hpp"
 #include "backend/sim/warp_access_runner.hpp"
+#include "model/startup_clock.hpp"
 
 namespace memtopo {
 namespace {
@@ -312,7 +313,9 @@ class SimBackend final : public Backend,
 }  // namespace
 
 std::unique_ptr<Backend> make_sim_backend_from_file(const std::string& path) {
-  return std::make_unique<SimBackend>(sim::load_description_file(path));
+  auto backend = std::make_unique<SimBackend>(sim::load_description_file(path));
+  mark_startup("description");
+  return backend;
 }
 
 std::unique_ptr<Backend> make_sim_backend_from_text(const std::string& json_text,

@@ -144,8 +144,11 @@ void PhaseMonitor::begin_attempt(PhaseTiming& phase) {
   // Only a device that reports its conditions can have a phase repeated; keep the findings
   // to roll back to only then (a copy of every element's evidence is not free).
   if (phase.conditions_before) {
+    const auto start = Clock::now();
     elements_before_ = ctx_.topology.elements;
     warnings_before_ = ctx_.topology.warnings.size();
+    ctx_.topology.run.snapshot_seconds +=
+        std::chrono::duration<double>(Clock::now() - start).count();
   }
 }
 

@@ -50,12 +50,46 @@ std::vector<Trace> CountingBackend::run(std::span<const ChaseSpec> batch) {
 }
 
 std::vector<Trace> CountingBackend::run_warp_access(std::span<const WarpAccessSpec> batch) {
+  ++warp_access_batches;
   for (const WarpAccessSpec& spec : batch) warp_accesses += accesses_of(spec);
   const std::clock_t start = std::clock();
   auto traces = inner_.warp_access()->run_warp_access(batch);
   backend_cpu_seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   return traces;
 }
+
+StreamResult CountingBackend::run_stream(const StreamSpec& spec) {
+  stream_launches += spec.warmup_launches + spec.timed_launches;
+  const std::clock_t start = std::clock();
+  StreamResult result = inner_.streams()->run_stream(spec);
+  backend_cpu_seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  return result;
+}
+
+namespace {
+
+// The counters so far, under the probe's id; the caller subtracts the ones before it.
+ProbeWork work_so_far(const std::string& probe_id, const CountingBackend& backend) {
+  return {probe_id,
+          backend.batches,
+          backend.chases,
+          backend.loads,
+          backend.warp_access_batches,
+          backend.warp_accesses,
+          backend.stream_launches};
+}
+
+ProbeWork difference(ProbeWork after, const ProbeWork& before) {
+  after.batches -= before.batches;
+  after.chases -= before.chases;
+  after.loads -= before.loads;
+  after.warp_access_batches -= before.warp_access_batches;
+  after.warp_accesses -= before.warp_accesses;
+  after.stream_launches -= before.stream_launches;
+  return after;
+}
+
+}  // namespace
 
 ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::string>& ids,
                     std::uint64_t seed) {
@@ -71,12 +105,14 @@ ProbeRun run_on_sim(const std::string& relative_path, const std::vector<std::str
   const auto start = std::chrono::steady_clock::now();
   for (const auto& probe : all_probes()) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), probe->id()) == ids.end()) continue;
+    const ProbeWork before = work_so_far(probe->id(), backend);
     try {
       run_inheriting(*probe, ctx);  // as the runner does
     } catch (const ProbeSkipped& skipped) {
       run.skipped[probe->id()] = skipped.what();
     }
     plan_check.probe_finished(probe->id());
+    run.work.push_back(difference(work_so_far(probe->id(), backend), before));
   }
   for (const std::string& violation : plan_check.violations()) {
     ADD_FAILURE() << relative_path << ": " << violation;

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/backend.hpp"
+#include "backend/stream.hpp"
+#include "backend/warp_access.hpp"
 #include "model/topology.hpp"
 
 namespace memtopo::testing {
@@ -29,7 +31,7 @@ struct SimTruth {
 SimTruth read_truth(const std::string& relative_path);
 
 // Wraps a backend and counts what probes ask of it; it has the capabilities the inner one has.
-class CountingBackend : public Backend, public WarpAccessExperiments {
+class CountingBackend : public Backend, public WarpAccessExperiments, public StreamExperiments {
  public:
   explicit CountingBackend(Backend& inner) : inner_(inner) {}
   std::string_view kind() const override { return inner_.kind(); }
@@ -41,7 +43,8 @@ class CountingBackend : public Backend, public WarpAccessExperiments {
   WarpAccessExperiments* warp_access() override {
     return inner_.warp_access() ? this : nullptr;
   }
-  StreamExperiments* streams() override { return inner_.streams(); }
+  StreamExperiments* streams() override { return inner_.streams() ? this : nullptr; }
+  StreamResult run_stream(const StreamSpec& spec) override;
   L2FirstTouchExperiments* l2_first_touch() override { return inner_.l2_first_touch(); }
   StridedAccessRunner* strided_access() override { return inner_.strided_access(); }
   HopperExperiments* hopper() override { return inner_.hopper(); }
@@ -51,10 +54,23 @@ class CountingBackend : public Backend, public WarpAccessExperiments {
   std::uint64_t chases = 0;
   std::uint64_t batches = 0;
   std::uint64_t warp_accesses = 0;  // warm and timed accesses of every warp access
+  std::uint64_t warp_access_batches = 0;
+  std::uint64_t stream_launches = 0;  // warm-up and timed launches of every stream
   double backend_cpu_seconds = 0;   // CPU time inside inner.run(): the simulated device's share
 
  private:
   Backend& inner_;
+};
+
+// What one probe asked of the device (tests/probes/discovery/work_counts_test.cpp).
+struct ProbeWork {
+  std::string probe_id;
+  std::uint64_t batches = 0;  // chase launches (a batch runs its chases together)
+  std::uint64_t chases = 0;
+  std::uint64_t loads = 0;    // warm and timed loads of its chases
+  std::uint64_t warp_access_batches = 0;
+  std::uint64_t warp_accesses = 0;
+  std::uint64_t stream_launches = 0;
 };
 
 struct ProbeRun {
@@ -65,6 +81,7 @@ struct ProbeRun {
   double backend_cpu_seconds = 0;  // of cpu_seconds, inside the backend; the rest is analysis
   std::uint64_t loads = 0;
   std::uint64_t batches = 0;
+  std::vector<ProbeWork> work;  // per probe, in the order they ran
 };
 
 // Runs the probes with these ids (all of them when empty), in all_probes() order, on the
