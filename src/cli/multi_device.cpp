@@ -11,6 +11,7 @@
 #include "cli/open_backend.hpp"
 #include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
+#include "cli/printers.hpp"
 #include "cli/run_info.hpp"
 #include "model/printable_text.hpp"
 #include "probes/core/runner.hpp"
@@ -64,28 +65,21 @@ Options one_device(const Options& options, int index) {
 
 int write_multi_reports(const MultiDeviceReport& report, const Options& options,
                         const OutputPlan& plan, std::ostream& out, std::ostream& err) {
-  // Every output is tried, whatever failed before it.
+  // The JSON first, whatever its kind of file: a multi-device run always wrote it first.
+  PrinterSet printers;
+  if (plan.json) printers.add(make_file_printer(Format::json, *plan.json, "--json"));
+  PrintTargets targets;
+  targets.html = plan.reports.html;
+  targets.svg = plan.reports.svg;
+  targets.json_to_stream = options.json_file == "-";
+  printers.add(build_printers(targets, out,
+                              "cannot write the report to standard output (closed, full, or a "
+                              "pipe whose reader has gone)"));
   bool written = true;
-  const auto write_file = [&](const std::optional<OutputTarget>& target, auto render) {
-    if (!target) return;
-    try {
-      write_output(*target, render(report), /*flush_to_disk=*/true);
-    } catch (const OutputError& error) {
-      err << "memtopo: " << error.what() << "\n";
-      written = false;
-    }
-  };
-  write_file(plan.json, render_multi_device_json);
-  write_file(plan.reports.html, render_multi_device_html);
-  write_file(plan.reports.svg, [](const MultiDeviceReport& r) { return render_memory_map_svg(memory_map(r)); });
-  out << (options.json_file == "-" ? render_multi_device_json(report)
-                                   : render_multi_device_console(report));
-  out.flush();
-  if (!out) {
-    err << "memtopo: cannot write the report to standard output (closed, full, or a pipe whose "
-           "reader has gone)\n";
+  printers.print_each(report, [&](const OutputError& error) {
+    err << "memtopo: " << error.what() << "\n";
     written = false;
-  }
+  });
   return written ? exit_code::ok : exit_code::cannot_write;
 }
 

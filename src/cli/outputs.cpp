@@ -1,13 +1,12 @@
 #include "cli/outputs.hpp"
 
-#include <exception>
+#include <sstream>
 
-#include "report/console.hpp"
+#include "cli/printers.hpp"
+
 #include "report/export_accel_sim.hpp"
-#include "report/html_report.hpp"
 #include "report/json_report.hpp"
 #include "report/markdown_report.hpp"
-#include "report/memory_map.hpp"
 #include "report/output_error.hpp"
 
 namespace memtopo {
@@ -37,23 +36,13 @@ ReportTargets prepare_report_outputs(const std::string& html_file,
 }
 
 void write_report_files(const Topology& topology, const ReportTargets& targets) {
-  std::exception_ptr first_failure;
-  try {
-    if (targets.html) write_output(*targets.html, render_html(topology), /*flush_to_disk=*/true);
-  } catch (const OutputError&) {
-    first_failure = std::current_exception();
-  }
-  try {
-    if (targets.markdown) write_markdown_report(topology, *targets.markdown);
-  } catch (const OutputError&) {
-    if (!first_failure) first_failure = std::current_exception();
-  }
-  try {
-    if (targets.svg) write_output(*targets.svg, memory_map_svg(topology), /*flush_to_disk=*/true);
-  } catch (const OutputError&) {
-    if (!first_failure) first_failure = std::current_exception();
-  }
-  if (first_failure) std::rethrow_exception(first_failure);
+  PrintTargets files;
+  files.html = targets.html;
+  files.markdown = targets.markdown;
+  files.svg = targets.svg;
+  files.console = false;
+  std::ostringstream unused;
+  build_printers(files, unused, "").print(topology);
 }
 
 bool takes_checkpoints(const std::optional<OutputTarget>& json) {
@@ -69,38 +58,18 @@ void write_reports(Topology& topology, const Options& options,
                    const std::optional<OutputTarget>& json, std::ostream& out,
                    const ReportTargets& reports) {
   topology.run.complete = true;
-  std::exception_ptr first_failure;
-  auto write_json_file = [&] {
-    try {
-      if (json) write_output(*json, render_json(topology), /*flush_to_disk=*/true);
-    } catch (const OutputError&) {
-      if (!first_failure) first_failure = std::current_exception();
-    }
-  };
-  // A file that is replaced goes first, so that a closed stdout cannot cost the results. A path
-  // written in place (--json /dev/stdout) goes after the console report, which it may share a
-  // file with: appended, not overwritten.
-  const bool json_first = json && json->replace_atomically;
-  if (json_first) write_json_file();
-  try {
-    write_report_files(topology, reports);
-  } catch (const OutputError&) {
-    if (!first_failure) first_failure = std::current_exception();
-  }
-  if (options.json_file == "-") {
-    out << render_json(topology);
-  } else {
-    write_console(out, topology);
-  }
-  out.flush();
-  if (!out && !first_failure) {
-    const char* what = options.json_file == "-" ? "the JSON" : "the report";
-    first_failure = std::make_exception_ptr(
-        OutputError(std::string("cannot write ") + what +
-                    " to standard output (a full disk, or a closed pipe or terminal?)"));
-  }
-  if (!json_first) write_json_file();
-  if (first_failure) std::rethrow_exception(first_failure);
+  const bool json_to_stream = options.json_file == "-";
+  PrintTargets targets;
+  targets.json = json;
+  targets.html = reports.html;
+  targets.markdown = reports.markdown;
+  targets.svg = reports.svg;
+  targets.json_to_stream = json_to_stream;
+  const std::string what = json_to_stream ? "the JSON" : "the report";
+  build_printers(targets, out,
+                 "cannot write " + what +
+                     " to standard output (a full disk, or a closed pipe or terminal?)")
+      .print(topology);
 }
 
 }  // namespace memtopo

@@ -1,16 +1,17 @@
 #include "cli/report_command.hpp"
 
 #include <string>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.hpp"
 #include "cli/outputs.hpp"
 #include "cli/path_aliases.hpp"
+#include "cli/printers.hpp"
 #include "model/json.hpp"
 #include "report/output_error.hpp"
 #include "model/printable_text.hpp"
-#include "report/memory_map.hpp"
 #include "report/multi_device_report.hpp"
 #include "report/output_file.hpp"
 #include "report/run_file.hpp"
@@ -39,48 +40,35 @@ struct ReportOptions {
   std::string svg_file;
 };
 
-// A study's JSON: its HTML page (study/report.hpp); it has no markdown or memory map yet.
-int render_study(const study::StudyReport& report, const ReportOptions& options,
-                 std::ostream& err) {
-  if (!options.markdown_file.empty() || !options.svg_file.empty()) {
-    err << "memtopo report: " << printable_text(options.run_file)
-        << " is a study's result: report writes its --html; a study has no markdown report or "
-           "memory map yet.\n";
-    return exit_code::usage;
+// The document's kind, read from the file: a study, a multi-device run or a discovery. Throws
+// TopologyJsonError when it is none of them.
+struct SavedRun {
+  std::variant<Topology, MultiDeviceReport, study::StudyReport> result;
+  RunDocument document() const {
+    return std::visit([](const auto& saved) { return RunDocument(saved); }, result);
   }
-  try {
-    write_output(prepare_output(options.html_file), study::render_study_html(report),
-                 /*flush_to_disk=*/true);
-  } catch (const OutputError& error) {
-    err << "memtopo report: " << error.what() << "\n";
-    return exit_code::cannot_write;
+};
+
+SavedRun read_saved_run(const std::string& path) {
+  const nlohmann::ordered_json document = read_run_document(path);
+  if (study::is_study_document(document)) return {study::study_from_json(document, path)};
+  if (document.is_object() && document.contains("schema") &&
+      document["schema"] == kMultiDeviceSchema) {
+    return {multi_device_from_json(document, path)};
   }
-  return exit_code::ok;
+  return {topology_from_json(document, path)};
 }
 
-// A multi-device run's JSON: its HTML page and memory map; it has no markdown report yet.
-int render_multi_device(const MultiDeviceReport& report, const ReportOptions& options,
-                        std::ostream& err) {
-  if (!options.markdown_file.empty()) {
-    err << "memtopo report: " << printable_text(options.run_file)
-        << " is a multi-device run: report writes its --html and --svg; it has no markdown "
-           "report yet.\n";
-    return exit_code::usage;
-  }
-  try {
-    if (!options.html_file.empty()) {
-      write_output(prepare_output(options.html_file), render_multi_device_html(report),
-                   /*flush_to_disk=*/true);
-    }
-    if (!options.svg_file.empty()) {
-      write_output(prepare_output(options.svg_file), render_memory_map_svg(memory_map(report)),
-                   /*flush_to_disk=*/true);
-    }
-  } catch (const OutputError& error) {
-    err << "memtopo report: " << error.what() << "\n";
-    return exit_code::cannot_write;
-  }
-  return exit_code::ok;
+// The printers the options ask for: the files, and the console report when none is given.
+PrinterSet report_printers(const ReportOptions& options, std::ostream& out) {
+  const ReportTargets files =
+      prepare_report_outputs(options.html_file, options.markdown_file, options.svg_file);
+  PrintTargets targets;
+  targets.html = files.html;
+  targets.markdown = files.markdown;
+  targets.svg = files.svg;
+  targets.console = false;
+  return build_printers(targets, out, "cannot write the report to standard output");
 }
 
 }  // namespace
@@ -131,26 +119,23 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
       return usage_error(problem);
   }
   if (std::string problem = aliased_paths(uses); !problem.empty()) return usage_error(problem);
-  Topology topology;
+  SavedRun saved;
   try {
-    const nlohmann::ordered_json document = read_run_document(options.run_file);
-    if (study::is_study_document(document)) {
-      return render_study(study::study_from_json(document, options.run_file), options, err);
-    }
-    if (document.is_object() && document.contains("schema") &&
-        document["schema"] == kMultiDeviceSchema) {
-      return render_multi_device(multi_device_from_json(document, options.run_file), options,
-                                 err);
-    }
-    topology = topology_from_json(document, options.run_file);
+    saved = read_saved_run(options.run_file);
   } catch (const TopologyJsonError& error) {
     err << "memtopo report: " << error.what()
         << "\n  report reads only the JSON that memtopo --json FILE writes.\n";
     return exit_code::bad_input;
   }
+  const RunDocument document = saved.document();
   try {
-    write_report_files(topology, prepare_report_outputs(options.html_file, options.markdown_file,
-                                                        options.svg_file));
+    const PrinterSet printers = report_printers(options, out);
+    if (const auto unsupported = printers.unsupported(document); !unsupported.empty()) {
+      err << "memtopo report: " << printable_text(options.run_file) << " is "
+          << document.kind_name() << ", which has no " << unsupported.front() << " output.\n";
+      return exit_code::usage;
+    }
+    printers.print(document);
   } catch (const OutputError& error) {
     err << "memtopo report: " << error.what() << "\n";
     return exit_code::cannot_write;

@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "cli/output_lock.hpp"
 #include "cli/outputs.hpp"
+#include "cli/printers.hpp"
 #include "cli/run_engine.hpp"
 #include "cli/run_info.hpp"
 #include "model/json.hpp"
@@ -129,30 +130,18 @@ int make_plan(const Options& options, const StudyArguments& arguments, Plan& pla
 // --json -) on `out`. Returns false after saying what could not be written.
 bool write_study_reports(const study::StudyReport& report, const Options& options, const Plan& plan,
                          std::ostream& out, std::ostream& err) {
+  // The JSON first, whatever its kind of file: a study always wrote it first.
+  PrinterSet printers;
+  if (plan.json) printers.add(make_file_printer(Format::json, *plan.json, "--json"));
+  PrintTargets targets;
+  targets.html = plan.reports.html;
+  targets.json_to_stream = options.json_file == "-";
+  printers.add(build_printers(targets, out, "cannot write the report to standard output"));
   bool written = true;
-  const std::string json = study::render_study_json(report);
-  if (plan.json) {
-    try {
-      write_output(*plan.json, json, /*flush_to_disk=*/true);
-    } catch (const OutputError& error) {
-      err << "memtopo study: " << error.what() << "\n";
-      written = false;
-    }
-  }
-  if (plan.reports.html) {
-    try {
-      write_output(*plan.reports.html, study::render_study_html(report), /*flush_to_disk=*/true);
-    } catch (const OutputError& error) {
-      err << "memtopo study: " << error.what() << "\n";
-      written = false;
-    }
-  }
-  out << (options.json_file == "-" ? json : study::render_study_console(report));
-  out.flush();
-  if (!out) {
-    err << "memtopo study: cannot write the report to standard output\n";
+  printers.print_each(report, [&](const OutputError& error) {
+    err << "memtopo study: " << error.what() << "\n";
     written = false;
-  }
+  });
   if (report.header.run.simulated && options.json_file == "-") {
     err << "memtopo: " << simulated_banner(report.header.run.sim_file) << "\n";
   }

@@ -160,8 +160,17 @@ OutputTarget prepare_markdown_output(const std::string& markdown_file) {
 }
 
 void write_markdown_report(const Topology& topology, const OutputTarget& target) {
+  write_markdown_report(
+      [&topology](const std::string& plots_folder) {
+        return render_markdown(topology, plots_folder);
+      },
+      target);
+}
+
+void write_markdown_report(const std::function<MarkdownReport(const std::string&)>& render,
+                           const OutputTarget& target) {
   const fs::path folder = markdown_plots_folder(target.path);
-  const MarkdownReport report = render_markdown(topology, folder.filename().string());
+  const MarkdownReport report = render(folder.filename().string());
   std::error_code error;
   fs::create_directories(folder, error);
   if (error) {
@@ -169,6 +178,7 @@ void write_markdown_report(const Topology& topology, const OutputTarget& target)
                       error.message());
   }
   for (const auto& [file, svg] : report.plots) {
+    fs::create_directories((folder / file).parent_path(), error);  // a multi-device run's gpu<n>/
     write_output(prepare_output((folder / file).string()), svg, /*flush_to_disk=*/false);
   }
   write_output(target, report.text, /*flush_to_disk=*/true);

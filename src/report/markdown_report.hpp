@@ -5,6 +5,7 @@
 // and run facts, and the console report verbatim. The map and the plots are SVG files in a
 // folder beside the markdown (FILE's stem + "-plots/": memory-map.svg, <plot id>.svg).
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,5 +34,9 @@ OutputTarget prepare_markdown_output(const std::string& markdown_file);
 // Writes the plots (each file atomically, the folder created if needed), then the markdown
 // file, so that a markdown file never links to plots that are not there. Throws OutputError.
 void write_markdown_report(const Topology& topology, const OutputTarget& target);
+
+// The same for any kind's markdown: `render` is given the plots folder as the markdown links it.
+void write_markdown_report(const std::function<MarkdownReport(const std::string&)>& render,
+                           const OutputTarget& target);
 
 }  // namespace memtopo
