@@ -70,6 +70,7 @@ int write_multi_reports(const MultiDeviceReport& report, const Options& options,
   if (plan.json) printers.add(make_file_printer(Format::json, *plan.json, "--json"));
   PrintTargets targets;
   targets.html = plan.reports.html;
+  targets.markdown = plan.reports.markdown;
   targets.svg = plan.reports.svg;
   targets.json_to_stream = options.json_file == "-";
   printers.add(build_printers(targets, out,
@@ -102,7 +103,6 @@ int combined_exit_code(const MultiDeviceReport& report, const Options& options) 
 // it yet); nullptr when none was asked for.
 const char* single_device_option(const Options& options) {
   if (!options.traces_dir.empty()) return "--traces";
-  if (!options.markdown_file.empty()) return "--markdown";
   if (!options.export_format.empty()) return "--export";
   return nullptr;
 }

@@ -20,30 +20,45 @@ struct Render {
 
   std::string operator()(const Topology& topology) const {
     switch (format) {
-      case Format::console: return render_console(topology);
-      case Format::json: return render_json(topology);
-      case Format::html: return render_html(topology);
-      case Format::svg: return memory_map_svg(topology);
-      case Format::markdown: break;  // files of its own: write_markdown_report
+      case Format::console:
+        return render_console(topology);
+      case Format::json:
+        return render_json(topology);
+      case Format::html:
+        return render_html(topology);
+      case Format::svg:
+        return memory_map_svg(topology);
+      case Format::markdown:
+        break;  // files of its own: write_markdown_report
     }
     return {};
   }
   std::string operator()(const MultiDeviceReport& report) const {
     switch (format) {
-      case Format::console: return render_multi_device_console(report);
-      case Format::json: return render_multi_device_json(report);
-      case Format::html: return render_multi_device_html(report);
-      case Format::svg: return render_memory_map_svg(memory_map(report));
-      case Format::markdown: break;
+      case Format::console:
+        return render_multi_device_console(report);
+      case Format::json:
+        return render_multi_device_json(report);
+      case Format::html:
+        return render_multi_device_html(report);
+      case Format::svg:
+        return render_memory_map_svg(memory_map(report));
+      case Format::markdown:
+        break;
     }
     return {};
   }
   std::string operator()(const study::StudyReport& report) const {
     switch (format) {
-      case Format::console: return study::render_study_console(report);
-      case Format::json: return study::render_study_json(report);
-      case Format::html: return study::render_study_html(report);
-      case Format::svg: case Format::markdown: break;
+      case Format::console:
+        return study::render_study_console(report);
+      case Format::json:
+        return study::render_study_json(report);
+      case Format::html:
+        return study::render_study_html(report);
+      case Format::svg:
+      case Format::markdown:
+        break;
     }
     return {};
   }
@@ -53,10 +68,8 @@ bool has_format(const RunDocument& document, Format format) {
   struct Has {
     Format format;
     bool operator()(const Topology&) const { return true; }
-    bool operator()(const MultiDeviceReport&) const { return format != Format::markdown; }
-    bool operator()(const study::StudyReport&) const {
-      return format != Format::svg && format != Format::markdown;
-    }
+    bool operator()(const MultiDeviceReport&) const { return true; }
+    bool operator()(const study::StudyReport&) const { return format != Format::svg; }
   };
   return document.visit(Has{format});
 }
@@ -79,8 +92,20 @@ class FilePrinter : public Printer {
 
  private:
   void write_markdown(const Topology& topology) { write_markdown_report(topology, target_); }
-  template <typename Other>
-  void write_markdown(const Other&) {}
+  void write_markdown(const MultiDeviceReport& report) {
+    write_markdown_report(
+        [&report](const std::string& folder) {
+          return render_multi_device_markdown(report, folder);
+        },
+        target_);
+  }
+  void write_markdown(const study::StudyReport& report) {
+    write_markdown_report(
+        [&report](const std::string& folder) {
+          return study::render_study_markdown(report, folder);
+        },
+        target_);
+  }
 
   Format format_;
   OutputTarget target_;
@@ -127,7 +152,9 @@ std::unique_ptr<Printer> make_stream_printer(Format format, std::ostream& out,
   return std::make_unique<StreamPrinter>(format, out, std::move(failure_message));
 }
 
-void PrinterSet::add(std::unique_ptr<Printer> printer) { printers_.push_back(std::move(printer)); }
+void PrinterSet::add(std::unique_ptr<Printer> printer) {
+  printers_.push_back(std::move(printer));
+}
 
 void PrinterSet::add(PrinterSet&& others) {
   for (auto& printer : others.printers_) printers_.push_back(std::move(printer));

@@ -21,7 +21,7 @@ namespace memtopo {
 // A run's result, whatever its kind; it refers to the result, which must outlive it.
 class RunDocument {
  public:
-  RunDocument(const Topology& discovery) : result_(&discovery) {}                // NOLINT
+  RunDocument(const Topology& discovery) : result_(&discovery) {}                 // NOLINT
   RunDocument(const MultiDeviceReport& multi_device) : result_(&multi_device) {}  // NOLINT
   RunDocument(const study::StudyReport& study) : result_(&study) {}               // NOLINT
 

@@ -21,17 +21,18 @@ namespace memtopo {
 namespace {
 
 constexpr const char* kDescription =
-    "memtopo report renders a saved run (the JSON a discovery wrote with --json) as a\n"
-    "self-contained HTML file with plots, as markdown with SVG plots beside it, and/or its\n"
-    "memory map alone as SVG; a multi-device run's JSON (--device all) as its HTML page and\n"
-    "memory map; a study's JSON (memtopo study <id> --json) as its HTML page.\n";
+    "memtopo report renders any of memtopo's JSON files: a discovery's (memtopo --json FILE), a\n"
+    "multi-device run's (--device all) or a study's (memtopo study <id> --json FILE). Without\n"
+    "an output option it prints the console report; --html writes a self-contained HTML page\n"
+    "with plots, --markdown markdown with SVG plots beside it, --svg the memory map alone (a\n"
+    "discovery or a multi-device run).\n";
 
 constexpr const char* kExitCodes =
     "\nExit codes:\n"
     "  0    the reports were written\n"
-    "  2    usage error: no RUN.json, no --html, --markdown or --svg, an empty value\n"
+    "  2    usage error: no RUN.json, an empty value, --svg of a study\n"
     "  4    RUN.json is missing, unreadable, or not a memtopo run\n"
-    "  7    cannot write an output (--html, --markdown, --svg)\n";
+    "  7    cannot write an output (--html, --markdown, --svg, standard output)\n";
 
 struct ReportOptions {
   std::string run_file;
@@ -59,7 +60,8 @@ SavedRun read_saved_run(const std::string& path) {
   return {topology_from_json(document, path)};
 }
 
-// The printers the options ask for: the files, and the console report when none is given.
+// The printers the options ask for: the files, or the console report on `out` when none is
+// given.
 PrinterSet report_printers(const ReportOptions& options, std::ostream& out) {
   const ReportTargets files =
       prepare_report_outputs(options.html_file, options.markdown_file, options.svg_file);
@@ -67,7 +69,7 @@ PrinterSet report_printers(const ReportOptions& options, std::ostream& out) {
   targets.html = files.html;
   targets.markdown = files.markdown;
   targets.svg = files.svg;
-  targets.console = false;
+  targets.console = !files.html && !files.markdown && !files.svg;
   return build_printers(targets, out, "cannot write the report to standard output");
 }
 
@@ -77,7 +79,8 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
   CLI::App app(kDescription, "memtopo report");
   app.footer(kExitCodes);
   ReportOptions options;
-  app.add_option("RUN.json", options.run_file, "The JSON of a discovery (memtopo --json FILE)")
+  app.add_option("RUN.json", options.run_file,
+                 "The JSON of a discovery, a multi-device run or a study (--json FILE)")
       ->required()
       ->type_name("");
   auto* html = app.add_option("--html", options.html_file, "Write the HTML report to FILE")
@@ -107,9 +110,6 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
     }
   }
   if (options.run_file.empty()) return usage_error("RUN.json needs a value; it was given ''");
-  if (options.html_file.empty() && options.markdown_file.empty() && options.svg_file.empty()) {
-    return usage_error("say what to write: --html FILE, --markdown FILE, --svg FILE");
-  }
   const std::vector<PathUse> uses{{"RUN.json", options.run_file, false},
                                   {"--html", options.html_file, true},
                                   {"--markdown", options.markdown_file, true},

@@ -30,7 +30,7 @@ namespace {
 
 constexpr const char* kStudyHelp =
     "Usage: memtopo study <id> [--device N | --sim FILE] [--json FILE] [--html FILE]\n"
-    "                          [--traces DIR]\n"
+    "                          [--markdown FILE] [--traces DIR]\n"
     "                          [--topology FILE] [--seed N] [--quiet] [--wait SECONDS]\n"
     "                          [--allow-shared]\n"
     "       memtopo study --list\n"
@@ -45,6 +45,8 @@ constexpr const char* kStudyHelp =
     "  --json FILE        Also write the result as JSON (schema memtopo-study/1; '-': stdout)\n"
     "  --html FILE        Also write one self-contained HTML page: findings, a chart per\n"
     "                     table, the console report\n"
+    "  --markdown FILE    Also write the same as markdown, the charts as SVG files in FILE's\n"
+    "                     stem + '-plots/'\n"
     "  --traces DIR       Write the raw samples as CSV into DIR\n"
     "  --topology FILE    A discovery JSON of this device: the findings tie to its line,\n"
     "                     sector and bank values (without it they say \"not measured\")\n"
@@ -135,6 +137,7 @@ bool write_study_reports(const study::StudyReport& report, const Options& option
   if (plan.json) printers.add(make_file_printer(Format::json, *plan.json, "--json"));
   PrintTargets targets;
   targets.html = plan.reports.html;
+  targets.markdown = plan.reports.markdown;
   targets.json_to_stream = options.json_file == "-";
   printers.add(build_printers(targets, out, "cannot write the report to standard output"));
   bool written = true;
@@ -215,12 +218,11 @@ int run_study_command(int argc, const char* const* argv, std::ostream& out, std:
     return exit_code::ok;
   }
   if (!options.only.empty()) return usage_error(err, "--only selects probes of a discovery");
-  if (const char* option = !options.markdown_file.empty() ? "--markdown"
-                           : !options.export_format.empty() ? "--export"
+  if (const char* option = !options.export_format.empty() ? "--export"
                            : !options.svg_file.empty()      ? "--svg"
                                                             : nullptr) {
-    return usage_error(err, std::string(option) +
-                                " is for a discovery; a study writes --json and --html");
+    return usage_error(err, std::string(option) + " is for a discovery; a study writes --json, "
+                                                  "--html and --markdown");
   }
   if (arguments->id.empty()) {
     return usage_error(err,

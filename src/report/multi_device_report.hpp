@@ -32,4 +32,11 @@ std::string render_multi_device_console(const MultiDeviceReport& report);
 // GPU's sections as a one-device report has them, ids prefixed "gpu<position>-".
 std::string render_multi_device_html(const MultiDeviceReport& report);
 
+// The same as GitHub markdown (markdown_multi_device.cpp): the map of the GPUs, the p2p
+// matrices, then each GPU's markdown report (headings one level down), its plots linked from
+// `plots_folder` + "/gpu<position>/". MarkdownReport: report/markdown_report.hpp.
+struct MarkdownReport;
+MarkdownReport render_multi_device_markdown(const MultiDeviceReport& report,
+                                            const std::string& plots_folder);
+
 }  // namespace memtopo

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/topology.hpp"
+#include "report/markdown_report.hpp"
 #include "report/svg_plot.hpp"
 #include "study/result.hpp"
 
@@ -42,5 +43,9 @@ std::vector<Plot> study_plots(const StudyResult& result);
 // One self-contained HTML page: the run's facts, the findings (low confidence marked "~"),
 // the charts and the console report verbatim. Section ids: summary, findings, plots, console.
 std::string render_study_html(const StudyReport& report);
+
+// The same as GitHub markdown (report_markdown.cpp): facts, findings, the charts as SVG files
+// linked from `plots_folder` (<plot id>.svg), the console report verbatim.
+MarkdownReport render_study_markdown(const StudyReport& report, const std::string& plots_folder);
 
 }  // namespace memtopo::study
