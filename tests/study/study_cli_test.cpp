@@ -49,7 +49,8 @@ TEST(StudyCli, StrideWritesJsonTracesAndConsole) {
   EXPECT_TRUE(std::filesystem::exists(dir / "t" / "stride_samples.csv"));
 }
 
-// `memtopo report` renders a study's JSON: the same HTML page the study wrote itself.
+// `memtopo report` renders a study's JSON: the same HTML page the study wrote itself; a study
+// has no memory map (exit 2, saying so). Console and markdown: cli_report_kinds_test.cpp.
 TEST(StudyCli, ReportRendersAStudyJsonAsItsHtml) {
   const auto dir = fresh_directory("study_report");
   const ProcessResult r =
@@ -60,10 +61,10 @@ TEST(StudyCli, ReportRendersAStudyJsonAsItsHtml) {
       {"report", (dir / "c.json").string(), "--html", (dir / "again.html").string()});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_EQ(read(dir / "again.html"), read(dir / "c.html"));
-  const ProcessResult markdown = memtopo(
-      {"report", (dir / "c.json").string(), "--markdown", (dir / "c.md").string()});
-  EXPECT_EQ(markdown.exit_code, 2);
-  EXPECT_NE(markdown.err.find("is a study's result"), std::string::npos) << markdown.err;
+  const ProcessResult svg =
+      memtopo({"report", (dir / "c.json").string(), "--svg", (dir / "c.svg").string()});
+  EXPECT_EQ(svg.exit_code, 2);
+  EXPECT_NE(svg.err.find("is a study's result, which has no --svg"), std::string::npos) << svg.err;
 }
 
 // A study's experiments go through the run engine like a discovery's probes, so --traces holds
@@ -100,17 +101,21 @@ TEST(StudyCli, HtmlHasTheFindingsAChartPerTableAndTheConsole) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
-TEST(StudyCli, MarkdownAndExportAreForADiscovery) {
+TEST(StudyCli, WritesMarkdownButExportAndSvgAreForADiscovery) {
   const auto dir = fresh_directory("study_outputs");
-  const ProcessResult markdown = memtopo(
-      {"study", "stride", "--sim", kHopperLike, "--markdown", (dir / "s.md").string()});
-  EXPECT_EQ(markdown.exit_code, 2);
-  EXPECT_NE(markdown.err.find("--markdown is for a discovery"), std::string::npos);
+  const ProcessResult markdown = memtopo({"study", "stride", "--sim", kHopperLike, "--quiet",
+                                          "--markdown", (dir / "s.md").string()});
+  EXPECT_EQ(markdown.exit_code, 0) << markdown.err;
+  EXPECT_NE(read(dir / "s.md").find("## Findings"), std::string::npos);
+  const ProcessResult svg =
+      memtopo({"study", "stride", "--sim", kHopperLike, "--svg", (dir / "s.svg").string()});
+  EXPECT_EQ(svg.exit_code, 2);
+  EXPECT_NE(svg.err.find("--svg is for a discovery"), std::string::npos) << svg.err;
   EXPECT_EQ(memtopo({"study", "stride", "--sim", kHopperLike, "--export", "accel-sim",
                      (dir / "x").string()})
                 .exit_code,
             2);
-  EXPECT_FALSE(std::filesystem::exists(dir / "s.md"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "s.svg"));
 }
 
 TEST(StudyCli, SkippedStudyExitsNineWithTheReason) {

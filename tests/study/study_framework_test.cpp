@@ -145,5 +145,17 @@ TEST(StudyReports, ConsoleMatchesGolden) {
   testing::expect_matches_golden(render_study_console(fixed_report()), "study_console.txt");
 }
 
+// The markdown (memtopo report --markdown): the HTML page's sections, each chart an SVG file
+// the text links. MEMTOPO_UPDATE_GOLDEN=1 ctest --test-dir build -R StudyReports rewrites it.
+TEST(StudyReports, MarkdownMatchesGoldenAndLinksEveryPlot) {
+  const MarkdownReport markdown = render_study_markdown(fixed_report(), "study-plots");
+  testing::expect_matches_golden(markdown.text, "study.md");
+  ASSERT_EQ(markdown.plots.size(), study_plots(fixed_report().result).size());
+  for (const auto& [file, svg] : markdown.plots) {
+    EXPECT_NE(markdown.text.find("](study-plots/" + file + ")"), std::string::npos) << file;
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u) << file;
+  }
+}
+
 }  // namespace
 }  // namespace memtopo::study
