@@ -1,7 +1,7 @@
 #pragma once
 // What a study returns: named tables of rows (parameters, measured values with unit, method,
 // spread and a computed confidence, predictions) and findings ("where the curve changes and
-// why"). Plain data; the reporters (study/report_*.hpp) are views of it.
+// why"). Plain data; the reporters (study/report.hpp, printed through cli/printers) are views of it.
 #include <optional>
 #include <string>
 #include <vector>
