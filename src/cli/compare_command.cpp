@@ -15,12 +15,12 @@
 namespace memtopo {
 namespace {
 
-constexpr const char* kDescription =
+constexpr const char* kCompareDescription =
     "Compares two memtopo runs (--json files of different commits, GPUs or machines): every\n"
     "element's properties side by side, judged against the runs' own spreads. A difference\n"
     "within the spread is not a change. docs/compare.md states the rules.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kCompareFooter =
     "\nExit codes:\n"
     "  0    the runs agree within their spreads\n"
     "  2    usage error\n"
@@ -39,8 +39,8 @@ struct CompareOptions {
 }  // namespace
 
 int run_compare_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app(kDescription, "memtopo compare");
-  app.footer(kFooter);
+  CLI::App app(kCompareDescription, "memtopo compare");
+  app.footer(kCompareFooter);
   CompareOptions options;
   app.add_option("A", options.file_a, "The first run (memtopo --json output)")
       ->required()

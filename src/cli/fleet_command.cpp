@@ -21,13 +21,13 @@
 namespace memtopo {
 namespace {
 
-constexpr const char* kDescription =
+constexpr const char* kFleetDescription =
     "Finds the GPUs of a fleet (a cluster's runs, one JSON per GPU) that differ from the other\n"
     "GPUs of their model: per property the fleet's median and robust spread, and the GPUs\n"
     "outside both their own measured spread and the fleet's. docs/fleet.md states the rule\n"
     "and how to run memtopo on every GPU of a cluster through Slurm.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kFleetFooter =
     "\nA directory stands for the *.json files in it (not its subdirectories); a multi-device\n"
     "run (--device all) counts as one GPU per device.\n"
     "\nExit codes:\n"
@@ -129,8 +129,8 @@ std::string usage_problem(const FleetOptions& options) {
 }  // namespace
 
 int run_fleet_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app(kDescription, "memtopo fleet");
-  app.footer(kFooter);
+  CLI::App app(kFleetDescription, "memtopo fleet");
+  app.footer(kFleetFooter);
   FleetOptions options;
   app.add_option("RUNS", options.inputs, "Directories of runs, or run files (memtopo --json)")
       ->required()

@@ -20,7 +20,7 @@
 namespace memtopo {
 namespace {
 
-constexpr const char* kDescription =
+constexpr const char* kReportDescription =
     "memtopo report renders any of memtopo's JSON files: a discovery's (memtopo --json FILE), a\n"
     "multi-device run's (--device all) or a study's (memtopo study <id> --json FILE). Without\n"
     "an output option it prints the console report; --html writes a self-contained HTML page\n"
@@ -76,7 +76,7 @@ PrinterSet report_printers(const ReportOptions& options, std::ostream& out) {
 }  // namespace
 
 int run_report_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app(kDescription, "memtopo report");
+  CLI::App app(kReportDescription, "memtopo report");
   app.footer(kExitCodes);
   ReportOptions options;
   app.add_option("RUN.json", options.run_file,

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "analysis/confidence.hpp"
+#include "model/unit_factors.hpp"
 #include "model/units.hpp"
 #include "report/summary_tables.hpp"
 #include "report/text_table.hpp"
@@ -20,7 +21,6 @@ constexpr const char* kBandwidthProperties[] = {"bandwidth",      "write_bandwid
                                                 "peak_bandwidth", "peak_fraction"};
 // Levels from the SM outwards, as in the elements table.
 constexpr const char* kLevelOrder[] = {"l1", "tex", "ro", "shared", "l2", "dram"};
-constexpr double kPercent = 100;
 
 // A property's value as the table shows it: "-" when absent, "?" (with why) when inconclusive.
 std::string cell(const Element& element, const char* name, Footnotes& notes) {

@@ -18,7 +18,7 @@ constexpr std::size_t kLabelLines = 3;
 constexpr double kLabelHeight = kMapLineHeight * kLabelLines + 8;
 constexpr double kArcStep = kLabelHeight + 6;  // each span of GPUs rises this much higher
 
-void add(std::vector<MapText>& lines, std::optional<MapText> line) {
+void add_line(std::vector<MapText>& lines, std::optional<MapText> line) {
   if (line) lines.push_back(std::move(*line));
 }
 
@@ -36,10 +36,10 @@ MapBox gpu_box(const Topology& topology, std::size_t position) {
   box.title = "GPU " + std::to_string(d.device_index) + ": " + d.name;
   box.lines.push_back({std::to_string(d.sm_count) + " SMs · memory " +
                        format_bytes(static_cast<double>(d.global_memory_bytes)) + " (api)"});
-  add(box.lines, headline(topology, "l1", "latency", "L1 "));
-  add(box.lines, headline(topology, "l2", "latency", "L2 "));
-  add(box.lines, headline(topology, "dram", "latency", "DRAM "));
-  add(box.lines, headline(topology, "dram", "bandwidth", "DRAM read "));
+  add_line(box.lines, headline(topology, "l1", "latency", "L1 "));
+  add_line(box.lines, headline(topology, "l2", "latency", "L2 "));
+  add_line(box.lines, headline(topology, "dram", "latency", "DRAM "));
+  add_line(box.lines, headline(topology, "dram", "bandwidth", "DRAM read "));
   box.low = std::any_of(box.lines.begin(), box.lines.end(), [](const MapText& l) { return l.low; });
   return box;
 }
@@ -58,11 +58,11 @@ std::optional<MapText> pair_text(const P2pPair& pair, const char* name, const st
 
 std::vector<MapText> pair_label(const P2pPair& pair) {
   std::vector<MapText> label;
-  add(label, pair_text(pair, p2p_property::kLink, ""));
-  add(label, pair_text(pair, p2p_property::kLatency, "load "));
+  add_line(label, pair_text(pair, p2p_property::kLink, ""));
+  add_line(label, pair_text(pair, p2p_property::kLatency, "load "));
   std::vector<MapText> rates;
-  add(rates, pair_text(pair, p2p_property::kSmRead, "SM "));
-  add(rates, pair_text(pair, p2p_property::kCopyRead, "copy "));
+  add_line(rates, pair_text(pair, p2p_property::kSmRead, "SM "));
+  add_line(rates, pair_text(pair, p2p_property::kCopyRead, "copy "));
   if (!rates.empty()) {
     MapText line{rates.front().text, rates.front().low, rates.front().unsure};
     for (std::size_t i = 1; i < rates.size(); ++i) {

@@ -7,7 +7,7 @@
 namespace memtopo {
 namespace {
 
-bool is_conclusive(const Property& property) {
+bool is_conclusive_value(const Property& property) {
   return !property.inconclusive && property.bound == Bound::none;
 }
 
@@ -28,7 +28,7 @@ MapText map_text(const Property& property, const std::string& prefix) {
     text = property.value.is_null() ? "?" : text + "?";
     line.unsure = true;
   }
-  if (is_conclusive(property) && is_low_confidence(property.confidence)) {
+  if (is_conclusive_value(property) && is_low_confidence(property.confidence)) {
     text = "~ " + text;
     line.low = true;
   }

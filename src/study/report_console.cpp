@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "analysis/confidence.hpp"
+#include "model/unit_factors.hpp"
 #include "model/units.hpp"
 #include "report/console.hpp"
 #include "report/text_table.hpp"
@@ -12,7 +13,6 @@ namespace memtopo::study {
 namespace {
 
 constexpr std::size_t kConsoleWidth = 120;
-constexpr double kPercent = 100;
 
 // "1.23 TB/s ±2%" for a measured value; "~" before one below kLowConfidence; "-" for null
 // (its note follows the table).

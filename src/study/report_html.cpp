@@ -113,7 +113,7 @@ std::optional<Plot> table_chart(const StudyResult& result, const Table& table,
   return plot;
 }
 
-void render_findings(std::ostringstream& html, const StudyResult& result) {
+void render_html_findings(std::ostringstream& html, const StudyResult& result) {
   html << "<section id=\"findings\">\n<h2>Findings</h2>\n";
   if (result.findings.empty()) {
     html << "<p>None: no curve of this run changed in a way the study explains.</p>\n";
@@ -173,7 +173,7 @@ std::string render_study_html(const StudyReport& report) {
        << escape_markup(format_seconds(run.duration_seconds)) << "</dd>\n</dl>\n"
        << "<nav><a href=\"#findings\">Findings</a> · <a href=\"#plots\">Plots</a> · "
           "<a href=\"#console\">Console report</a></nav>\n</section>\n";
-  render_findings(html, result);
+  render_html_findings(html, result);
   html << "<section id=\"plots\">\n<h2>Plots</h2>\n";
   const std::vector<Plot> plots = study_plots(result);
   if (plots.empty()) html << "<p>No measured curves in this run.</p>\n";

@@ -31,7 +31,7 @@ void render_facts(std::ostringstream& md, const StudyReport& report) {
 }
 
 // One row per finding; a confidence below the threshold is marked "~", as in the HTML.
-void render_findings(std::ostringstream& md, const StudyResult& result) {
+void render_markdown_findings(std::ostringstream& md, const StudyResult& result) {
   md << "## Findings\n\n";
   if (result.findings.empty()) {
     md << "None: no curve of this run changed in a way the study explains.\n\n";
@@ -54,7 +54,7 @@ MarkdownReport render_study_markdown(const StudyReport& report, const std::strin
   MarkdownReport markdown;
   std::ostringstream md;
   render_facts(md, report);
-  render_findings(md, report.result);
+  render_markdown_findings(md, report.result);
   md << "## Plots\n\n";
   const std::vector<Plot> plots = study_plots(report.result);
   if (plots.empty()) md << "No measured curves in this run.\n\n";

@@ -63,7 +63,7 @@ class ConditionsBackend : public FakeBackend {
   double overhead = 15;
 };
 
-Property size_in_bytes(double bytes) {
+Property size_property_in_bytes(double bytes) {
   Property property;
   property.name = "size";
   property.value = bytes;
@@ -78,12 +78,13 @@ struct MonitorFixture : ::testing::Test {
   int runs = 0;
 
   // A probe that runs one chase and writes l1.size = 1024 * (number of the attempt).
-  FakeProbe sizing{"l1.size", {}, [this](ProbeContext& c) {
-                     ++runs;
-                     c.run(std::vector<ChaseSpec>(1));
-                     c.topology.warnings.push_back("attempt " + std::to_string(runs));
-                     c.topology.element("l1", "cache", "sm").set(size_in_bytes(1024.0 * runs));
-                   }};
+  FakeProbe sizing{
+      "l1.size", {}, [this](ProbeContext& c) {
+        ++runs;
+        c.run(std::vector<ChaseSpec>(1));
+        c.topology.warnings.push_back("attempt " + std::to_string(runs));
+        c.topology.element("l1", "cache", "sm").set(size_property_in_bytes(1024.0 * runs));
+      }};
 };
 
 TEST_F(MonitorFixture, AQuietPhaseRunsOnceAndRecordsItsConditions) {
@@ -103,12 +104,13 @@ TEST_F(MonitorFixture, AQuietPhaseRunsOnceAndRecordsItsConditions) {
 TEST_F(MonitorFixture, AClockThatMovedRepeatsThePhaseFromTheFindingsBeforeIt) {
   backend.queue = {steady(1980), steady(1500), steady(1500)};
   // Samples taken within 50 ms are reused; make each attempt's samples distinct.
-  FakeProbe slow{"l1.size", {}, [this](ProbeContext& c) {
-                   ++runs;
-                   std::this_thread::sleep_for(std::chrono::milliseconds(60));
-                   c.topology.warnings.push_back("attempt " + std::to_string(runs));
-                   c.topology.element("l1", "cache", "sm").set(size_in_bytes(1024.0 * runs));
-                 }};
+  FakeProbe slow{
+      "l1.size", {}, [this](ProbeContext& c) {
+        ++runs;
+        std::this_thread::sleep_for(std::chrono::milliseconds(60));
+        c.topology.warnings.push_back("attempt " + std::to_string(runs));
+        c.topology.element("l1", "cache", "sm").set(size_property_in_bytes(1024.0 * runs));
+      }};
   run_probes(ctx, {&slow});
   EXPECT_EQ(runs, 2);
   const PhaseTiming& phase = topology.run.phases.at(0);

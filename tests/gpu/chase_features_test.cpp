@@ -24,7 +24,7 @@ constexpr std::uint64_t kSmallFootprint = 16 * 1024;  // fits any L1
 // A warm chase on `path`: one load per line in random order, two warm passes, and timed loads
 // that visit each line of a chaser's chain exactly once (a second visit of a line that
 // missed would find it refilled and hit).
-ChaseSpec warm_chase(LoadPath path, std::uint64_t footprint, std::uint32_t chasers = 1) {
+ChaseSpec warm_feature_chase(LoadPath path, std::uint64_t footprint, std::uint32_t chasers = 1) {
   ChaseSpec spec;
   spec.path = path;
   spec.footprint_bytes = footprint / kLineStride * kLineStride;
@@ -44,7 +44,8 @@ ChaseSpec warm_chase(LoadPath path, std::uint64_t footprint, std::uint32_t chase
 // The first two specs of every timing batch: an L1 hit (a small warm ca chase) and an L2 hit
 // (a warm cg chase, which does not allocate in L1, over `l2_footprint`).
 std::vector<ChaseSpec> reference_chases(std::uint64_t l2_footprint) {
-  return {warm_chase(LoadPath::ca, kSmallFootprint), warm_chase(LoadPath::cg, l2_footprint)};
+  return {warm_feature_chase(LoadPath::ca, kSmallFootprint),
+          warm_feature_chase(LoadPath::cg, l2_footprint)};
 }
 
 struct Reference {
@@ -89,7 +90,7 @@ double slow_share(const Trace& trace, double threshold) {
 TEST_F(ChaseFeaturesOnGpu, AnEvictionSweepEvictsTheL1OnlyWhenItFillsItOnAnL1Path) {
   const std::uint64_t shared_per_sm = backend().facts().shared_per_sm_bytes;
   ASSERT_GT(shared_per_sm, 0u) << "the device reports no shared memory per SM";
-  const ChaseSpec chase = warm_chase(LoadPath::ca, shared_per_sm / 4);
+  const ChaseSpec chase = warm_feature_chase(LoadPath::ca, shared_per_sm / 4);
   std::vector<ChaseSpec> batch = reference_chases(kSmallFootprint);
   const std::vector<double> sweep_fractions = {0.6, 0.7, 0.8, 0.9, 0.95};
   for (const LoadPath path : {LoadPath::ca, LoadPath::cg}) {
@@ -174,12 +175,12 @@ TEST_F(ChaseFeaturesOnGpu, SweepsThatCannotRunAreRejected) {
       EXPECT_NE(std::string(error.what()).find(reason), std::string::npos) << error.what();
     }
   };
-  ChaseSpec constant_sweep = warm_chase(LoadPath::ca, 4096);
+  ChaseSpec constant_sweep = warm_feature_chase(LoadPath::ca, 4096);
   constant_sweep.eviction =
       sweep_of(LoadPath::constant, limits.max_constant_footprint_bytes + 4096);
   rejected_for(constant_sweep, "constant bank");
   // 64 MiB of chase: a margin against the free memory moving between limits() and run().
-  ChaseSpec too_much_memory = warm_chase(LoadPath::ca, 64u << 20);
+  ChaseSpec too_much_memory = warm_feature_chase(LoadPath::ca, 64u << 20);
   too_much_memory.eviction = sweep_of(LoadPath::cg, limits.max_footprint_bytes / 128 * 128);
   rejected_for(too_much_memory, "together");
 }
@@ -232,9 +233,9 @@ TEST_F(ChaseFeaturesOnGpu, ConcurrentChasersOnPrivateSegmentsShareOneL1) {
   const std::uint64_t fitting_total = shared_per_sm / 2 / kLineStride * kLineStride;
 
   std::vector<ChaseSpec> batch = reference_chases(alone);
-  batch.push_back(warm_chase(LoadPath::ca, alone));             // [2] one chaser: fits
-  batch.push_back(warm_chase(LoadPath::ca, 4 * alone, 4));      // [3] 4 x `alone` at once
-  batch.push_back(warm_chase(LoadPath::ca, fitting_total, 4));  // [4] 4 segments that fit
+  batch.push_back(warm_feature_chase(LoadPath::ca, alone));             // [2] one chaser: fits
+  batch.push_back(warm_feature_chase(LoadPath::ca, 4 * alone, 4));      // [3] 4 x `alone` at once
+  batch.push_back(warm_feature_chase(LoadPath::ca, fitting_total, 4));  // [4] 4 segments that fit
   ASSERT_EQ(segment_bytes(batch[3]), alone);
 
   const std::vector<Trace> traces = backend().run(batch);
@@ -268,8 +269,8 @@ TEST_F(ChaseFeaturesOnGpu, ReservedSharedMemoryShrinksTheL1) {
   const std::uint64_t footprint = facts.shared_per_sm_bytes / 2 / kLineStride * kLineStride;
 
   std::vector<ChaseSpec> batch = reference_chases(footprint);
-  batch.push_back(warm_chase(LoadPath::ca, footprint));  // [2] nothing reserved
-  ChaseSpec reserving = warm_chase(LoadPath::ca, footprint);
+  batch.push_back(warm_feature_chase(LoadPath::ca, footprint));  // [2] nothing reserved
+  ChaseSpec reserving = warm_feature_chase(LoadPath::ca, footprint);
   reserving.reserved_shared_bytes = static_cast<std::uint32_t>(reserved);
   batch.push_back(reserving);  // [3]
 

@@ -14,7 +14,7 @@
 namespace memtopo::testing {
 namespace {
 
-double median(std::vector<std::uint32_t> values) {
+double median_cycles(std::vector<std::uint32_t> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
 }
@@ -32,13 +32,13 @@ TEST_F(GpuTest, L2FirstTouchReadsOnceFromEveryOtherSm) {
     EXPECT_TRUE(seen.insert(reader.sm_id).second) << "SM " << reader.sm_id << " read twice";
     ASSERT_EQ(reader.first_cycles.size(), 16u);
     ASSERT_EQ(reader.second_cycles.size(), 16u);
-    firsts.push_back(static_cast<std::uint32_t>(median(reader.first_cycles)));
-    seconds.push_back(static_cast<std::uint32_t>(median(reader.second_cycles)));
+    firsts.push_back(static_cast<std::uint32_t>(median_cycles(reader.first_cycles)));
+    seconds.push_back(static_cast<std::uint32_t>(median_cycles(reader.second_cycles)));
   }
-  std::cout << "[ first touch ] warmer SM " << warmer << ": median first " << median(firsts)
-            << " cycles, second " << median(seconds) << ", clock " << result.clock_khz
-            << " kHz\n";
-  EXPECT_LE(median(seconds), median(firsts));
+  std::cout << "[ first touch ] warmer SM " << warmer << ": median_cycles first "
+            << median_cycles(firsts) << " cycles, second " << median_cycles(seconds) << ", clock "
+            << result.clock_khz << " kHz\n";
+  EXPECT_LE(median_cycles(seconds), median_cycles(firsts));
   EXPECT_GT(result.clock_khz, 0);
   EXPECT_THROW(backend().l2_first_touch()->run_l2_first_touch({warmer, 0}), ExperimentError);
   EXPECT_THROW(backend().l2_first_touch()->run_l2_first_touch({100000, 16}), ExperimentError);

@@ -70,7 +70,7 @@ ChaseSpec explicit_chain(LoadPath path, std::uint64_t footprint, std::uint32_t c
   return spec;
 }
 
-std::string describe(const ChaseSpec& spec) {
+std::string describe_sparse(const ChaseSpec& spec) {
   return std::string(to_string(spec.path)) + "/" + std::string(to_string(spec.order)) + " over " +
          std::to_string(spec.footprint_bytes) + " bytes, " + std::to_string(spec.chasers) +
          " chaser(s)";
@@ -100,7 +100,7 @@ void expect_written_exactly(const ChaseSpec& spec, std::size_t chunk_links) {
   buffer.download(back);  // on the default stream: after the fill and every scatter
   CUDA_CALL(cudaDeviceSynchronize());
 
-  const std::string what = describe(spec) + ", chunks of " + std::to_string(chunk_links);
+  const std::string what = describe_sparse(spec) + ", chunks of " + std::to_string(chunk_links);
   const std::vector<std::uint32_t> guard(kGuardWords, kGuardWord);
   expect_same_words({back.begin(), back.begin() + kGuardWords}, guard, what + ", guard before");
   expect_same_words({back.end() - kGuardWords, back.end()}, guard, what + ", guard after");
@@ -108,11 +108,12 @@ void expect_written_exactly(const ChaseSpec& spec, std::size_t chunk_links) {
                     what + ", array");
 }
 
-void expect_visits(const ChaseSpec& spec, const Trace& trace) {
-  ASSERT_EQ(trace.indices.size(), std::size_t{spec.chasers} * spec.timed_loads) << describe(spec);
+void expect_sparse_visits(const ChaseSpec& spec, const Trace& trace) {
+  ASSERT_EQ(trace.indices.size(), std::size_t{spec.chasers} * spec.timed_loads)
+      << describe_sparse(spec);
   for (std::uint32_t chaser = 0; chaser < spec.chasers; ++chaser) {
     expect_same_words(chaser_slice(trace.indices, spec, chaser), expected_visits(spec, chaser),
-                      describe(spec) + ", chaser " + std::to_string(chaser));
+                      describe_sparse(spec) + ", chaser " + std::to_string(chaser));
   }
 }
 
@@ -144,7 +145,7 @@ TEST_F(SparseChains, TheDeviceWritesExactlyTheArrayTheHostWouldBuild) {
       segments,
   };
   for (const ChaseSpec& spec : sparse) {
-    ASSERT_TRUE(upload_sparse(spec)) << describe(spec);
+    ASSERT_TRUE(upload_sparse(spec)) << describe_sparse(spec);
     // Several chunks, the last one partial, then the whole chain in one.
     expect_written_exactly(spec, 333);
     expect_written_exactly(spec, kScatterChunkLinks);
@@ -180,14 +181,14 @@ TEST_F(SparseChains, EveryGlobalPathAndSweepFollowsASparseChain) {
     batch.push_back(swept);
   }
   for (const ChaseSpec& spec : batch) {
-    ASSERT_TRUE(upload_sparse(spec)) << describe(spec);
+    ASSERT_TRUE(upload_sparse(spec)) << describe_sparse(spec);
     if (spec.eviction) {
-      ASSERT_TRUE(upload_sparse(eviction_chain_spec(spec))) << describe(spec);
+      ASSERT_TRUE(upload_sparse(eviction_chain_spec(spec))) << describe_sparse(spec);
     }
   }
   // A sweep that left its chain would make run() throw (kChaseSweepLeftChain).
   const std::vector<Trace> traces = backend().run(batch);
-  for (std::size_t i = 0; i < batch.size(); ++i) expect_visits(batch[i], traces[i]);
+  for (std::size_t i = 0; i < batch.size(); ++i) expect_sparse_visits(batch[i], traces[i]);
 }
 
 TEST_F(SparseChains, ATwoMiBStrideOverGigabytesRunsQuicklyAndGivesItsMemoryBack) {
@@ -203,15 +204,15 @@ TEST_F(SparseChains, ATwoMiBStrideOverGigabytesRunsQuicklyAndGivesItsMemoryBack)
       explicit_chain(LoadPath::nc, footprint, 3000),
   };
   for (const ChaseSpec& spec : specs) {
-    ASSERT_TRUE(upload_sparse(spec)) << describe(spec);
+    ASSERT_TRUE(upload_sparse(spec)) << describe_sparse(spec);
     const std::uint64_t free_before = free_device_bytes();
     double seconds = 0;
-    const std::vector<Trace> traces = timed_run(backend(), {spec}, describe(spec), seconds);
+    const std::vector<Trace> traces = timed_run(backend(), {spec}, describe_sparse(spec), seconds);
     // The dense path took seconds here: a footprint-sized array built on the host and copied.
-    EXPECT_LT(seconds, 2.0) << describe(spec);
-    expect_visits(spec, traces[0]);
+    EXPECT_LT(seconds, 2.0) << describe_sparse(spec);
+    expect_sparse_visits(spec, traces[0]);
     // The array (over 1 GiB) is freed after the run; only small buffers may have grown.
-    EXPECT_GE(free_device_bytes() + 64 * kMiB, free_before) << describe(spec);
+    EXPECT_GE(free_device_bytes() + 64 * kMiB, free_before) << describe_sparse(spec);
   }
 }
 
@@ -234,7 +235,7 @@ TEST_F(SparseChains, HugeChasesBeyondTheDeviceMemoryRunInSeveralLaunches) {
   const std::vector<Trace> traces = timed_run(
       backend(), batch,
       std::to_string(count) + " chases of " + std::to_string(footprint) + " bytes", seconds);
-  for (std::size_t i = 0; i < batch.size(); ++i) expect_visits(batch[i], traces[i]);
+  for (std::size_t i = 0; i < batch.size(); ++i) expect_sparse_visits(batch[i], traces[i]);
 }
 
 }  // namespace

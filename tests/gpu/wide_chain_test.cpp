@@ -18,11 +18,11 @@ namespace {
 
 using WideChains = GpuTest;
 
-constexpr std::uint64_t kMiB = 1ull << 20;
-constexpr std::uint64_t kGiB = 1ull << 30;
+constexpr std::uint64_t kOneMiB = 1ull << 20;
+constexpr std::uint64_t kOneGiB = 1ull << 30;
 constexpr std::uint64_t kElements = 1000;
 // Past 2^32 words: what 32-bit indices cannot address.
-constexpr std::uint64_t kBeyondNarrowBytes = 20 * kGiB;
+constexpr std::uint64_t kBeyondNarrowBytes = 20 * kOneGiB;
 
 // `count` even word indices spread over the footprint (the last one near its end), scrambled.
 std::vector<std::uint64_t> spread_indices(std::uint64_t footprint, std::uint64_t count) {
@@ -56,7 +56,7 @@ void expect_follows_chain(const ChaseSpec& spec, const Trace& trace, const std::
 
 TEST_F(WideChains, FollowTheChainOnCaAndCg) {
   for (const LoadPath path : {LoadPath::ca, LoadPath::cg}) {
-    const ChaseSpec spec = wide_chase(path, 256 * kMiB);
+    const ChaseSpec spec = wide_chase(path, 256 * kOneMiB);
     const std::vector<Trace> traces = backend().run(std::vector<ChaseSpec>{spec});
     expect_follows_chain(spec, traces.front(), std::string(to_string(path)));
   }

@@ -9,7 +9,8 @@
 namespace memtopo {
 namespace {
 
-Property measured(const std::string& name, nlohmann::json value, const std::string& unit) {
+Property measured_banks_property(const std::string& name, nlohmann::json value,
+                                 const std::string& unit) {
   return testing::measured_property(name, std::move(value), unit, 0.96);
 }
 
@@ -17,15 +18,15 @@ Property measured(const std::string& name, nlohmann::json value, const std::stri
 Topology with_banks(double table_confidence) {
   Topology topology = testing::make_sample_topology();
   Element& shared = topology.element("shared", "scratchpad", "sm");
-  shared.set(measured("banks", 32, ""));
-  shared.set(measured("bank_width", 4, "bytes"));
+  shared.set(measured_banks_property("banks", 32, ""));
+  shared.set(measured_banks_property("bank_width", 4, "bytes"));
   nlohmann::json rows = nlohmann::json::array();
   for (int degree = 1; degree <= 32; ++degree) {
     rows.push_back({{"degree", degree},
                     {"cycles", 30 + 2 * (degree - 1)},
                     {"spread", {{"stdev", 0.5}, {"samples", 512}}}});
   }
-  Property conflicts = measured("conflict_latency", rows, "cycles");
+  Property conflicts = measured_banks_property("conflict_latency", rows, "cycles");
   conflicts.confidence = table_confidence;
   conflicts.evidence = {{"per_pass_cycles", 2.0},
                         {"confidence_factors",
@@ -67,7 +68,7 @@ TEST(ConsoleBanks, ALowConfidenceTableIsMarked) {
 
 TEST(ConsoleBanks, AnInconclusiveTableSaysWhy) {
   Topology topology = testing::make_sample_topology();
-  Property conflicts = measured("conflict_latency", nullptr, "cycles");
+  Property conflicts = measured_banks_property("conflict_latency", nullptr, "cycles");
   conflicts.confidence.reset();
   conflicts.inconclusive = true;
   conflicts.note = "planned from shared.banks and shared.bank_width, which are not conclusive";

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-json base_description() {
+json multi_gpu_description() {
   return json::parse(R"({
     "name": "two", "sm_count": 2, "clock_khz": 1000000, "global_memory_bytes": 1073741824,
     "dram_latency": 300,
@@ -32,7 +32,7 @@ json base_description() {
   })");
 }
 
-void expect_error(const json& description, const std::string& expected) {
+void expect_multi_gpu_error(const json& description, const std::string& expected) {
   try {
     parse_description(description.dump(), "d.json");
     ADD_FAILURE() << "no DescriptionError; expected one containing: " << expected;
@@ -42,7 +42,7 @@ void expect_error(const json& description, const std::string& expected) {
 }
 
 TEST(MultiGpuLoader, ReadsGpusHostAndLinks) {
-  const SimDescription description = parse_description(base_description().dump(), "d.json");
+  const SimDescription description = parse_description(multi_gpu_description().dump(), "d.json");
   ASSERT_TRUE(description.multi_gpu);
   const MultiGpuDescription& multi = *description.multi_gpu;
   EXPECT_EQ(multi.gpus, 2u);
@@ -60,47 +60,50 @@ TEST(MultiGpuLoader, ReadsGpusHostAndLinks) {
 }
 
 TEST(MultiGpuLoader, WithoutTheKeyThereIsOneGpu) {
-  json description = base_description();
+  json description = multi_gpu_description();
   description.erase("multi_gpu");
   EXPECT_FALSE(parse_description(description.dump(), "d.json").multi_gpu);
 }
 
 TEST(MultiGpuLoader, MistakesAreNamedWithTheirPath) {
   const auto with = [](const std::function<void(json&)>& change) {
-    json description = base_description();
+    json description = multi_gpu_description();
     change(description);
     return description;
   };
-  expect_error(with([](json& d) { d["multi_gpu"]["gpu"] = 2; }), "multi_gpu: unknown key \"gpu\"");
-  expect_error(with([](json& d) { d["multi_gpu"]["gpus"] = 0; }), "multi_gpu.gpus");
-  expect_error(with([](json& d) { d["multi_gpu"]["gpus"] = "2"; }), "multi_gpu.gpus");
-  expect_error(with([](json& d) { d["multi_gpu"]["relative_jitter"] = 0.9; }),
-               "multi_gpu.relative_jitter");
-  expect_error(with([](json& d) { d["multi_gpu"]["host"]["latency_ns"] = -1; }),
-               "multi_gpu.host.latency_ns");
-  expect_error(with([](json& d) { d["multi_gpu"]["host"].erase("copy_read_bytes_per_second"); }),
-               "copy_read_bytes_per_second");
-  expect_error(with([](json& d) {
-                 d["multi_gpu"]["links"][0]["between"] = {0, 2};
-               }),
-               "multi_gpu.links[0].between[1]");
-  expect_error(with([](json& d) {
-                 d["multi_gpu"]["links"][0]["between"] = {1, 1};
-               }),
-               "two different GPUs");
-  expect_error(with([](json& d) { d["multi_gpu"]["links"][0]["kind"] = "infiniband"; }),
-               "multi_gpu.links[0].kind");
-  expect_error(with([](json& d) { d["multi_gpu"]["links"].push_back(d["multi_gpu"]["links"][0]); }),
-               "already linked");
-  expect_error(with([](json& d) { d["multi_gpu"]["links"][0]["peer_access"] = false; }),
-               "without peer_access has no SM access");
-  expect_error(with([](json& d) {
-                 auto& link = d["multi_gpu"]["links"][0];
-                 link["kind"] = "pcie";
-               }),
-               "only an nvlink link");
-  expect_error(with([](json& d) { d["multi_gpu"]["links"][0]["bandwidth"] = 1; }),
-               "unknown key \"bandwidth\"");
+  expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["gpu"] = 2; }),
+                         "multi_gpu: unknown key \"gpu\"");
+  expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["gpus"] = 0; }), "multi_gpu.gpus");
+  expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["gpus"] = "2"; }), "multi_gpu.gpus");
+  expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["relative_jitter"] = 0.9; }),
+                         "multi_gpu.relative_jitter");
+  expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["host"]["latency_ns"] = -1; }),
+                         "multi_gpu.host.latency_ns");
+  expect_multi_gpu_error(
+      with([](json& d) { d["multi_gpu"]["host"].erase("copy_read_bytes_per_second"); }),
+      "copy_read_bytes_per_second");
+  expect_multi_gpu_error(with([](json& d) {
+                           d["multi_gpu"]["links"][0]["between"] = {0, 2};
+                         }),
+                         "multi_gpu.links[0].between[1]");
+  expect_multi_gpu_error(with([](json& d) {
+                           d["multi_gpu"]["links"][0]["between"] = {1, 1};
+                         }),
+                         "two different GPUs");
+  expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["links"][0]["kind"] = "infiniband"; }),
+                         "multi_gpu.links[0].kind");
+  expect_multi_gpu_error(
+      with([](json& d) { d["multi_gpu"]["links"].push_back(d["multi_gpu"]["links"][0]); }),
+      "already linked");
+  expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["links"][0]["peer_access"] = false; }),
+                         "without peer_access has no SM access");
+  expect_multi_gpu_error(with([](json& d) {
+                           auto& link = d["multi_gpu"]["links"][0];
+                           link["kind"] = "pcie";
+                         }),
+                         "only an nvlink link");
+  expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["links"][0]["bandwidth"] = 1; }),
+                         "unknown key \"bandwidth\"");
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ constexpr const char* kExact = R"({
   "shared_memory": { "bytes_per_sm": 16384, "banks": 32, "bank_width_bytes": 4, "latency": 25 }
 })";
 constexpr std::uint32_t kOverhead = 20;
-constexpr std::uint32_t kL1 = 30 + kOverhead, kL2 = 200 + kOverhead, kDram = 500 + kOverhead;
+constexpr std::uint32_t kL1Cycles = 30 + kOverhead, kL2Cycles = 200 + kOverhead,
+                        kDramCycles = 500 + kOverhead;
 
 std::unique_ptr<Backend> exact_backend(const std::function<void(json&)>& edit = {}) {
   json document = json::parse(kExact);
@@ -49,7 +50,7 @@ ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t stride,
   return spec;
 }
 
-Trace run_one(Backend& backend, const ChaseSpec& spec) {
+Trace run_one_chase(Backend& backend, const ChaseSpec& spec) {
   return backend.run(std::span<const ChaseSpec>(&spec, 1)).at(0);
 }
 
@@ -107,26 +108,26 @@ TEST(SimBackend, IndicesFollowTheChainOrderFromTheStartIndex) {
   spec.seed = 99;
   const auto order = chain_order(spec);
   ASSERT_EQ(order.size(), 32u);
-  const Trace trace = run_one(*backend, spec);
+  const Trace trace = run_one_chase(*backend, spec);
   ASSERT_EQ(trace.indices.size(), 80u);
   for (std::size_t k = 0; k < 80; ++k) EXPECT_EQ(trace.indices[k], order[k % 32]) << k;
 
   spec.start_index = order[5];
-  const Trace from_middle = run_one(*backend, spec);
+  const Trace from_middle = run_one_chase(*backend, spec);
   for (std::size_t k = 0; k < 80; ++k) EXPECT_EQ(from_middle.indices[k], order[(k + 5) % 32]) << k;
 
   ChaseSpec listed = chase(LoadPath::ca, 4096, 4, 1, 6);
   listed.order = ChaseOrder::explicit_indices;
   listed.indices = {96, 0, 640};
   // start_index 0: the chase enters the listed cycle at word 0.
-  EXPECT_EQ(run_one(*backend, listed).indices,
+  EXPECT_EQ(run_one_chase(*backend, listed).indices,
             (std::vector<std::uint32_t>{0, 640, 96, 0, 640, 96}));
 }
 
 TEST(SimBackend, WarmL1ChaseRecordsHitLatencyPlusTimingOverhead) {
   const auto backend = exact_backend();
-  const Trace trace = run_one(*backend, chase(LoadPath::ca, 2048, 128, 1, 64));
-  EXPECT_EQ(trace.cycles, std::vector<std::uint32_t>(64, kL1));
+  const Trace trace = run_one_chase(*backend, chase(LoadPath::ca, 2048, 128, 1, 64));
+  EXPECT_EQ(trace.cycles, std::vector<std::uint32_t>(64, kL1Cycles));
   EXPECT_EQ(trace.overhead_samples, std::vector<std::uint32_t>(32, kOverhead));
   EXPECT_EQ(trace.overhead_cycles, 20.0);
   EXPECT_EQ(trace.clock_khz, 1000000.0);
@@ -136,44 +137,44 @@ TEST(SimBackend, EveryChaseStartsCold) {
   const auto backend = exact_backend();
   // 16 lines fit the 4 KiB L1: one cold pass from DRAM, then hits.
   const ChaseSpec spec = chase(LoadPath::ca, 2048, 128, 0, 32);
-  std::vector<std::uint32_t> expected(16, kDram);
-  expected.resize(32, kL1);
+  std::vector<std::uint32_t> expected(16, kDramCycles);
+  expected.resize(32, kL1Cycles);
   const std::vector<ChaseSpec> batch(2, spec);
   const auto traces = backend->run(batch);
   EXPECT_EQ(traces[0].cycles, expected);
   EXPECT_EQ(traces[1].cycles, expected);  // the first spec of the batch warmed nothing for it
-  EXPECT_EQ(run_one(*backend, spec).cycles, expected);
+  EXPECT_EQ(run_one_chase(*backend, spec).cycles, expected);
 }
 
 TEST(SimBackend, SectorMissesOfAPresentLineAreServedByTheNextLevel) {
   const auto backend = exact_backend();
   // 32-byte stride: the first sector of each line comes from DRAM, the other three miss in the
   // sectored L1 and hit the unsectored L2, which took the whole line.
-  const Trace trace = run_one(*backend, chase(LoadPath::ca, 1024, 32, 0, 64));
-  std::vector<std::uint32_t> expected = repeated({kDram, kL2, kL2, kL2}, 8);
-  expected.resize(64, kL1);  // the second pass finds every sector in L1
+  const Trace trace = run_one_chase(*backend, chase(LoadPath::ca, 1024, 32, 0, 64));
+  std::vector<std::uint32_t> expected = repeated({kDramCycles, kL2Cycles, kL2Cycles, kL2Cycles}, 8);
+  expected.resize(64, kL1Cycles);  // the second pass finds every sector in L1
   EXPECT_EQ(trace.cycles, expected);
 }
 
 TEST(SimBackend, EachPathTakesItsCaches) {
   const auto backend = exact_backend();
-  EXPECT_EQ(run_one(*backend, chase(LoadPath::nc, 2048, 128, 1, 16)).cycles,
-            std::vector<std::uint32_t>(16, kL1));
-  EXPECT_EQ(run_one(*backend, chase(LoadPath::cg, 2048, 128, 1, 16)).cycles,
-            std::vector<std::uint32_t>(16, kL2));
-  EXPECT_EQ(run_one(*backend, chase(LoadPath::constant, 2048, 128, 1, 16)).cycles,
-            std::vector<std::uint32_t>(16, kL2));
-  EXPECT_EQ(run_one(*backend, chase(LoadPath::cv, 2048, 128, 1, 16)).cycles,
-            std::vector<std::uint32_t>(16, kDram));
-  EXPECT_EQ(run_one(*backend, chase(LoadPath::shared, 2048, 4, 0, 16)).cycles,
+  EXPECT_EQ(run_one_chase(*backend, chase(LoadPath::nc, 2048, 128, 1, 16)).cycles,
+            std::vector<std::uint32_t>(16, kL1Cycles));
+  EXPECT_EQ(run_one_chase(*backend, chase(LoadPath::cg, 2048, 128, 1, 16)).cycles,
+            std::vector<std::uint32_t>(16, kL2Cycles));
+  EXPECT_EQ(run_one_chase(*backend, chase(LoadPath::constant, 2048, 128, 1, 16)).cycles,
+            std::vector<std::uint32_t>(16, kL2Cycles));
+  EXPECT_EQ(run_one_chase(*backend, chase(LoadPath::cv, 2048, 128, 1, 16)).cycles,
+            std::vector<std::uint32_t>(16, kDramCycles));
+  EXPECT_EQ(run_one_chase(*backend, chase(LoadPath::shared, 2048, 4, 0, 16)).cycles,
             std::vector<std::uint32_t>(16, 25 + kOverhead));
 }
 
 TEST(SimBackend, FootprintBeyondTheL1MissesItUnderLru) {
   const auto backend = exact_backend();
   // 40 lines cycled through 8 sets of 4 LRU ways: 5 lines per set, each evicted before reuse.
-  const Trace trace = run_one(*backend, chase(LoadPath::ca, 40 * 128, 128, 1, 40));
-  EXPECT_EQ(trace.cycles, std::vector<std::uint32_t>(40, kL2));
+  const Trace trace = run_one_chase(*backend, chase(LoadPath::ca, 40 * 128, 128, 1, 40));
+  EXPECT_EQ(trace.cycles, std::vector<std::uint32_t>(40, kL2Cycles));
 }
 
 TEST(SimBackend, ConcurrentChasersInterleaveLoadByLoad) {
@@ -185,14 +186,14 @@ TEST(SimBackend, ConcurrentChasersInterleaveLoadByLoad) {
   });
   ChaseSpec spec = chase(LoadPath::ca, 16 * 128, 128, 0, 16);
   spec.chasers = 2;
-  const Trace sequential = run_one(*backend, spec);
+  const Trace sequential = run_one_chase(*backend, spec);
   // Chaser 1 starts after chaser 0 streamed 16 lines through 8: its lines are gone.
-  EXPECT_EQ(sequential.cycles, std::vector<std::uint32_t>(32, kDram));
+  EXPECT_EQ(sequential.cycles, std::vector<std::uint32_t>(32, kDramCycles));
   spec.schedule = ChaserSchedule::concurrent;
-  const Trace concurrent = run_one(*backend, spec);
+  const Trace concurrent = run_one_chase(*backend, spec);
   // Chaser 1 loads each line right after chaser 0 brought it in.
-  std::vector<std::uint32_t> expected(16, kDram);
-  expected.resize(32, kL1);
+  std::vector<std::uint32_t> expected(16, kDramCycles);
+  expected.resize(32, kL1Cycles);
   EXPECT_EQ(concurrent.cycles, expected);
   EXPECT_EQ(concurrent.indices, repeated(chain_order(spec), 2));
 }
@@ -204,9 +205,10 @@ TEST(SimBackend, SplitInstancesGiveAlternateWarpsTheirOwnCache) {
   });
   ChaseSpec spec = chase(LoadPath::ca, 8 * 128, 128, 0, 8);
   spec.chasers = 3;
-  const Trace trace = run_one(*backend, spec);
-  std::vector<std::uint32_t> expected(16, kDram);  // warps 0 and 1: each its own cold instance
-  expected.resize(24, kL1);                        // warp 2 shares warp 0's instance
+  const Trace trace = run_one_chase(*backend, spec);
+  std::vector<std::uint32_t> expected(16,
+                                      kDramCycles);  // warps 0 and 1: each its own cold instance
+  expected.resize(24, kL1Cycles);                    // warp 2 shares warp 0's instance
   EXPECT_EQ(trace.cycles, expected);
 }
 
@@ -216,10 +218,10 @@ TEST(SimBackend, TlbReachSeparatesHitsFromMisses) {
                                   "miss_latency_extra": 40 }])");
   });
   const std::uint32_t page = 2097152;
-  EXPECT_EQ(run_one(*backend, chase(LoadPath::cv, 4ull * page, page, 1, 12)).cycles,
-            std::vector<std::uint32_t>(12, kDram));
-  EXPECT_EQ(run_one(*backend, chase(LoadPath::cv, 5ull * page, page, 1, 15)).cycles,
-            std::vector<std::uint32_t>(15, kDram + 40));
+  EXPECT_EQ(run_one_chase(*backend, chase(LoadPath::cv, 4ull * page, page, 1, 12)).cycles,
+            std::vector<std::uint32_t>(12, kDramCycles));
+  EXPECT_EQ(run_one_chase(*backend, chase(LoadPath::cv, 5ull * page, page, 1, 15)).cycles,
+            std::vector<std::uint32_t>(15, kDramCycles + 40));
 }
 
 TEST(SimBackend, ArraysStartAtTheDocumentedAddressesAndPartitionsFollowTheSm) {
@@ -246,7 +248,8 @@ TEST(SimBackend, ArraysStartAtTheDocumentedAddressesAndPartitionsFollowTheSm) {
       const std::uint64_t line = (bases[s] + 4ull * traces[s].indices[k]) / 128;
       const bool near = sim::partition_of_line(line, 2) == *batch[s].sm % 2;
       far_lines += near ? 0 : 1;
-      EXPECT_EQ(traces[s].cycles[k], near ? kL2 : kL2 + 100) << "spec " << s << " load " << k;
+      EXPECT_EQ(traces[s].cycles[k], near ? kL2Cycles : kL2Cycles + 100)
+          << "spec " << s << " load " << k;
     }
   }
   EXPECT_GT(far_lines, 20);  // both kinds occur
@@ -271,7 +274,7 @@ TEST(SimBackend, UnplacedSpecsTakeDistinctSmsRoundRobin) {
 TEST(SimBackend, RequestsBeyondTheDeviceAreExperimentErrors) {
   const auto backend = exact_backend();
   const auto rejects = [&](ChaseSpec spec) {
-    EXPECT_THROW(run_one(*backend, spec), ExperimentError);
+    EXPECT_THROW(run_one_chase(*backend, spec), ExperimentError);
   };
   ChaseSpec on_sm_4 = chase(LoadPath::ca, 256, 128, 0, 1);
   on_sm_4.sm = 4;
@@ -284,8 +287,8 @@ TEST(SimBackend, RequestsBeyondTheDeviceAreExperimentErrors) {
   ChaseSpec crowded = chase(LoadPath::ca, 256, 128, 0, 1);
   crowded.chasers = 33;
   rejects(crowded);
-  EXPECT_NO_THROW(run_one(*backend, chase(LoadPath::constant, 65536, 128, 0, 1)));
-  EXPECT_NO_THROW(run_one(*backend, chase(LoadPath::shared, 16384, 4, 0, 1)));
+  EXPECT_NO_THROW(run_one_chase(*backend, chase(LoadPath::constant, 65536, 128, 0, 1)));
+  EXPECT_NO_THROW(run_one_chase(*backend, chase(LoadPath::shared, 16384, 4, 0, 1)));
 }
 
 TEST(SimBackend, NoiseRepeatsForASeedDiffersForAnotherAndBetweenRuns) {
@@ -298,17 +301,17 @@ TEST(SimBackend, NoiseRepeatsForASeedDiffersForAnotherAndBetweenRuns) {
     });
   };
   const ChaseSpec spec = chase(LoadPath::ca, 2048, 128, 1, 4000);
-  const Trace first = run_one(*noisy(7), spec);
-  EXPECT_EQ(first.cycles, run_one(*noisy(7), spec).cycles);
-  EXPECT_EQ(first.overhead_samples, run_one(*noisy(7), spec).overhead_samples);
-  EXPECT_NE(first.cycles, run_one(*noisy(8), spec).cycles);
+  const Trace first = run_one_chase(*noisy(7), spec);
+  EXPECT_EQ(first.cycles, run_one_chase(*noisy(7), spec).cycles);
+  EXPECT_EQ(first.overhead_samples, run_one_chase(*noisy(7), spec).overhead_samples);
+  EXPECT_NE(first.cycles, run_one_chase(*noisy(8), spec).cycles);
   const auto backend = noisy(7);
-  run_one(*backend, spec);
-  const Trace again = run_one(*backend, spec);
+  run_one_chase(*backend, spec);
+  const Trace again = run_one_chase(*backend, spec);
   EXPECT_NE(first.cycles, again.cycles);  // the second chase of a backend gets fresh noise
   for (std::uint32_t cycles : first.cycles) {
-    ASSERT_TRUE((cycles >= kL1 - 2 && cycles <= kL1 + 2) ||
-                (cycles >= kL1 + 298 && cycles <= kL1 + 302))
+    ASSERT_TRUE((cycles >= kL1Cycles - 2 && cycles <= kL1Cycles + 2) ||
+                (cycles >= kL1Cycles + 298 && cycles <= kL1Cycles + 302))
         << cycles;
   }
 }
@@ -332,7 +335,7 @@ TEST(SimBackend, BundledDescriptionsLoadAndRunOnEveryPath) {
       EXPECT_EQ(backend->facts().backend, "sim");
       EXPECT_GT(backend->facts().l2_bytes, 0u);
       for (LoadPath path : kAllLoadPaths) {
-        const Trace trace = run_one(*backend, chase(path, 4096, 128, 1, 32));
+        const Trace trace = run_one_chase(*backend, chase(path, 4096, 128, 1, 32));
         EXPECT_EQ(trace.cycles.size(), 32u);
       }
     }
@@ -348,9 +351,9 @@ TEST(SimBackend, NonPowerOfTwoL1HoldsExactlyItsSize) {
   const auto backend = make_sim_backend_from_text(document.dump(), "l1-227k.json");
   const std::uint64_t size = 232448;
   const std::uint32_t hit = 33 + 20;
-  const Trace fits = run_one(*backend, chase(LoadPath::ca, size, 128, 1, 1816));
+  const Trace fits = run_one_chase(*backend, chase(LoadPath::ca, size, 128, 1, 1816));
   EXPECT_EQ(fits.cycles, std::vector<std::uint32_t>(1816, hit));
-  const Trace overflows = run_one(*backend, chase(LoadPath::ca, size + 128, 128, 1, 1817));
+  const Trace overflows = run_one_chase(*backend, chase(LoadPath::ca, size + 128, 128, 1, 1817));
   EXPECT_EQ(std::count(overflows.cycles.begin(), overflows.cycles.end(), hit), 1817 - 9);
 }
 

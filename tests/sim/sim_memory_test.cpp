@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::uint64_t kGlobalBytes = 1u << 20;
-constexpr std::uint32_t kLine = 128;
+constexpr std::uint32_t kMemoryTestLine = 128;
 
 // One L1 and an L2 on a device with 1 MiB of global memory.
 std::unique_ptr<Backend> small_device() {
@@ -26,14 +26,14 @@ std::unique_ptr<Backend> small_device() {
        {{{"name", "L1"},
          {"scope", "sm"},
          {"size_bytes", 4096},
-         {"line_bytes", kLine},
+         {"line_bytes", kMemoryTestLine},
          {"ways", 4},
          {"hit_latency", 30},
          {"paths", {"ca"}}},
         {{"name", "L2"},
          {"scope", "device"},
          {"size_bytes", 65536},
-         {"line_bytes", kLine},
+         {"line_bytes", kMemoryTestLine},
          {"ways", 8},
          {"hit_latency", 200},
          {"paths", {"ca", "cg", "const"}}}}},
@@ -47,7 +47,7 @@ ChaseSpec chase(LoadPath path, std::uint64_t footprint, std::uint32_t timed_load
   ChaseSpec spec;
   spec.path = path;
   spec.footprint_bytes = footprint;
-  spec.stride_bytes = kLine;
+  spec.stride_bytes = kMemoryTestLine;
   spec.timed_loads = timed_loads;
   spec.chasers = chasers;
   return spec;
@@ -68,7 +68,8 @@ TEST(SimMemory, ArraysUpToHalfTheMemoryRunBeyondItTheMemoryIsUnavailable) {
   const auto device = small_device();
   EXPECT_EQ(device->limits().max_footprint_bytes, kGlobalBytes / 2);
   EXPECT_EQ(error_of(*device, chase(LoadPath::ca, kGlobalBytes / 2, 64)), "ran");
-  const std::string error = error_of(*device, chase(LoadPath::cg, kGlobalBytes / 2 + kLine, 64));
+  const std::string error =
+      error_of(*device, chase(LoadPath::cg, kGlobalBytes / 2 + kMemoryTestLine, 64));
   EXPECT_TRUE(error.starts_with("memory: ")) << error;
   EXPECT_NE(error.find("half the simulated device's global memory"), std::string::npos) << error;
 }
@@ -76,7 +77,7 @@ TEST(SimMemory, ArraysUpToHalfTheMemoryRunBeyondItTheMemoryIsUnavailable) {
 TEST(SimMemory, ASweepCountsLikeAChase) {
   const auto device = small_device();
   ChaseSpec spec = chase(LoadPath::ca, 4096, 64);
-  spec.eviction = EvictionSweep{LoadPath::cg, kGlobalBytes, kLine, 1};
+  spec.eviction = EvictionSweep{LoadPath::cg, kGlobalBytes, kMemoryTestLine, 1};
   EXPECT_TRUE(error_of(*device, spec).starts_with("memory: "));
 }
 
@@ -95,8 +96,8 @@ TEST(SimMemory, RecordsTakeDeviceMemoryToo) {
 
 TEST(SimMemory, FixedSizeMemoriesStayExperimentErrors) {
   const auto device = small_device();
-  EXPECT_TRUE(
-      error_of(*device, chase(LoadPath::constant, 65536 + kLine, 16)).starts_with("experiment: "));
+  EXPECT_TRUE(error_of(*device, chase(LoadPath::constant, 65536 + kMemoryTestLine, 16))
+                  .starts_with("experiment: "));
   ChaseSpec shared = chase(LoadPath::shared, 16384 + 4, 16);
   shared.stride_bytes = 4;
   EXPECT_TRUE(error_of(*device, shared).starts_with("experiment: "));

@@ -6,11 +6,10 @@
 
 #include "backend/backend.hpp"
 #include "backend/chain.hpp"
+#include "model/unit_factors.hpp"
 
 namespace memtopo::sim {
 namespace {
-
-constexpr double kHzPerKhz = 1e3;
 
 const ThroughputDescription& model_of(const SimDescription& description) {
   if (!description.throughput) {

@@ -8,11 +8,11 @@
 #include "backend/sim/noise.hpp"
 #include "backend/sim/shared_banks.hpp"
 #include "backend/sim/stream_model.hpp"
+#include "model/unit_factors.hpp"
 
 namespace memtopo::sim {
 namespace {
 
-constexpr double kHzPerKhz = 1e3;
 // The simulated array starts here: page- and line-aligned, as a GPU allocation is.
 constexpr std::uint64_t kArrayBase = std::uint64_t{2} << 20;
 

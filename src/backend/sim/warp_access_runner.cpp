@@ -11,7 +11,7 @@
 namespace memtopo::sim {
 namespace {
 
-enum Stream : std::uint64_t { kRecordNoiseStream, kOverheadNoiseStream };
+enum WarpAccessStream : std::uint64_t { kWarpRecordNoiseStream, kWarpOverheadNoiseStream };
 
 double median_of(std::vector<std::uint32_t> samples) {
   std::sort(samples.begin(), samples.end());
@@ -33,12 +33,12 @@ Trace run_warp_access(const WarpAccessSpec& spec, const SimDescription& descript
   Trace trace;
   trace.sm_id = sm;
   trace.clock_khz = static_cast<double>(description.clock_khz);
-  Noise record_noise(description.noise, derive_seed(seed, kRecordNoiseStream));
+  Noise record_noise(description.noise, derive_seed(seed, kWarpRecordNoiseStream));
   trace.cycles.resize(spec.timed_accesses);
   for (std::uint32_t& record : trace.cycles) record = record_noise.apply(cycles);
   trace.indices.assign(spec.timed_accesses, spec.lane_offsets[0] / 4);
 
-  Noise overhead_noise(description.noise, derive_seed(seed, kOverheadNoiseStream));
+  Noise overhead_noise(description.noise, derive_seed(seed, kWarpOverheadNoiseStream));
   trace.overhead_samples.resize(kOverheadSamples);
   for (std::uint32_t& sample : trace.overhead_samples) {
     sample = overhead_noise.apply(description.timing_overhead);

@@ -5,6 +5,7 @@
 
 #include "analysis/confidence.hpp"
 #include "analysis/stats.hpp"
+#include "model/unit_factors.hpp"
 #include "model/units.hpp"
 #include "probes/core/chase_helpers.hpp"
 #include "probes/core/findings.hpp"
@@ -15,10 +16,8 @@ namespace {
 // A level's bandwidth describes its launches when they lie within 3 % of the p50: launches of a
 // saturated level repeat to well under a percent; clock changes or interference spread them.
 constexpr double kBandwidthBand = 0.03;
-constexpr double kHzPerKhz = 1e3;
 constexpr double kBitsPerByte = 8;
 constexpr double kTransfersPerClock = 2;  // double data rate
-constexpr double kPercent = 100;
 
 std::string instructions(const StreamSpec& spec) {
   const auto load = [&]() -> std::string {

@@ -4,13 +4,12 @@
 #include <cmath>
 
 #include "analysis/stats.hpp"
+#include "model/unit_factors.hpp"
 #include "model/units.hpp"
 #include "probes/core/chase_helpers.hpp"
 
 namespace memtopo {
-namespace {
-constexpr double kPercent = 100;
-}  // namespace
+namespace {}  // namespace
 
 std::vector<std::uint64_t> dram_sweep_footprints(std::uint64_t planned, std::uint64_t l2_bytes,
                                                  std::uint64_t limit) {

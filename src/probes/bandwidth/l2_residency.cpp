@@ -4,12 +4,12 @@
 #include <cmath>
 #include <string>
 
+#include "model/unit_factors.hpp"
 #include "model/units.hpp"
 
 namespace memtopo {
 namespace {
 
-constexpr double kPercent = 100;
 // The least margin between an L2 rate and DRAM's that says the stream stayed in the L2. A rate
 // within it may be DRAM's rate at another footprint and launch shape: the DRAM search's own
 // finalists lie a few per cent apart, and an H200's L2 writes over 5.6 MiB read +0.8 % in one

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/stats.hpp"
+#include "model/unit_factors.hpp"
 
 namespace memtopo {
 namespace {
@@ -17,7 +18,6 @@ constexpr double kMinLaunchSeconds = 0.3e-3;
 constexpr double kFirstGuessBytesPerSmCycle = 16;
 // ... or, where the device reports no SM count or clock, for this rate.
 constexpr double kFallbackFirstGuessBytesPerSecond = 1e11;
-constexpr double kHzPerKhz = 1e3;
 // Every launch moves at least this much, whatever the estimate.
 constexpr std::uint64_t kMinBytesPerLaunch = 1 << 20;
 

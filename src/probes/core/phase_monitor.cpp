@@ -37,7 +37,7 @@ std::optional<std::string> clock_moved(const char* which, const std::optional<do
          " MHz";
 }
 
-std::string join(const std::vector<std::string>& items, const char* separator) {
+std::string join_texts(const std::vector<std::string>& items, const char* separator) {
   std::string text;
   for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
   return text;
@@ -78,7 +78,7 @@ std::vector<std::string> phase_disturbances(const DeviceConditions& before,
       clocks_event_reason::slowdowns;
   if (reasons != 0) {
     disturbances.push_back(
-        "clocks slowed down (NVML: " + join(clocks_event_reason_names(reasons), ", ") + ")");
+        "clocks slowed down (NVML: " + join_texts(clocks_event_reason_names(reasons), ", ") + ")");
   }
   if (!others_expected) {
     const std::vector<GpuProcess> others = processes_of(before, after);
@@ -166,7 +166,7 @@ void PhaseMonitor::end_attempt(PhaseTiming& phase) {
 bool PhaseMonitor::repeat(PhaseTiming& phase) {
   if (phase.disturbances.empty() || phase.attempts > 1 || !elements_before_) return false;
   ctx_.progress(phase.name + ": repeating it, the GPU was disturbed (" +
-                join(phase.disturbances, "; ") + ")");
+                join_texts(phase.disturbances, "; ") + ")");
   ctx_.topology.elements = *elements_before_;
   ctx_.topology.warnings.resize(warnings_before_);
   phase.repeated_because = phase.disturbances;
@@ -181,9 +181,9 @@ void PhaseMonitor::finish(PhaseTiming& phase) {
     ctx_.topology.warnings.push_back(
         phase.name + " was disturbed " +
         (phase.attempts > 1 ? "twice" : std::string("and could not be repeated")) + " (" +
-        join(phase.disturbances, "; ") + "): " +
+        join_texts(phase.disturbances, "; ") + "): " +
         (marked.empty() ? std::string("it wrote no findings")
-                        : "its findings " + join(marked, ", ") + " are marked") +
+                        : "its findings " + join_texts(marked, ", ") + " are marked") +
         ". Rerun it with --only " + phase.name +
         " on a quiet GPU (nvidia-smi shows what "
         "runs on it; nvidia-smi -lgc locks the clocks)");
@@ -220,7 +220,7 @@ void PhaseMonitor::mark_findings(const std::vector<std::string>& disturbances,
       if (!property.evidence.is_object()) property.evidence = nlohmann::json::object();
       property.evidence["disturbed_by"] = disturbances;
       property.note += (property.note.empty() ? "" : "; ") + std::string(kDisturbedNote) +
-                       join(disturbances, "; ");
+                       join_texts(disturbances, "; ");
       marked.push_back(element.id + "." + property.name);
     }
   }

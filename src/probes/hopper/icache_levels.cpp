@@ -15,7 +15,7 @@ namespace {
 // The levels, numbered from the core outwards by the order their steps appear.
 constexpr const char* kLevels[] = {"icache_l0", "icache_l1", "icache_l15"};
 
-const char* kMethod =
+const char* kIcacheLevelsMethod =
     "instruction fetch: one warp runs the first n KiB of a 512 KiB straight-line kernel body "
     "(blocks of 62 independent FFMAs on 8 accumulators plus a compare and branch: 64 SASS "
     "instructions, 1 KiB) in a loop, 2 warm iterations then >= 8 timed (%clock64 per "
@@ -141,7 +141,7 @@ Property size_property(std::uint64_t bytes) {
   p.name = "size";
   p.unit = "bytes";
   p.source = Source::measured;
-  p.method = kMethod;
+  p.method = kIcacheLevelsMethod;
   p.value = bytes;
   return p;
 }
@@ -186,7 +186,7 @@ void write_level(Element& element, const CodeFetchSeries& series, const CodeFetc
   // miss in it costs per instruction (the transition's height).
   const std::vector<double> pooled =
       plateau_samples(series.samples, t.plateau_first, t.plateau_last);
-  Property cpi = measured_property("cycles_per_instruction", "cycles", kMethod, pooled);
+  Property cpi = measured_property("cycles_per_instruction", "cycles", kIcacheLevelsMethod, pooled);
   Property penalty;
   penalty.name = "miss_penalty";
   penalty.unit = "cycles";

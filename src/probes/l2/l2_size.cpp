@@ -34,7 +34,7 @@ constexpr std::uint64_t kFallbackL2SweepEndBytes = 256ull << 20;  // no API L2 s
 // and at 120 and 180 MiB the warmed loads took 661 and 660 cycles on average, both misses.
 constexpr std::uint64_t kColdFromFactor = 2;
 // The sweep needs at least this ratio between its last and first footprint.
-constexpr std::uint64_t kMinSweepSpan = 4;
+constexpr std::uint64_t kMinL2SweepSpan = 4;
 // The last step is refined on this many placements of the chain: at the array's start, then
 // each one further on by the first coarse footprint past the step, rounded up to a large page.
 // An H200's one-SM edge moved between 24.7 and 27.8 MiB from process to process, with the miss
@@ -69,7 +69,7 @@ L2Plan plan_l2_sweep(ProbeContext& ctx) {
       plan.api_l2 > 0 ? kL2SweepEndFactor * plan.api_l2 : kFallbackL2SweepEndBytes;
   plan.end = std::min({end, ctx.backend.limits().max_footprint_bytes, kMaxIndexedBytes});
   plan.cold_from = plan.api_l2 * kColdFromFactor;
-  if (plan.end < kMinSweepSpan * plan.start) {
+  if (plan.end < kMinL2SweepSpan * plan.start) {
     throw ProbeSkipped("the backend's footprint limit leaves no L2 sweep");
   }
   return plan;

@@ -79,7 +79,7 @@ Confidence layout_confidence(const nlohmann::json& evidence, const nlohmann::jso
   return confidence;
 }
 
-const char* kMethod =
+const char* kBankLayoutMethod =
     "stride method of Mei et al., Benchmarking the Memory Hierarchy of Modern GPUs (paper 000, "
     "3.1; docs/references.md): one warp, every lane loading shared memory at lane x stride "
     "(1-64 words of 4 and of 8 B), broadcast and multicast, each access timed in a dependent "
@@ -100,7 +100,7 @@ void measure_bank_layout(ProbeContext& ctx) {
   p.name = "banks";
   p.unit = "";
   p.source = Source::measured;
-  p.method = kMethod;
+  p.method = kBankLayoutMethod;
   p.evidence = {
       {"run", run.evidence(kSweepTimedAccesses)},
       {"patterns", inference.patterns},
@@ -137,7 +137,7 @@ void write_bank_width(ProbeContext& ctx) {
   p.name = "bank_width";
   p.unit = "bytes";
   p.source = Source::measured;
-  p.method = std::string("from the shared.banks sweep: ") + kMethod;
+  p.method = std::string("from the shared.banks sweep: ") + kBankLayoutMethod;
   p.evidence = {{"from", "shared.banks"},
                 {"patterns", sweep.at("patterns")},
                 {"agreeing_patterns", sweep.at("agreeing_patterns")},

@@ -18,7 +18,7 @@ namespace {
 // Recorded accesses per degree: the rows are the product, so more than the sweep's.
 constexpr std::uint32_t kLadderTimedAccesses = 512;
 
-const char* kMethod =
+const char* kConflictLatencyMethod =
     "conflict ladder: one warp, lanes below d loading d distinct 4 B words one bank row (banks x "
     "width) apart, all in one bank, the other lanes the last of them, each access timed in a "
     "dependent chain; per degree d = 1..32 the p50 of its timed accesses minus the timing "
@@ -41,7 +41,7 @@ void measure_conflict_latency(ProbeContext& ctx) {
   const Property* banks = conclusive_finding(ctx.topology, "shared", "banks");
   const Property* width = conclusive_finding(ctx.topology, "shared", "bank_width");
   if (!banks || !width) {
-    set_inconclusive(ctx.topology, "shared", "conflict_latency", kMethod,
+    set_inconclusive(ctx.topology, "shared", "conflict_latency", kConflictLatencyMethod,
                      "planned from shared.banks and shared.bank_width, which are not conclusive");
     return;
   }
@@ -76,7 +76,7 @@ void measure_conflict_latency(ProbeContext& ctx) {
   p.name = "conflict_latency";
   p.unit = "cycles";
   p.source = Source::measured;
-  p.method = kMethod;
+  p.method = kConflictLatencyMethod;
   p.value = rows;
   p.evidence = {{"run", run.evidence(kLadderTimedAccesses)},
                 {"row_bytes", row_bytes},

@@ -19,10 +19,10 @@ constexpr std::uint32_t kBestOffsetWords = 1;  // consecutive words: the best ca
 // Starts past a 128-byte boundary: within a sector, across a sector, half a line, the last word.
 constexpr std::uint32_t kMisalignments[] = {0, 4, 16, 32, 64, 124};
 constexpr std::uint64_t kFootprintBytes = std::uint64_t{8} << 20;
-constexpr std::uint32_t kBlocksPerSm = 4;
-constexpr std::uint32_t kThreadsPerBlock = 256;
-constexpr std::uint32_t kRequestsPerWarp = 256;
-constexpr std::uint32_t kTimedLaunches = 5;
+constexpr std::uint32_t kCoalescingBlocksPerSm = 4;
+constexpr std::uint32_t kCoalescingThreadsPerBlock = 256;
+constexpr std::uint32_t kCoalescingRequestsPerWarp = 256;
+constexpr std::uint32_t kCoalescingTimedLaunches = 5;
 
 StridedAccessSpec coalescing_spec(std::uint32_t offset_words, std::uint32_t start_bytes) {
   StridedAccessSpec spec;
@@ -31,10 +31,10 @@ StridedAccessSpec coalescing_spec(std::uint32_t offset_words, std::uint32_t star
   spec.stride_elements = offset_words;
   spec.start_offset_bytes = start_bytes;
   spec.footprint_bytes = kFootprintBytes;
-  spec.blocks_per_sm = kBlocksPerSm;
-  spec.threads_per_block = kThreadsPerBlock;
-  spec.requests_per_warp = kRequestsPerWarp;
-  spec.timed_launches = kTimedLaunches;
+  spec.blocks_per_sm = kCoalescingBlocksPerSm;
+  spec.threads_per_block = kCoalescingThreadsPerBlock;
+  spec.requests_per_warp = kCoalescingRequestsPerWarp;
+  spec.timed_launches = kCoalescingTimedLaunches;
   return spec;
 }
 
@@ -195,11 +195,13 @@ void add_offset_findings(StudyResult& result, const Table& table,
 
 void run_coalescing(StudyContext& context, StudyResult& result) {
   context.strided_access();
-  result.parameters = {
-      {"offsets_words", {0, kMaxOffsetWords}}, {"misalignments_bytes", kMisalignments},
-      {"blocks_per_sm", kBlocksPerSm},         {"threads_per_block", kThreadsPerBlock},
-      {"requests_per_warp", kRequestsPerWarp}, {"timed_launches", kTimedLaunches},
-      {"footprint_bytes", kFootprintBytes}};
+  result.parameters = {{"offsets_words", {0, kMaxOffsetWords}},
+                       {"misalignments_bytes", kMisalignments},
+                       {"blocks_per_sm", kCoalescingBlocksPerSm},
+                       {"threads_per_block", kCoalescingThreadsPerBlock},
+                       {"requests_per_warp", kCoalescingRequestsPerWarp},
+                       {"timed_launches", kCoalescingTimedLaunches},
+                       {"footprint_bytes", kFootprintBytes}};
   const Predictions predictions{topology_granularity(context, "l1", "sector"),
                                 topology_granularity(context, "l1", "line")};
   std::vector<std::string> trace_rows;

@@ -15,8 +15,8 @@
 namespace memtopo::study {
 namespace {
 
-constexpr std::uint32_t kThreadsPerBlock[] = {32, 64, 128, 256, 512, 1024};
-constexpr std::uint32_t kBlocksPerSm[] = {1, 2, 4, 8, 16, 32};
+constexpr std::uint32_t kSyncThreadsPerBlock[] = {32, 64, 128, 256, 512, 1024};
+constexpr std::uint32_t kSyncBlocksPerSm[] = {1, 2, 4, 8, 16, 32};
 // The blocks-per-SM finding reads this row of the sweep.
 constexpr std::uint32_t kBlocksFindingThreads = 256;
 constexpr std::uint32_t kWarpThreads[] = {32, 1024};
@@ -48,7 +48,7 @@ BarrierSpec spec_of(BarrierKind kind, std::uint32_t threads, std::uint32_t block
 // Blocks per SM of the sweep that fit, and the most that fit when it is not in the sweep.
 std::vector<std::uint32_t> blocks_per_sm_sweep(std::uint32_t most) {
   std::vector<std::uint32_t> sweep;
-  for (const std::uint32_t blocks : kBlocksPerSm) {
+  for (const std::uint32_t blocks : kSyncBlocksPerSm) {
     if (blocks <= most) sweep.push_back(blocks);
   }
   if (most > 0 && (sweep.empty() || sweep.back() != most)) sweep.push_back(most);
@@ -56,7 +56,7 @@ std::vector<std::uint32_t> blocks_per_sm_sweep(std::uint32_t most) {
 }
 
 void syncthreads_sweep(StudyContext& context, StudyKernels& kernels, SyncTables& tables) {
-  for (const std::uint32_t threads : kThreadsPerBlock) {
+  for (const std::uint32_t threads : kSyncThreadsPerBlock) {
     const BarrierLimits limits = kernels.barrier_limits(BarrierKind::block, threads);
     for (const std::uint32_t blocks : blocks_per_sm_sweep(limits.max_blocks_per_sm)) {
       context.check_interrupted();
@@ -94,8 +94,8 @@ void other_kind(StudyContext& context, StudyKernels& kernels, SyncTables& tables
 
 void run_sync(StudyContext& context, StudyResult& result) {
   StudyKernels& kernels = context.study_kernels("barriers");
-  result.parameters = {{"threads_per_block", kThreadsPerBlock},
-                       {"blocks_per_sm", kBlocksPerSm},
+  result.parameters = {{"threads_per_block", kSyncThreadsPerBlock},
+                       {"blocks_per_sm", kSyncBlocksPerSm},
                        {"barriers_per_launch",
                         {{"syncthreads", kBlockBarriers},
                          {"syncwarp", kBlockBarriers},

@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string> kSegmentIds = {"l1.size", "l1.sector", "l1.line", "l2.size",
                                               "l2.segments"};
 
-double number(const Property& p) {
+double number_of(const Property& p) {
   return p.value.get<double>();
 }
 
@@ -34,13 +34,13 @@ void expect_one_sm_size(const ProbeRun& run, const SimTruth& truth) {
   ASSERT_TRUE(size.value.is_number()) << size.note;
   const double bracket = size.evidence.at("first_miss_bytes").get<double>() -
                          size.evidence.at("edge_bytes").get<double>();
-  EXPECT_LE(number(size), segment);
-  EXPECT_LT(segment, number(size) + bracket);
+  EXPECT_LE(number_of(size), segment);
+  EXPECT_LT(segment, number_of(size) + bracket);
   EXPECT_LE(bracket, 4 * line);
   const Property& segment_size = property(run, "l2", "segment_size");
   EXPECT_EQ(segment_size.source, Source::derived);
-  EXPECT_EQ(number(segment_size), number(size));
-  EXPECT_NEAR(number(segment_size), segment, 4 * line);
+  EXPECT_EQ(number_of(segment_size), number_of(size));
+  EXPECT_NEAR(number_of(segment_size), segment, 4 * line);
   if (!segment_size.inconclusive) {  // as sure as the l2.size it is (the runner's factor)
     EXPECT_TRUE(own_factors(segment_size).empty()) << segment_size.evidence.dump();
     EXPECT_DOUBLE_EQ(*segment_size.confidence, *size.confidence);

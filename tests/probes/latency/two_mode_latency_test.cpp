@@ -13,8 +13,8 @@
 namespace memtopo::testing {
 namespace {
 
-const std::vector<std::string> kIds = {"l1.size",      "l1.latency",      "l2.latency",
-                                       "dram.latency", "l2.miss_penalty", "l1.miss_penalty"};
+const std::vector<std::string> kTwoModeIds = {"l1.size",      "l1.latency",      "l2.latency",
+                                              "dram.latency", "l2.miss_penalty", "l1.miss_penalty"};
 
 struct FarMemory {
   double l2_hit, l2_far_extra, dram, dram_far_extra, far_share;
@@ -57,7 +57,7 @@ TEST(TwoModeLatency, ThreePartitionsGiveNearAndFarL2AndDram) {
   const std::string file = "tests/probes/sims/far-memory-3part-home.json";
   const SimTruth truth = read_truth(file);
   const FarMemory m = far_memory(truth);
-  const ProbeRun run = run_on_sim(file, kIds);
+  const ProbeRun run = run_on_sim(file, kTwoModeIds);
   for (const auto& [id, reason] : run.skipped) ADD_FAILURE() << id << " skipped: " << reason;
   expect_two_modes(property(run, "l2", "latency"), m.l2_hit, m.l2_hit + m.l2_far_extra,
                    m.far_share, truth.jitter());
@@ -85,7 +85,7 @@ TEST(TwoModeLatency, OwnL2HitsNearAndMissesThroughTheHomePartition) {
   const std::string file = "tests/probes/sims/far-memory-2part-copy-on-read.json";
   const SimTruth truth = read_truth(file);
   const FarMemory m = far_memory(truth);
-  const ProbeRun run = run_on_sim(file, kIds);
+  const ProbeRun run = run_on_sim(file, kTwoModeIds);
   // As on an H200: the chase's own L2 hits answer at one latency ...
   const Property& l2 = property(run, "l2", "latency");
   EXPECT_TRUE(l2.modes.empty());
