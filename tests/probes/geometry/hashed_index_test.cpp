@@ -17,7 +17,7 @@
 namespace memtopo::testing {
 namespace {
 
-const std::vector<std::string> kGeometryIds = {"l1.size", "l1.ways", "l1.sets", "l1.set_bits",
+const std::vector<std::string> kHashedIndexIds = {"l1.size", "l1.ways", "l1.sets", "l1.set_bits",
                                                "l1.policy"};
 // With the line measured first, as in a discovery: the ways' own line search (power-of-two
 // hypotheses) reads random replacement over a hashed index as 32 B lines.
@@ -76,7 +76,7 @@ INSTANTIATE_TEST_SUITE_P(Devices, HashedL1OnSim,
 TEST(HashedIndex, WaysTimesSetsThatContradictTheSizeAreNotConclusive) {
   const std::string file = "tests/probes/sims/geometry-xor-unequal.json";
   const GeometryTruth truth = geometry_truth(file);
-  const ProbeRun run = run_on_sim(file, kGeometryIds);
+  const ProbeRun run = run_on_sim(file, kHashedIndexIds);
   const Property& size = property(run, "l1", "size");
   const Property& ways = property(run, "l1", "ways");
   const Property& sets = property(run, "l1", "sets");
@@ -132,7 +132,7 @@ TEST(HashedIndex, NoEvictionSetsWhereModuloOrBitsExplainTheSets) {
         "tests/probes/sims/geometry-16way-random.json"}) {
     SCOPED_TRACE(file);
     const GeometryTruth truth = geometry_truth(file);
-    const ProbeRun run = run_on_sim(file, kGeometryIds);
+    const ProbeRun run = run_on_sim(file, kHashedIndexIds);
     const Property& ways = property(run, "l1", "ways");
     const Property& bits = property(run, "l1", "set_bits");
     EXPECT_EQ(ways.value, truth.ways);
