@@ -11,7 +11,7 @@
 namespace memtopo {
 namespace {
 
-std::string experiment_number_text(double value) {
+std::string number_text(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.10g", value);
   return text;
@@ -27,8 +27,8 @@ void write_warp_access_csv(std::ostream& out, const std::string& label, const Wa
   for (std::size_t lane = 0; lane < spec.lane_offsets.size(); ++lane) {
     out << (lane ? ";" : "") << spec.lane_offsets[lane];
   }
-  out << " | ran_on_sm=" << trace.sm_id << " overhead_cycles=" << experiment_number_text(trace.overhead_cycles)
-      << " clock_khz=" << experiment_number_text(trace.clock_khz) << "\n";
+  out << " | ran_on_sm=" << trace.sm_id << " overhead_cycles=" << number_text(trace.overhead_cycles)
+      << " clock_khz=" << number_text(trace.clock_khz) << "\n";
   out << "access,index,cycles\n";
   for (std::size_t i = 0; i < trace.cycles.size(); ++i) {
     out << i << "," << (i < trace.indices.size() ? std::to_string(trace.indices[i]) : "") << ","
@@ -40,13 +40,13 @@ void write_first_touch_csv(std::ostream& out, const std::string& label,
                            const L2FirstTouchSpec& spec, const L2FirstTouchResult& result) {
   out << "# " << label << ": L2 first touch lines_per_reader=" << spec.lines_per_reader
       << " warmer_sm=" << result.warmer_sm << " writer_sm=" << result.writer_sm
-      << " clock_khz=" << experiment_number_text(result.clock_khz) << "\n";
+      << " clock_khz=" << number_text(result.clock_khz) << "\n";
   out << "reader_sm,line,first_cycles,second_cycles,overhead_cycles\n";
   for (const L2ReaderTouches& reader : result.readers) {
     for (std::size_t line = 0; line < reader.first_cycles.size(); ++line) {
       out << reader.sm_id << "," << line << "," << reader.first_cycles[line] << ","
           << (line < reader.second_cycles.size() ? std::to_string(reader.second_cycles[line]) : "")
-          << "," << experiment_number_text(reader.overhead_cycles) << "\n";
+          << "," << number_text(reader.overhead_cycles) << "\n";
     }
   }
 }
@@ -60,12 +60,12 @@ void write_strided_csv(std::ostream& out, const std::string& label, const Stride
       << " threads_per_block=" << spec.threads_per_block
       << " requests_per_warp=" << spec.requests_per_warp
       << " requested_bytes=" << result.requested_bytes << " sms=" << result.sms
-      << " clock_khz=" << experiment_number_text(result.sm_clock_khz) << "\n";
+      << " clock_khz=" << number_text(result.sm_clock_khz) << "\n";
   out << "quantity,sample,value\n";
   for (std::size_t i = 0; i < result.seconds.size(); ++i)
-    out << "seconds," << i << "," << experiment_number_text(result.seconds[i]) << "\n";
+    out << "seconds," << i << "," << number_text(result.seconds[i]) << "\n";
   for (std::size_t i = 0; i < result.latency_cycles.size(); ++i)
-    out << "latency_cycles," << i << "," << experiment_number_text(result.latency_cycles[i]) << "\n";
+    out << "latency_cycles," << i << "," << number_text(result.latency_cycles[i]) << "\n";
 }
 
 namespace {
@@ -75,8 +75,8 @@ void write_timed_samples(std::ostream& out, const std::vector<double>& cycles,
                          const std::vector<double>& ns) {
   out << "sample,cycles,ns\n";
   for (std::size_t i = 0; i < cycles.size(); ++i) {
-    out << i << "," << experiment_number_text(cycles[i]) << ","
-        << (i < ns.size() ? experiment_number_text(ns[i]) : "") << "\n";
+    out << i << "," << number_text(cycles[i]) << ","
+        << (i < ns.size() ? number_text(ns[i]) : "") << "\n";
   }
 }
 

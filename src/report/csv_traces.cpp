@@ -26,7 +26,7 @@ std::string file_safe(const std::string& label) {
 
 // Whole numbers (clocks in kHz, overheads) without an exponent; others with enough digits to
 // re-analyse them.
-std::string number_text(double value) {
+std::string trace_number_text(double value) {
   char text[64];
   if (value == static_cast<double>(static_cast<long long>(value)) && std::fabs(value) < 1e15) {
     std::snprintf(text, sizeof text, "%lld", static_cast<long long>(value));
@@ -50,8 +50,9 @@ std::string describe_experiment(const ChaseSpec& spec, const Trace& trace) {
       << " schedule=" << (spec.schedule == ChaserSchedule::sequential ? "sequential" : "concurrent")
       << " sm=" << (spec.sm ? std::to_string(*spec.sm) : std::string("any"))
       << " flush_device_caches=" << (spec.flush_device_caches ? "true" : "false");
-  out << " | ran_on_sm=" << trace.sm_id << " overhead_cycles=" << number_text(trace.overhead_cycles)
-      << " clock_khz=" << number_text(trace.clock_khz);
+  out << " | ran_on_sm=" << trace.sm_id
+      << " overhead_cycles=" << trace_number_text(trace.overhead_cycles)
+      << " clock_khz=" << trace_number_text(trace.clock_khz);
   return out.str();
 }
 
@@ -91,9 +92,10 @@ void write_stream_rows(std::ostream& out, const StreamSpec& spec, const StreamRe
     out << i << "," << to_string(spec.op) << "," << to_string(spec.path) << ","
         << to_string(spec.placement) << "," << result.footprint_bytes << "," << spec.vector_bytes
         << "," << spec.blocks_per_sm << "," << spec.threads_per_block << "," << spec.unroll << ","
-        << result.bytes_moved << "," << number_text(seconds) << ","
-        << number_text(seconds > 0 ? static_cast<double>(result.bytes_moved) / seconds : 0) << ","
-        << number_text(result.sm_clock_khz) << "," << number_text(result.memory_clock_khz) << "\n";
+        << result.bytes_moved << "," << trace_number_text(seconds) << ","
+        << trace_number_text(seconds > 0 ? static_cast<double>(result.bytes_moved) / seconds : 0)
+        << "," << trace_number_text(result.sm_clock_khz) << ","
+        << trace_number_text(result.memory_clock_khz) << "\n";
   }
 }
 
