@@ -10,7 +10,7 @@
 namespace memtopo {
 namespace {
 
-std::string plot_id(std::size_t group, const FleetProperty& p) {
+std::string fleet_plot_id(std::size_t group, const FleetProperty& p) {
   std::string id = "fleet-" + std::to_string(group) + "-";
   for (const char c : p.element + "-" + p.property) {
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -30,7 +30,7 @@ PlotSeries level_line(const std::string& name, double y, std::size_t gpus) {
 // Each GPU a dot at its position in the fleet (x) and its value (y), its own p5..p95 as whiskers.
 Plot strip_plot(const Fleet& fleet, std::size_t group_index, const FleetProperty& p) {
   Plot plot;
-  plot.id = plot_id(group_index, p);
+  plot.id = fleet_plot_id(group_index, p);
   plot.title = p.element + "." + p.property;
   plot.x = {"GPU (in the order read)", AxisScale::linear, AxisUnit::number, {}, false};
   plot.y = {p.property + (p.unit.empty() ? "" : " (" + p.unit + ")"),
@@ -87,8 +87,8 @@ void render_group(std::ostringstream& html, const Fleet& fleet, std::size_t inde
          << " GPUs of a model are needed; nothing is flagged.</p>\n";
   }
   for (const FleetProperty& p : group.properties) {
-    html << "<figure id=\"" << plot_id(index, p) << "\">" << render_svg(strip_plot(fleet, index, p))
-         << "</figure>\n";
+    html << "<figure id=\"" << fleet_plot_id(index, p) << "\">"
+         << render_svg(strip_plot(fleet, index, p)) << "</figure>\n";
     render_outlier_names(html, fleet, p);
   }
   html << "</section>\n";
