@@ -13,7 +13,7 @@ namespace memtopo::testing {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr int kCannotWrite = 7;
+constexpr int kOutputLockCannotWrite = 7;
 
 TEST(CliOutputLock, ASecondWriterOfOneJsonOrTraceDirectoryRefusesNamingTheFirst) {
   const fs::path dir = fresh_directory("output_lock");
@@ -30,9 +30,9 @@ TEST(CliOutputLock, ASecondWriterOfOneJsonOrTraceDirectoryRefusesNamingTheFirst)
   first.send_signal(SIGTERM);  // what it measured so far is written, the locks let go
   const ProcessResult first_result = first.wait();
   ASSERT_EQ(first_result.exit_code, 143) << first_result.err;
-  EXPECT_EQ(json.exit_code, kCannotWrite) << json.err;
+  EXPECT_EQ(json.exit_code, kOutputLockCannotWrite) << json.err;
   EXPECT_NE(json.err.find("another memtopo (pid "), std::string::npos) << json.err;
-  EXPECT_EQ(traces.exit_code, kCannotWrite) << traces.err;
+  EXPECT_EQ(traces.exit_code, kOutputLockCannotWrite) << traces.err;
   EXPECT_NE(traces.err.find("another memtopo (pid "), std::string::npos) << traces.err;
   // The first run's results are its own, and its lock files are gone.
   EXPECT_NE(read(dir / "run.json").find("hopper-like"), std::string::npos);
