@@ -8,7 +8,7 @@
 namespace memtopo::testing {
 namespace {
 
-const std::string kTiny = source_file("tests/sims/tiny.json");
+const std::string kTinySim = source_file("tests/sims/tiny.json");
 
 TEST(KernelStudiesCli, ListNamesSyncAndSpilling) {
   const ProcessResult r = memtopo({"study", "--list"});
@@ -20,12 +20,12 @@ TEST(KernelStudiesCli, ListNamesSyncAndSpilling) {
 TEST(KernelStudiesCli, OnASimulatedDeviceTheyAreSkippedWithTheReason) {
   for (const std::string id : {"sync", "spilling"}) {
     SCOPED_TRACE(id);
-    const ProcessResult console = memtopo({"study", id, "--sim", kTiny});
+    const ProcessResult console = memtopo({"study", id, "--sim", kTinySim});
     EXPECT_EQ(console.exit_code, 10);
     EXPECT_NE(console.out.find("Status: skipped (the simulated device does not model"),
               std::string::npos)
         << console.out;
-    const ProcessResult json = memtopo({"study", id, "--sim", kTiny, "--json", "-"});
+    const ProcessResult json = memtopo({"study", id, "--sim", kTinySim, "--json", "-"});
     EXPECT_EQ(json.exit_code, 10);
     const auto parsed = nlohmann::json::parse(json.out);
     EXPECT_EQ(parsed["study"]["id"], id);
