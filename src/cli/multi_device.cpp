@@ -107,6 +107,10 @@ const char* single_device_option(const Options& options) {
   return nullptr;
 }
 
+// The p2p family through the engine's context, wired as a device's probes are (the stop signal,
+// the seed, progress; a multi-device run takes no --traces), with the run's GPUs as its peers.
+// The context's device and topology are the first GPU's, which the family leaves alone: it
+// measures between the GPUs, through RunContext::peers() and its peer experiments.
 P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
                     const std::vector<std::unique_ptr<DeviceRun>>& runs, const Options& options,
                     std::ostream& err) {
@@ -117,13 +121,13 @@ P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
     devices.push_back(P2pDevice{static_cast<int>(i), facts.device_index, facts.name, facts.uuid});
     l2_bytes.push_back(facts.l2_bytes);
   }
-  P2pContext context;
-  context.progress = [&err, quiet = options.quiet](const std::string& line) {
-    if (!quiet) err << "memtopo: " << line << "\n";
-  };
-  context.interrupted = interrupt_requested;
-  context.seed = options.seed;
-  return run_p2p(peers, selection, devices, l2_bytes, context);
+  DeviceRun& first = *runs.front();
+  Measurement measurement(options, *first.opened->backend, first.topology, nullptr, {},
+                          [&err, quiet = options.quiet](const std::string& line) {
+                            if (!quiet) err << "memtopo: " << line << "\n";
+                          });
+  measurement.context().peer_backend = &peers;
+  return run_p2p(measurement.context(), selection, devices, l2_bytes);
 }
 
 }  // namespace
@@ -179,7 +183,8 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
     runs.push_back(std::move(run));
     if (report.run.interrupted) break;
   }
-  if (split.p2p.any() && !report.run.interrupted && runs.size() == devices.size()) {
+  if (split.p2p.any() && !report.run.interrupted && !runs.empty() &&
+      runs.size() == devices.size()) {
     try {
       if (!peers) peers = make_cuda_peer_backend(devices);
     } catch (const NoDeviceError& error) {
