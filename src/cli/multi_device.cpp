@@ -3,8 +3,6 @@
 #include <filesystem>
 #include <memory>
 
-#include "backend/cuda/cuda_peer_backend.hpp"
-#include "backend/sim/sim_peer_backend.hpp"
 #include "cli/discovery.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
@@ -41,16 +39,9 @@ std::vector<int> resolve_devices(const Options& options, int available) {
   return options.devices;
 }
 
-// The devices of the run. A simulated run's p2p backend is made here (it holds no device); a
-// GPU's only after every GPU's lock is taken (make_cuda_peer_backend creates contexts).
-std::vector<int> find_devices(const Options& options, std::unique_ptr<PeerBackend>& sim_peers) {
-  if (!options.sim_file.empty()) {
-    auto described = make_sim_peer_backend_from_file(options.sim_file);
-    std::vector<int> devices = resolve_devices(options, described->device_count());
-    sim_peers = select_peer_devices(std::move(described), devices);
-    return devices;
-  }
-  return resolve_devices(options, cuda_device_count());
+// The devices of the run: the named indices, or every one there is.
+std::vector<int> find_devices(const Options& options) {
+  return resolve_devices(options, peer_device_count(options));
 }
 
 // Options for the discovery of one of the devices.
@@ -108,12 +99,14 @@ const char* single_device_option(const Options& options) {
 }
 
 // The p2p family through the engine's context, wired as a device's probes are (the stop signal,
-// the seed, progress; a multi-device run takes no --traces), with the run's GPUs as its peers.
-// The context's device and topology are the first GPU's, which the family leaves alone: it
-// measures between the GPUs, through RunContext::peers() and its peer experiments.
-P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
+// the seed, progress; a multi-device run takes no --traces), with the run's GPUs (`indices`) as
+// its peers. The context's device and topology are the first GPU's, which the family leaves
+// alone: it measures between the GPUs, through RunContext::peers() and its peer experiments.
+// Throws NoDeviceError when the GPUs cannot be opened together.
+P2pReport run_pairs(const std::vector<int>& indices, const P2pSelection& selection,
                     const std::vector<std::unique_ptr<DeviceRun>>& runs, const Options& options,
                     std::ostream& err) {
+  const auto peers = open_peer_devices(options, indices);
   std::vector<P2pDevice> devices;
   std::vector<std::uint64_t> l2_bytes;
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -126,7 +119,7 @@ P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
                           [&err, quiet = options.quiet](const std::string& line) {
                             if (!quiet) err << "memtopo: " << line << "\n";
                           });
-  measurement.context().peer_backend = &peers;
+  measurement.context().peer_backend = peers.get();
   return run_p2p(measurement.context(), selection, devices, l2_bytes);
 }
 
@@ -156,9 +149,8 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   install_interrupt_handler();
 
   std::vector<int> devices;
-  std::unique_ptr<PeerBackend> peers;
   try {
-    devices = find_devices(options, peers);
+    devices = find_devices(options);
   } catch (const NoDeviceError& error) {
     err << "memtopo: no usable CUDA device: " << error.what() << "\n";
     return exit_code::no_device;
@@ -186,12 +178,11 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   if (split.p2p.any() && !report.run.interrupted && !runs.empty() &&
       runs.size() == devices.size()) {
     try {
-      if (!peers) peers = make_cuda_peer_backend(devices);
+      report.p2p = run_pairs(devices, split.p2p, runs, options, err);
     } catch (const NoDeviceError& error) {
       err << "memtopo: the GPUs cannot be opened together: " << error.what() << "\n";
       return exit_code::no_device;
     }
-    report.p2p = run_pairs(*peers, split.p2p, runs, options, err);
     for (const ProbeOutcome& outcome : report.p2p->probes) {
       report.run.interrupted |= outcome.status == "not_run";
     }
