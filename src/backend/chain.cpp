@@ -56,15 +56,19 @@ std::uint64_t loads_per_chaser(const ChaseSpec& spec) {
 
 namespace {
 
-// Arrays up to this many words are checked for repeats with a bitmap (32 MiB at most).
+// Arrays up to this many words are checked for repeats with a bitmap (32 MiB at most), when
+// it has at most kBitmapWordsPerIndex bits per index: a few thousand indices over a GiB (the TLB
+// row's ladders) zeroed a 32 MiB bitmap for every chase, half of a simulated TLB row's time;
+// their sorted copy costs microseconds.
 constexpr std::uint64_t kBitmapWords = std::uint64_t{1} << 28;
+constexpr std::uint64_t kBitmapWordsPerIndex = 64;
 
 // An index that occurs more than once, if any; every index is below `words`. Chains of a million
 // elements are validated for every chase: a bitmap where the array is small enough, else a
 // sorted copy (a hash set's allocations had made this the slowest part of a simulated sweep).
 template <typename Index>
 std::optional<Index> repeated_index(std::span<const Index> indices, std::uint64_t words) {
-  if (words <= kBitmapWords) {
+  if (words <= kBitmapWords && words <= kBitmapWordsPerIndex * indices.size()) {
     std::vector<bool> seen(words);
     for (const Index index : indices) {
       if (seen[index]) return index;

@@ -81,9 +81,12 @@ class PeerExperimentError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class PeerBackend {
+// What a run asks of its GPUs directly, as the API (or the description) tells it: their
+// number, access and links. No experiment: those go through the run engine
+// (RunContext::run_remote_chase, run_transfer), which hands out only this part.
+class PeerDevices {
  public:
-  virtual ~PeerBackend() = default;
+  virtual ~PeerDevices() = default;
   virtual std::string_view kind() const = 0;  // "cuda" or "sim"
   virtual int device_count() const = 0;
   // The index the user knows the GPU by (the CUDA index, or the simulated GPU's number).
@@ -93,6 +96,11 @@ class PeerBackend {
   virtual bool can_access(int actor, int memory) = 0;
   // The link between two GPUs, or (b == kHostMemory) between GPU a and the host.
   virtual PeerLink link(int a, int b) = 0;
+};
+
+// The GPUs with their experiments: what the engine holds (RunContext::peer_backend).
+class PeerBackend : public PeerDevices {
+ public:
   // Throws PeerExperimentError when !can_access(reader, memory).
   virtual RemoteChaseResult run_remote_chase(const RemoteChaseSpec& spec) = 0;
   // SM transfers throw PeerExperimentError without access; copies run without it (staged).

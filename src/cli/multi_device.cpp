@@ -3,8 +3,6 @@
 #include <filesystem>
 #include <memory>
 
-#include "backend/cuda/cuda_peer_backend.hpp"
-#include "backend/sim/sim_peer_backend.hpp"
 #include "cli/discovery.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
@@ -41,16 +39,9 @@ std::vector<int> resolve_devices(const Options& options, int available) {
   return options.devices;
 }
 
-// The devices of the run. A simulated run's p2p backend is made here (it holds no device); a
-// GPU's only after every GPU's lock is taken (make_cuda_peer_backend creates contexts).
-std::vector<int> find_devices(const Options& options, std::unique_ptr<PeerBackend>& sim_peers) {
-  if (!options.sim_file.empty()) {
-    auto described = make_sim_peer_backend_from_file(options.sim_file);
-    std::vector<int> devices = resolve_devices(options, described->device_count());
-    sim_peers = select_peer_devices(std::move(described), devices);
-    return devices;
-  }
-  return resolve_devices(options, cuda_device_count());
+// The devices of the run: the named indices, or every one there is.
+std::vector<int> find_devices(const Options& options) {
+  return resolve_devices(options, peer_device_count(options));
 }
 
 // Options for the discovery of one of the devices.
@@ -107,9 +98,15 @@ const char* single_device_option(const Options& options) {
   return nullptr;
 }
 
-P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
+// The p2p family through the engine's context, wired as a device's probes are (the stop signal,
+// the seed, progress; a multi-device run takes no --traces), with the run's GPUs (`indices`) as
+// its peers. The context's device and topology are the first GPU's, which the family leaves
+// alone: it measures between the GPUs, through RunContext::peers() and its peer experiments.
+// Throws NoDeviceError when the GPUs cannot be opened together.
+P2pReport run_pairs(const std::vector<int>& indices, const P2pSelection& selection,
                     const std::vector<std::unique_ptr<DeviceRun>>& runs, const Options& options,
                     std::ostream& err) {
+  const auto peers = open_peer_devices(options, indices);
   std::vector<P2pDevice> devices;
   std::vector<std::uint64_t> l2_bytes;
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -117,13 +114,13 @@ P2pReport run_pairs(PeerBackend& peers, const P2pSelection& selection,
     devices.push_back(P2pDevice{static_cast<int>(i), facts.device_index, facts.name, facts.uuid});
     l2_bytes.push_back(facts.l2_bytes);
   }
-  P2pContext context;
-  context.progress = [&err, quiet = options.quiet](const std::string& line) {
-    if (!quiet) err << "memtopo: " << line << "\n";
-  };
-  context.interrupted = interrupt_requested;
-  context.seed = options.seed;
-  return run_p2p(peers, selection, devices, l2_bytes, context);
+  DeviceRun& first = *runs.front();
+  Measurement measurement(options, *first.opened->backend, first.topology, nullptr, {},
+                          [&err, quiet = options.quiet](const std::string& line) {
+                            if (!quiet) err << "memtopo: " << line << "\n";
+                          });
+  measurement.context().peer_backend = peers.get();
+  return run_p2p(measurement.context(), selection, devices, l2_bytes);
 }
 
 }  // namespace
@@ -152,9 +149,8 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   install_interrupt_handler();
 
   std::vector<int> devices;
-  std::unique_ptr<PeerBackend> peers;
   try {
-    devices = find_devices(options, peers);
+    devices = find_devices(options);
   } catch (const NoDeviceError& error) {
     err << "memtopo: no usable CUDA device: " << error.what() << "\n";
     return exit_code::no_device;
@@ -179,14 +175,14 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
     runs.push_back(std::move(run));
     if (report.run.interrupted) break;
   }
-  if (split.p2p.any() && !report.run.interrupted && runs.size() == devices.size()) {
+  if (split.p2p.any() && !report.run.interrupted && !runs.empty() &&
+      runs.size() == devices.size()) {
     try {
-      if (!peers) peers = make_cuda_peer_backend(devices);
+      report.p2p = run_pairs(devices, split.p2p, runs, options, err);
     } catch (const NoDeviceError& error) {
       err << "memtopo: the GPUs cannot be opened together: " << error.what() << "\n";
       return exit_code::no_device;
     }
-    report.p2p = run_pairs(*peers, split.p2p, runs, options, err);
     for (const ProbeOutcome& outcome : report.p2p->probes) {
       report.run.interrupted |= outcome.status == "not_run";
     }

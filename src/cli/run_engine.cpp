@@ -1,5 +1,7 @@
 #include "cli/run_engine.hpp"
 
+#include "backend/cuda/cuda_peer_backend.hpp"
+#include "backend/sim/sim_peer_backend.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "model/printable_text.hpp"
@@ -30,6 +32,17 @@ int plan_outputs(const Options& options, const std::string& program, OutputPlan&
   }
   if (!sim_file_exists(options, program, err)) return exit_code::bad_input;
   return exit_code::ok;
+}
+
+std::unique_ptr<PeerBackend> open_peer_devices(const Options& options,
+                                               const std::vector<int>& devices) {
+  if (options.sim_file.empty()) return make_cuda_peer_backend(devices);
+  return select_peer_devices(make_sim_peer_backend_from_file(options.sim_file), devices);
+}
+
+int peer_device_count(const Options& options) {
+  if (options.sim_file.empty()) return cuda_device_count();
+  return make_sim_peer_backend_from_file(options.sim_file)->device_count();
 }
 
 int open_run_device(const Options& options, Clock::time_point setup_start, DeviceRun& run,

@@ -2,14 +2,16 @@
 // The run engine's CLI half (docs/architecture.md, "The run engine"): what a discovery, a study
 // and a multi-device run share from options to exit code. plan_outputs checks every output
 // before a device is touched; open_run_device opens and claims the device and records its facts
-// and the setup phase; Measurement is the context (run/context.hpp) with the stop signal, the
-// seed, progress and --traces wired in; outcome_exit_code says what the run means.
+// and the setup phase (open_peer_devices a multi-device run's GPUs as peers); Measurement is the
+// context (run/context.hpp) with the stop signal, the seed, progress and --traces wired in;
+// outcome_exit_code says what the run means.
 #include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "cli/gpu_claim.hpp"
 #include "cli/open_backend.hpp"
@@ -52,6 +54,15 @@ struct DeviceRun {
 // or is in use (after saying why on `err`).
 int open_run_device(const Options& options, Clock::time_point setup_start, DeviceRun& run,
                     std::ostream& err);
+
+// A multi-device run's GPUs as peers (RunContext::peer_backend): `devices` (the indices the
+// user named, in the run's order) at positions 0 .. n-1, from the --sim description or the CUDA
+// GPUs (once every GPU's lock is taken: this creates their contexts). Throws NoDeviceError and
+// DescriptionError. `peer_device_count`: how many GPUs there are to name (multi_gpu.gpus, or
+// what CUDA lists).
+std::unique_ptr<PeerBackend> open_peer_devices(const Options& options,
+                                               const std::vector<int>& devices);
+int peer_device_count(const Options& options);
 
 // The engine's context for one run on `device`, writing into `topology`: the stop signal, the
 // seed, `progress` and, with a trace writer, --traces (experiments without a label named after

@@ -1,6 +1,6 @@
 // The CSV of the experiments that are not chases or streams (report/csv_traces.hpp): warp
-// accesses, L2 first-touch launches and the studies' experiments, so that --traces holds every
-// experiment a run made.
+// accesses, L2 first-touch launches, the studies' experiments and the p2p family's, so that
+// --traces holds every experiment a run made.
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -99,6 +99,25 @@ void write_spill_csv(std::ostream& out, const std::string& label, const SpillSpe
       << " shared_carveout_percent=" << spec.shared_carveout_percent
       << " warps_per_launch=" << run.warps_per_launch << "\n";
   write_timed_samples(out, run.cycles_per_iteration, run.ns_per_iteration);
+}
+
+void write_remote_chase_csv(std::ostream& out, const std::string& label,
+                            const RemoteChaseSpec& spec, const RemoteChaseResult& result) {
+  out << "# " << label << ": remote chase reader=" << spec.reader << " memory=" << spec.memory
+      << " footprint_bytes=" << spec.footprint_bytes << " stride_bytes=" << spec.stride_bytes
+      << " loads_per_sample=" << spec.loads_per_sample << " seed=" << spec.seed
+      << " clock_khz=" << number_text(result.sm_clock_khz) << "\n";
+  write_timed_samples(out, result.cycles_per_load, result.ns_per_load);
+}
+
+void write_transfer_csv(std::ostream& out, const std::string& label, const TransferSpec& spec,
+                        const TransferResult& result) {
+  out << "# " << label << ": transfer actor=" << spec.actor << " memory=" << spec.memory
+      << " engine=" << to_string(spec.engine) << " direction=" << to_string(spec.direction)
+      << " warmups=" << spec.warmups << " note=" << result.note << "\n";
+  out << "repetition,seconds,bytes\n";
+  for (std::size_t i = 0; i < result.seconds.size(); ++i)
+    out << i << "," << number_text(result.seconds[i]) << "," << result.bytes << "\n";
 }
 
 }  // namespace memtopo

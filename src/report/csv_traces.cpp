@@ -167,6 +167,10 @@ void CsvTraceWriter::record_experiment(const std::string& label, const Experimen
                  [&](const StridedRecord& r) { write_strided_csv(text, label, r.spec, r.result); },
                  [&](const BarrierRecord& r) { write_barrier_csv(text, label, r.spec, r.result); },
                  [&](const SpillRecord& r) { write_spill_csv(text, label, r.spec, r.result); },
+                 [&](const RemoteChaseRecord& r) {
+                   write_remote_chase_csv(text, label, r.spec, r.result);
+                 },
+                 [&](const TransferRecord& r) { write_transfer_csv(text, label, r.spec, r.result); },
                  [](const StreamRecord&) {},
              },
              experiment);

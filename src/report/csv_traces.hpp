@@ -44,6 +44,12 @@ void write_barrier_csv(std::ostream& out, const std::string& label, const Barrie
                        const BarrierRun& run);
 void write_spill_csv(std::ostream& out, const std::string& label, const SpillSpec& spec,
                      const SpillRun& run);
+// Between GPUs (memory -1: the host): a remote chase "sample,cycles,ns" (per load), a transfer
+// "repetition,seconds,bytes".
+void write_remote_chase_csv(std::ostream& out, const std::string& label,
+                            const RemoteChaseSpec& spec, const RemoteChaseResult& result);
+void write_transfer_csv(std::ostream& out, const std::string& label, const TransferSpec& spec,
+                        const TransferResult& result);
 
 // Writes each recorded experiment to DIR/NNNNN_<label>.csv, numbered in run order; the streams
 // of one label go to one file (numbered when first written), one row per timed launch.

@@ -21,6 +21,12 @@ std::string lacks(const Backend& backend, const std::string& what) {
   return "the " + std::string(backend.kind()) + " backend runs no " + what;
 }
 
+// The run's peer GPUs with their experiments, or Skipped in a run of one device.
+PeerBackend& peer_experiments(PeerBackend* peers) {
+  if (!peers) throw Skipped("this run measures one device: there is no peer GPU");
+  return *peers;
+}
+
 }  // namespace
 
 std::vector<Trace> RunContext::run(std::span<const ChaseSpec> batch,
@@ -109,6 +115,27 @@ SpillRun RunContext::run_spill(const SpillSpec& spec, const std::string& label) 
   sm_clocks->add(clock_of_samples(run.cycles_per_iteration, run.ns_per_iteration));
   if (traces) traces->record_experiment(label, SpillRecord{spec, run});
   return run;
+}
+
+PeerDevices& RunContext::peers() const {
+  return peer_experiments(peer_backend);
+}
+
+RemoteChaseResult RunContext::run_remote_chase(const RemoteChaseSpec& spec,
+                                               const std::string& label) const {
+  check_interrupted();
+  RemoteChaseResult result = peer_experiments(peer_backend).run_remote_chase(spec);
+  sm_clocks->add(result.sm_clock_khz);  // the reader's SM clock over its samples
+  if (traces) traces->record_experiment(label, RemoteChaseRecord{spec, result});
+  return result;
+}
+
+TransferResult RunContext::run_transfer(const TransferSpec& spec, const std::string& label) const {
+  check_interrupted();
+  // Timed by events: no SM clock to log.
+  TransferResult result = peer_experiments(peer_backend).run_transfer(spec);
+  if (traces) traces->record_experiment(label, TransferRecord{spec, result});
+  return result;
 }
 
 void RunContext::phase(const std::string& name, const std::function<void()>& work) const {

@@ -1,9 +1,9 @@
 #pragma once
 // The run engine's context: what every kind of run (a discovery's probes, a study, the p2p
-// family) measures through. It checks for a stop signal before every experiment, hands every
-// experiment to the trace sink (--traces) and its SM clock to the run's clock log, turns a
-// capability the backend lacks into a skip with the reason, and times phases. Nothing reaches a
-// device around it (docs/architecture.md, "The run engine").
+// family between GPUs) measures through. It checks for a stop signal before every experiment,
+// hands every experiment to the trace sink (--traces) and its SM clock to the run's clock log,
+// turns a capability the backend lacks into a skip with the reason, and times phases. Nothing
+// reaches a device around it (docs/architecture.md, "The run engine").
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/p2p.hpp"
 #include "backend/strided_access.hpp"
 #include "backend/study_kernels.hpp"
 #include "model/topology.hpp"
@@ -35,6 +36,9 @@ struct RunContext {
   TraceSink* traces = nullptr;
   // Every SM clock an experiment of this run measured.
   std::shared_ptr<SmClockLog> sm_clocks = std::make_shared<SmClockLog>();
+  // The GPUs a multi-device run measures between (the p2p family); nullptr in a run of one
+  // device. They span several devices, so they are the run's, not one Backend's capability.
+  PeerBackend* peer_backend = nullptr;
 
   // Throws Interrupted once a stop signal arrived; long loops call it between batches.
   void check_interrupted() const {
@@ -55,12 +59,20 @@ struct RunContext {
                                   const std::string& label = "") const;
   BarrierRun run_barrier(const BarrierSpec& spec, const std::string& label = "") const;
   SpillRun run_spill(const SpillSpec& spec, const std::string& label = "") const;
+  // Between GPUs (or a GPU and the host), through peers(): a dependent chase of one GPU's SM
+  // over another's memory (its SM clock logged), and a transfer by SMs or copy engines.
+  RemoteChaseResult run_remote_chase(const RemoteChaseSpec& spec,
+                                     const std::string& label = "") const;
+  TransferResult run_transfer(const TransferSpec& spec, const std::string& label = "") const;
 
   // The backend's capability, or Skipped naming what it lacks (for a run that needs it before
   // its first experiment).
   StridedAccessRunner& strided_access() const;
   // `missing` names what the study kernels model ("barriers", "registers and local memory").
   StudyKernels& study_kernels(const std::string& missing) const;
+  // The run's peer GPUs, their access and links (their experiments go through
+  // run_remote_chase and run_transfer), or Skipped in a run of one device.
+  PeerDevices& peers() const;
 
   // Runs `work` as phase `name` of the run (topology.run.phases: seconds, SM clock before and
   // after), also when it throws.

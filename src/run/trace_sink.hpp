@@ -1,6 +1,7 @@
 #pragma once
 // The run engine's one trace sink: every experiment a run makes (a chase, a stream, a warp
-// access, an L2 first touch, a strided request, a barrier, a spill) reaches it through
+// access, an L2 first touch, a strided request, a barrier, a spill, and between GPUs a remote
+// chase or a transfer) reaches it through
 // RunContext, labelled with what made it ("l1.size/scan"; empty: the phase running). --traces
 // DIR writes them as CSV (report/csv_traces.hpp); the phase monitor taps the chases.
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "backend/experiment.hpp"
 #include "backend/l2_first_touch.hpp"
+#include "backend/p2p.hpp"
 #include "backend/stream.hpp"
 #include "backend/strided_access.hpp"
 #include "backend/study_kernels.hpp"
@@ -29,8 +31,11 @@ using FirstTouchRecord = Recorded<L2FirstTouchSpec, L2FirstTouchResult>;
 using StridedRecord = Recorded<StridedAccessSpec, StridedAccessResult>;
 using BarrierRecord = Recorded<BarrierSpec, BarrierRun>;
 using SpillRecord = Recorded<SpillSpec, SpillRun>;
-using Experiment = std::variant<ChaseRecord, StreamRecord, WarpAccessRecord, FirstTouchRecord,
-                                StridedRecord, BarrierRecord, SpillRecord>;
+using RemoteChaseRecord = Recorded<RemoteChaseSpec, RemoteChaseResult>;
+using TransferRecord = Recorded<TransferSpec, TransferResult>;
+using Experiment =
+    std::variant<ChaseRecord, StreamRecord, WarpAccessRecord, FirstTouchRecord, StridedRecord,
+                 BarrierRecord, SpillRecord, RemoteChaseRecord, TransferRecord>;
 
 class TraceSink {
  public:

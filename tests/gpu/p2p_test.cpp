@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_peer_backend.hpp"
 #include "model/p2p.hpp"
 #include "probes/p2p/p2p_family.hpp"
+#include "run/context.hpp"
 
 namespace memtopo {
 namespace {
@@ -33,14 +35,20 @@ int visible_gpus() {
   }
 }
 
+// Through the engine's context, as a multi-device run does: the first GPU's device, the GPUs
+// as its peers.
 P2pReport run_family(const std::vector<int>& gpus) {
-  auto backend = make_cuda_peer_backend(gpus);
+  std::unique_ptr<Backend> first_gpu = make_cuda_backend(gpus.front());
+  std::unique_ptr<PeerBackend> peers = make_cuda_peer_backend(gpus);
+  Topology topology;
+  const RunContext context{
+      .backend = *first_gpu, .topology = topology, .peer_backend = peers.get()};
   std::vector<P2pDevice> devices;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     devices.push_back({static_cast<int>(i), gpus[i], "gpu", ""});
   }
-  return run_p2p(*backend, P2pSelection::all(), devices,
-                 std::vector<std::uint64_t>(gpus.size(), kL2Bytes), P2pContext{});
+  return run_p2p(context, P2pSelection::all(), devices,
+                 std::vector<std::uint64_t>(gpus.size(), kL2Bytes));
 }
 
 void expect_plausible(const P2pPair& pair) {

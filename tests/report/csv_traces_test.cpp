@@ -92,6 +92,34 @@ TEST(CsvTraces, StreamsOfOneLabelShareAFileOneRowPerTimedLaunch) {
   fs::remove_all(dir);
 }
 
+TEST(CsvTraces, ThePeerExperimentsAreWrittenOneFileEach) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "memtopo_peer_csv";
+  fs::remove_all(dir);
+  CsvTraceWriter writer(dir);
+  const RemoteChaseSpec chase{0, kHostMemory, 1 << 26, 512, 256, 2, 7};
+  RemoteChaseResult samples;
+  samples.cycles_per_load = {1500, 1510};
+  samples.ns_per_load = {1000, 1006.5};
+  samples.sm_clock_khz = 1500000;
+  writer.record_experiment("p2p.latency", RemoteChaseRecord{chase, samples});
+  const TransferSpec copy{1, 0, TransferEngine::copy_engine, TransferDirection::write, 4096, 2, 2};
+  TransferResult copied;
+  copied.seconds = {0.001, 0.002};
+  copied.bytes = 4096;
+  copied.note = "staged through the host: no peer access";
+  writer.record_experiment("p2p.copy_bandwidth", TransferRecord{copy, copied});
+  EXPECT_EQ(writer.files_written(), 2u);
+  EXPECT_EQ(read(dir / "00000_p2p.latency.csv"),
+            "# p2p.latency: remote chase reader=0 memory=-1 footprint_bytes=67108864 "
+            "stride_bytes=512 loads_per_sample=256 seed=7 clock_khz=1500000\n"
+            "sample,cycles,ns\n0,1500,1000\n1,1510,1006.5\n");
+  EXPECT_EQ(read(dir / "00001_p2p.copy_bandwidth.csv"),
+            "# p2p.copy_bandwidth: transfer actor=1 memory=0 engine=copy_engine direction=write "
+            "warmups=2 note=staged through the host: no peer access\n"
+            "repetition,seconds,bytes\n0,0.001,4096\n1,0.002,4096\n");
+  fs::remove_all(dir);
+}
+
 TEST(CsvTraces, AFileWhereTheDirectoryShouldBeIsAnOutputError) {
   fs::path file = fs::temp_directory_path() / "memtopo_csv_traces_test_file";
   std::ofstream(file) << "x";

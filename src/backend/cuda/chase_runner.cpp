@@ -65,14 +65,30 @@ std::string list_sms(const std::vector<std::uint32_t>& sms) {
 }
 
 // Allocates `buffer` for `words` words, naming what it is for when the device memory is short.
+// A buffer that must grow takes `capacity` words instead where that is more and fits.
 void ensure_device_words(DeviceBuffer<std::uint32_t>& buffer, std::uint64_t words,
-                         const char* what) {
+                         const char* what, std::uint64_t capacity = 0) {
+  if (capacity > words && buffer.size() < words) {
+    buffer = DeviceBuffer<std::uint32_t>();
+    try {
+      buffer = DeviceBuffer<std::uint32_t>(capacity);
+      return;
+    } catch (const OutOfMemoryError&) {
+      // Less is free than the plan allowed: the size needed, below.
+    }
+  }
   try {
     ensure_size(buffer, words);
   } catch (const OutOfMemoryError& error) {
     throw OutOfMemoryError(std::string("the launch's ") + what + " need " +
                            std::to_string(4 * words) + " bytes of device memory: " + error.what());
   }
+}
+
+// Every spec of the launch asked to keep its arrays (ChaseSpec::keep_arrays).
+bool keeps_arrays(const PlannedLaunch& launch, std::span<const ChaseSpec> batch) {
+  return std::all_of(launch.jobs.begin(), launch.jobs.end(),
+                     [&](const PlannedJob& job) { return batch[job.spec_index].keep_arrays; });
 }
 
 // Words from `address` to the next multiple of `alignment` bytes.
@@ -142,7 +158,8 @@ ChaseRunner::ChaseRunner(ChaseRunnerConfig config) : config_(std::move(config)) 
 // Chains and sweeps on device memory each start on their own 2 MiB boundary; the constant
 // path's live in the constant bank instead.
 ChaseRunner::Placement ChaseRunner::place(const PlannedLaunch& launch,
-                                          std::span<const ChaseSpec> batch) {
+                                          std::span<const ChaseSpec> batch,
+                                          std::uint64_t kept_wide_bytes) {
   Placement placement;
   placement.chain_alignment_words = chain_alignment_bytes(launch, batch) / 4;
   for (const PlannedJob& job : launch.jobs) {
@@ -160,8 +177,13 @@ ChaseRunner::Placement ChaseRunner::place(const PlannedLaunch& launch,
   }
   drop_unused_arrays(placement);
   if (placement.chain_words > 0) {
+    // A row of wide chains that keeps its array grows it once, to the most it may plan (see
+    // ChaseSpec::keep_arrays): each regrowth after a free waited ~0.37 s on an H200.
+    const std::uint64_t capacity = launch.wide && keeps_arrays(launch, batch)
+                                       ? kept_wide_bytes / 4 + placement.chain_alignment_words
+                                       : 0;
     ensure_device_words(chains_, placement.chain_words + placement.chain_alignment_words,
-                        "chase arrays");
+                        "chase arrays", capacity);
     placement.chain_base = words_to_alignment(chains_.data(), 4 * placement.chain_alignment_words);
   }
   if (placement.sweep_words > 0) {
@@ -332,12 +354,12 @@ std::vector<ChaseOutcome> ChaseRunner::launch_until_every_job_ran(const PlannedL
 }
 
 void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> batch,
-                      std::span<Trace> traces) {
+                      std::span<Trace> traces, std::uint64_t kept_wide_bytes) {
   if (launch.jobs.empty()) return;
   // Also when a step throws (out of memory for the sweep after the chains were allocated, a
   // stray chase): a failed 16 GiB chase must not keep its array.
   ReleaseOnExit release(*this);
-  const Placement placement = place(launch, batch);
+  const Placement placement = place(launch, batch, kept_wide_bytes);
   // Holds the launch's texture objects until the kernel has finished with them.
   const UploadedJobs jobs = upload_jobs(launch, batch, placement);
   const LaunchShape shape = configure_launch(launch, jobs);
@@ -377,10 +399,7 @@ void ChaseRunner::run(const PlannedLaunch& launch, std::span<const ChaseSpec> ba
     trace.clock_khz =
         clock_khz_of(outcome.clock_end - outcome.clock_start, outcome.ns_end - outcome.ns_start);
   }
-  const bool keep = std::all_of(launch.jobs.begin(), launch.jobs.end(), [&](const PlannedJob& job) {
-    return batch[job.spec_index].keep_arrays;
-  });
-  if (keep) release.keep();
+  if (keeps_arrays(launch, batch)) release.keep();
 }
 
 // limits() and the launch budget count held buffers as free memory. Before a larger array is

@@ -32,8 +32,14 @@ class ChaseRunner {
   // Jobs whose SM got no block are launched again, a bounded number of times. Throws
   // ExperimentError when a job cannot run, CudaError & co. when CUDA fails. Arrays over 1 GiB
   // are freed afterwards, unless the run succeeded and every spec asked to keep them
-  // (ChaseSpec::keep_arrays): then the next run frees them, if it does not ask the same.
-  void run(const PlannedLaunch& launch, std::span<const ChaseSpec> batch, std::span<Trace> traces);
+  // (ChaseSpec::keep_arrays): then the next run frees them, if it does not ask the same. A
+  // kept wide chain's array grows to `kept_wide_bytes` at once (when that is larger and fits).
+  void run(const PlannedLaunch& launch, std::span<const ChaseSpec> batch, std::span<Trace> traces,
+           std::uint64_t kept_wide_bytes = 0);
+
+  // Frees the arrays over 1 GiB that runs kept (ChaseSpec::keep_arrays): before another kind
+  // of experiment needs the memory.
+  void release_large_buffers() noexcept;
 
   // Device memory kept for reuse between runs (counted as available by limits()).
   std::uint64_t held_bytes() const;
@@ -45,7 +51,8 @@ class ChaseRunner {
   struct UploadedJobs;  // the descriptors of a launch and what they point to
   struct LaunchShape;   // grid, block and shared memory of a launch
   class ReleaseOnExit;  // calls release_large_buffers when run() returns or throws
-  Placement place(const PlannedLaunch& launch, std::span<const ChaseSpec> batch);
+  Placement place(const PlannedLaunch& launch, std::span<const ChaseSpec> batch,
+                  std::uint64_t kept_wide_bytes);
   void drop_unused_arrays(const Placement& placement);
   UploadedJobs upload_jobs(const PlannedLaunch& launch, std::span<const ChaseSpec> batch,
                            const Placement& placement);
@@ -54,7 +61,6 @@ class ChaseRunner {
                                                        const UploadedJobs& jobs,
                                                        const LaunchShape& shape);
   void evict_l2_cache();
-  void release_large_buffers() noexcept;
 
   ChaseRunnerConfig config_;
   // Kept between runs so that a probe's thousands of small chases do not each cudaMalloc.

@@ -52,13 +52,11 @@ constexpr int kHopperMajor = 9;
 
 std::string sm_range(const std::vector<std::uint32_t>& ids) {
   if (ids.empty()) return "none";
-  const bool contiguous = ids.back() - ids.front() + 1 == ids.size();
-  if (contiguous) return std::to_string(ids.front()) + ".." + std::to_string(ids.back());
-  std::string text;
-  for (const std::uint32_t id : ids) {
-    if (!text.empty()) text += ',';
-    text += std::to_string(id);
+  if (ids.back() - ids.front() + 1 == ids.size()) {  // contiguous
+    return std::to_string(ids.front()) + ".." + std::to_string(ids.back());
   }
+  std::string text;
+  for (const std::uint32_t id : ids) text += (text.empty() ? "" : ",") + std::to_string(id);
   return text;
 }
 
@@ -134,16 +132,16 @@ class CudaBackend final : public Backend,
     const BackendLimits limits = this->limits();
     for (std::size_t i = 0; i < batch.size(); ++i) check_runnable(batch[i], i, limits);
     std::vector<Trace> traces(batch.size());
-    // Within the free device memory per launch: several huge chases run one after another
-    // (each launch frees arrays over 1 GiB when it ends).
-    for (const PlannedLaunch& launch : plan_launches(batch, sm_ids_, array_bytes_budget())) {
-      runner_->run(launch, batch, traces);
+    // Within the free device memory per launch (each frees arrays over 1 GiB unless kept).
+    const std::uint64_t budget = array_bytes_budget();
+    for (const PlannedLaunch& launch : plan_launches(batch, sm_ids_, budget)) {
+      runner_->run(launch, batch, traces, plannable_bytes(budget));
     }
     return traces;
   }
 
   std::vector<Trace> run_warp_access(std::span<const WarpAccessSpec> batch) override {
-    CUDA_CALL(cudaSetDevice(device_));
+    enter_other_experiment();
     const BackendLimits limits = this->limits();
     for (std::size_t i = 0; i < batch.size(); ++i) check_runnable(batch[i], i, limits);
     return run_warp_accesses(batch);
@@ -182,7 +180,7 @@ class CudaBackend final : public Backend,
   }
 
   L2FirstTouchResult run_l2_first_touch(const L2FirstTouchSpec& spec) override {
-    CUDA_CALL(cudaSetDevice(device_));
+    enter_other_experiment();
     if (!first_touch_) {
       first_touch_ = std::make_unique<L2FirstTouchRunner>(FirstTouchRunnerConfig{
           facts_.sm_count, sm_ids_, facts_.shared_per_sm_bytes, max_dynamic_shared_});
@@ -191,15 +189,13 @@ class CudaBackend final : public Backend,
   }
 
   StridedAccessResult run_strided(const StridedAccessSpec& spec) override {
-    CUDA_CALL(cudaSetDevice(device_));
+    enter_other_experiment();
     return run_strided_on_gpu(spec, {facts_.sm_count, max_dynamic_shared_});
   }
 
   StreamResult run_stream(const StreamSpec& spec) override {
-    CUDA_CALL(cudaSetDevice(device_));
-    // Free memory only: the chase runner keeps its arrays and frees them only for its own.
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
+    enter_other_experiment();
+    std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
     return streams_->run(
         spec, free_bytes > kFootprintReserveBytes ? free_bytes - kFootprintReserveBytes : 0);
@@ -221,28 +217,34 @@ class CudaBackend final : public Backend,
     return cluster_max_potential_size();
   }
   ClusterLatencyResult run_cluster_latency(const ClusterLatencySpec& spec) override {
-    CUDA_CALL(cudaSetDevice(device_));
+    enter_other_experiment();
     return cluster_latency(spec);
   }
   ClusterBandwidthResult run_cluster_bandwidth(const ClusterBandwidthSpec& spec) override {
-    CUDA_CALL(cudaSetDevice(device_));
+    enter_other_experiment();
     return cluster_bandwidth(spec);
   }
   TileCopyLatencyResult run_tile_copy_latency(const TileCopySpec& spec) override {
-    CUDA_CALL(cudaSetDevice(device_));
+    enter_other_experiment();
     return tile_copy_latency(spec);
   }
   TileCopyThroughputResult run_tile_copy_throughput(const TileCopySpec& spec) override {
-    CUDA_CALL(cudaSetDevice(device_));
+    enter_other_experiment();
     return tile_copy_throughput(spec, facts_.sm_count);
   }
   CodeFetchLayout code_fetch_layout() const override { return memtopo::code_fetch_layout(); }
   CodeFetchResult run_code_fetch(const CodeFetchSpec& spec) override {
-    CUDA_CALL(cudaSetDevice(device_));
+    enter_other_experiment();
     return code_fetch(spec, facts_.sm_count);
   }
 
  private:
+  // Every experiment but a chase starts here: chases' kept arrays (ChaseSpec::keep_arrays) go.
+  void enter_other_experiment() {
+    CUDA_CALL(cudaSetDevice(device_));
+    runner_->release_large_buffers();
+  }
+
   // Free device memory plus what the runner holds for reuse (it frees that before growing).
   std::uint64_t usable_device_bytes() const {
     CUDA_CALL(cudaSetDevice(device_));
@@ -427,17 +429,15 @@ class CudaBackend final : public Backend,
       facts_.mig = "enabled (this device is MIG instance " + facts_.uuid + ")";
     }
     const auto after = processes_on(*nvml_);
+    std::optional<std::uint32_t> server;
     if (after) {
       own_pids_ = own_gpu_pids(static_cast<std::uint32_t>(getpid()),
                                processes_before.value_or(std::vector<GpuProcess>{}), *after);
-    }
-    std::optional<std::uint32_t> server;
-    std::size_t clients = 0;
-    if (after) {
-      for (const GpuProcess& process : named(*after)) {
+      for (const GpuProcess& process : named(*after)) {  // named() leaves out own_pids_
         if (process.name == kMpsServerName) server = process.pid;
       }
     }
+    std::size_t clients = 0;
     if (const auto listed_clients = nvml_->mps_processes()) clients = listed_clients->size();
     facts_.mps = describe_mps(after.has_value(), clients, server, mps_control_pipe());
   }

@@ -239,15 +239,17 @@ WordReference Sweep::hit_reference(std::uint64_t from, std::uint64_t to, std::si
 }
 
 void Sweep::set_reference(WordReference reference) {
-  reference_ = std::move(reference);
+  reference_.assign(reference.begin(), reference.end());
   std::vector<double> values;
   for (const auto& [word, cycles] : reference_) values.push_back(cycles);
   reference_median_ = values.empty() ? 0 : median(values);
 }
 
 double Sweep::correction(std::uint32_t word) const {
-  const auto it = reference_.find(word);
-  return it == reference_.end() ? 0 : reference_median_ - it->second;
+  const auto it = std::lower_bound(
+      reference_.begin(), reference_.end(), word,
+      [](const std::pair<std::uint32_t, double>& entry, std::uint32_t w) { return entry.first < w; });
+  return it == reference_.end() || it->first != word ? 0 : reference_median_ - it->second;
 }
 
 ChaseBuilder Sweep::chase(std::uint64_t footprint) const {

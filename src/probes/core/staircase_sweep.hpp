@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -151,7 +152,9 @@ class Sweep {
   BackendLimits limits_;
   std::vector<Measured> coarse_;
   std::uint64_t offset_bytes_ = 0;  // where sequential chains start in their array (refine_placed)
-  WordReference reference_;
+  // The reference, sorted by word: a flat table (its lookups, one per timed load of a TLB row,
+  // were a map's tree walks).
+  std::vector<std::pair<std::uint32_t, double>> reference_;
   double reference_median_ = 0;
   std::map<std::string, double> seconds_;
   std::uint64_t loads_ = 0;

@@ -229,7 +229,10 @@ ChaseSpec row_chase(const Plan& plan, const RowDesign& row, std::uint64_t seed) 
           .visiting_wide(row_chain(row, plan.line_bytes, seed))
           .on_sm(plan.sm)
           .warm_passes(cold ? 0 : 1)
-          .timed_loads(static_cast<std::uint32_t>(std::min(loads, plan.max_timed_loads)));
+          .timed_loads(static_cast<std::uint32_t>(std::min(loads, plan.max_timed_loads)))
+          // Rows of up to most of the device memory, after the TLB row's as large: one array
+          // for all (ChaseSpec::keep_arrays; a new one after a freed one waited ~0.37 s).
+          .keeping_arrays();
   if (cold) builder.flush_device_caches();
   return std::move(builder).spec();
 }

@@ -43,9 +43,9 @@ using PairStep = std::function<void(P2pPair& pair)>;
 
 class FamilyRun {
  public:
-  FamilyRun(PeerBackend& backend, const std::vector<P2pDevice>& devices,
-            const std::vector<std::uint64_t>& l2_bytes, const P2pContext& context)
-      : backend_(backend), devices_(devices), l2_bytes_(l2_bytes), context_(context) {
+  FamilyRun(const RunContext& context, const std::vector<P2pDevice>& devices,
+            const std::vector<std::uint64_t>& l2_bytes)
+      : context_(context), devices_(devices), l2_bytes_(l2_bytes) {
     for (const P2pDevice& actor : devices_) {
       for (const P2pDevice& memory : devices_) {
         if (memory.position != actor.position) add_pair(actor.position, memory.position);
@@ -62,17 +62,18 @@ class FamilyRun {
       return;
     }
     context_.progress(std::string("running ") + id);
+    probe_id_ = id;
     std::size_t failures = 0;
     std::string failure;
     PhaseTiming phase(id);  // between devices: no one SM clock to read
     time_phase(phase, nullptr, [&] {
       for (P2pPair& pair : report_.pairs) {
-        if (context_.interrupted()) {
+        try {
+          context_.check_interrupted();
+          step(pair);
+        } catch (const Interrupted&) {
           stopped_ = true;
           break;
-        }
-        try {
-          step(pair);
         } catch (const std::exception& error) {
           ++failures;
           failure = pair_text(devices_[pair.actor], pair.memory, devices_) + ": " + error.what();
@@ -90,7 +91,13 @@ class FamilyRun {
     }
   }
 
-  PeerBackend& backend() { return backend_; }
+  // The engine's experiments, labelled with the running probe's id.
+  RemoteChaseResult remote_chase(const RemoteChaseSpec& spec) const {
+    return context_.run_remote_chase(spec, probe_id_);
+  }
+  TransferResult transfer(const TransferSpec& spec) const {
+    return context_.run_transfer(spec, probe_id_);
+  }
   bool accessible(const P2pPair& pair) const {
     const Property* access = pair.find(p2p_property::kPeerAccess);
     return access && access->value.is_boolean() && access->value.get<bool>();
@@ -108,11 +115,11 @@ class FamilyRun {
  private:
   void add_pair(int actor, int memory) { report_.pairs.push_back(P2pPair{actor, memory, {}}); }
 
-  PeerBackend& backend_;
+  const RunContext& context_;
   const std::vector<P2pDevice>& devices_;
   const std::vector<std::uint64_t>& l2_bytes_;
-  const P2pContext& context_;
   P2pReport report_;
+  std::string probe_id_;
   bool stopped_ = false;
   std::uint64_t seeds_used_ = 0;
 };
@@ -128,7 +135,7 @@ void measure_latency(FamilyRun& run, P2pPair& pair) {
                                  kNoAccess));
     return;
   }
-  pair.set(latency_property(spec, run.backend().run_remote_chase(spec)));
+  pair.set(latency_property(spec, run.remote_chase(spec)));
 }
 
 void measure_transfers(FamilyRun& run, P2pPair& pair, TransferEngine engine) {
@@ -148,28 +155,29 @@ void measure_transfers(FamilyRun& run, P2pPair& pair, TransferEngine engine) {
       pair.set(unmeasured_property(name, "bytes/second", "SM loads and stores", kNoAccess));
       continue;
     }
-    pair.set(bandwidth_property(name, spec, run.backend().run_transfer(spec)));
+    pair.set(bandwidth_property(name, spec, run.transfer(spec)));
   }
 }
 
 }  // namespace
 
-P2pReport run_p2p(PeerBackend& backend, const P2pSelection& selection,
-                  const std::vector<P2pDevice>& devices, const std::vector<std::uint64_t>& l2_bytes,
-                  const P2pContext& context) {
+P2pReport run_p2p(const RunContext& context, const P2pSelection& selection,
+                  const std::vector<P2pDevice>& devices,
+                  const std::vector<std::uint64_t>& l2_bytes) {
   const auto start = Clock::now();
-  FamilyRun run(backend, devices, l2_bytes, context);
-  const std::string_view kind = backend.kind();
+  PeerDevices& peers = context.peers();
+  FamilyRun run(context, devices, l2_bytes);
+  const std::string_view kind = peers.kind();
   if (selection.peer_access) {
     run.probe("p2p.peer_access", [&](P2pPair& pair) {
       const bool host = pair.memory == kHostMemory;
-      pair.set(peer_access_property(backend.can_access(pair.actor, pair.memory), host, kind));
+      pair.set(peer_access_property(peers.can_access(pair.actor, pair.memory), host, kind));
     });
   }
   if (selection.link) {
     run.probe("p2p.link", [&](P2pPair& pair) {
       const bool host = pair.memory == kHostMemory;
-      pair.set(link_property(backend.link(pair.actor, pair.memory), host, kind));
+      pair.set(link_property(peers.link(pair.actor, pair.memory), host, kind));
     });
   }
   if (selection.latency) {

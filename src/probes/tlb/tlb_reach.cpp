@@ -375,10 +375,10 @@ void TlbMeasurement::report_dram_with_tlb_misses(const TlbPlan& p,
   // second timed. Every page the second visits was last visited by the first, in the same order,
   // more pages before: a level holding fewer of them than that misses it, under LRU.
   const auto conditioning = ctx_.run(std::span(&cold, 1), "dram.latency_tlb_miss");
-  ChaseSpec timed_chase = cold;
-  timed_chase.keep_arrays = false;  // the row's last chase: the backend may free its arrays
-  const auto traces = ctx_.run(std::span(&timed_chase, 1), "dram.latency_tlb_miss");
-  Property latency = dram_latency_tlb_miss(traces.front(), conditioning.front(), timed_chase,
+  // The row's last chase keeps its array too: dram.latency_patterns chases as far next, and
+  // any other kind of experiment has the backend free it first (ChaseSpec::keep_arrays).
+  const auto traces = ctx_.run(std::span(&cold, 1), "dram.latency_tlb_miss");
+  Property latency = dram_latency_tlb_miss(traces.front(), conditioning.front(), cold,
                                            elements, !levels.empty());
   describe_levels_missed(latency, levels, row_.elements);
   element_for(ctx_.topology, "dram").set(std::move(latency));

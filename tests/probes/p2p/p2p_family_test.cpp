@@ -4,15 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "backend/sim/description_loader.hpp"
+#include "backend/sim/sim_backend.hpp"
 #include "backend/sim/sim_peer_backend.hpp"
 #include "model/p2p.hpp"
 #include "probes/core/runner.hpp"
 #include "probes/p2p/p2p_family.hpp"
 #include "probes/p2p/p2p_selection.hpp"
+#include "run/context.hpp"
+#include "run/trace_sink.hpp"
 
 namespace memtopo {
 namespace {
@@ -21,20 +25,35 @@ const std::string kSim = std::string(MEMTOPO_SOURCE_DIR) + "/tests/sims/multi-gp
 // The description's relative jitter is 2 %: medians land well within 3 %.
 constexpr double kTolerance = 0.03;
 
-struct Fixture {
-  sim::SimDescription description = sim::load_description_file(kSim);
-  std::unique_ptr<PeerBackend> backend = make_sim_peer_backend_from_file(kSim);
-  P2pReport report;
+// The engine's context of a multi-device run: the first GPU's device and topology, the
+// described GPUs as its peers.
+struct PeerRun {
+  PeerRun() = default;
+  PeerRun(const PeerRun&) = delete;  // the context refers to the members
+  PeerRun& operator=(const PeerRun&) = delete;
 
-  explicit Fixture(const P2pSelection& selection = P2pSelection::all()) {
+  std::unique_ptr<Backend> first_gpu = make_sim_backend_from_file(kSim);
+  std::unique_ptr<PeerBackend> peers = make_sim_peer_backend_from_file(kSim);
+  Topology topology;
+  RunContext context{.backend = *first_gpu, .topology = topology, .peer_backend = peers.get()};
+
+  P2pReport run(const P2pSelection& selection = P2pSelection::all()) const {
     std::vector<P2pDevice> devices;
     std::vector<std::uint64_t> l2;
-    for (int i = 0; i < backend->device_count(); ++i) {
+    for (int i = 0; i < peers->device_count(); ++i) {
       devices.push_back({i, i, "sim", ""});
       l2.push_back(std::uint64_t{256} << 10);
     }
-    report = run_p2p(*backend, selection, devices, l2, P2pContext{});
+    return run_p2p(context, selection, devices, l2);
   }
+};
+
+struct Fixture {
+  sim::SimDescription description = sim::load_description_file(kSim);
+  P2pReport report;
+
+  explicit Fixture(const P2pSelection& selection = P2pSelection::all())
+      : report(PeerRun{}.run(selection)) {}
   const Property& property(int actor, int memory, const char* name) const {
     const P2pPair* pair = report.find(actor, memory);
     EXPECT_NE(pair, nullptr);
@@ -143,6 +162,77 @@ TEST(P2pFamily, OnlyTheSelectedProbesRun) {
   ASSERT_EQ(f.report.probes.size(), 1u);
   EXPECT_EQ(f.report.probes[0].probe_id, "p2p.link");
   EXPECT_EQ(f.report.find(0, 1)->find(p2p_property::kLatency), nullptr);
+}
+
+// Counts what reaches the engine's trace sink, per kind and per label.
+class CountingSink : public TraceSink {
+ public:
+  void record_experiment(const std::string& label, const Experiment& experiment) override {
+    ++total;
+    if (std::holds_alternative<RemoteChaseRecord>(experiment)) ++remote_chases;
+    if (std::holds_alternative<TransferRecord>(experiment)) ++transfers;
+    ++per_label[label];
+  }
+  int total = 0;
+  int remote_chases = 0;
+  int transfers = 0;
+  std::map<std::string, int> per_label;
+};
+
+// Every experiment of the family goes through the engine: on the three described GPUs, 7 pairs
+// have peer access (0<->1, 1<->2 and each GPU with the host): 7 remote chases and 14 SM
+// transfers; copies run on all 9 pairs (staged without access): 18.
+TEST(P2pFamilyThroughTheEngine, EveryExperimentReachesTheSinkAndTheClockLog) {
+  PeerRun run;
+  CountingSink sink;
+  run.context.traces = &sink;
+  const P2pReport report = run.run();
+  EXPECT_EQ(sink.remote_chases, 7);
+  EXPECT_EQ(sink.transfers, 14 + 18);
+  EXPECT_EQ(sink.total, sink.remote_chases + sink.transfers);
+  EXPECT_EQ(sink.per_label["p2p.latency"], 7);
+  EXPECT_EQ(sink.per_label["p2p.sm_bandwidth"], 14);
+  EXPECT_EQ(sink.per_label["p2p.copy_bandwidth"], 18);
+  // Each remote chase measured its reader's SM clock (the description's).
+  const std::vector<double>& clocks = run.context.sm_clocks->readings();
+  ASSERT_EQ(clocks.size(), 7u);
+  const double clock_khz = static_cast<double>(sim::load_description_file(kSim).clock_khz);
+  for (const double khz : clocks) EXPECT_NEAR(khz, clock_khz, clock_khz * kTolerance);
+  // What the sink saw is what the report holds: one measured value per experiment.
+  int measured = 0;
+  for (const P2pPair& pair : report.pairs) {
+    for (const Property& property : pair.properties) {
+      const bool experiment =
+          property.name != p2p_property::kPeerAccess && property.name != p2p_property::kLink;
+      measured += experiment && !property.inconclusive;
+    }
+  }
+  EXPECT_EQ(measured, sink.total);
+}
+
+TEST(P2pFamilyThroughTheEngine, AStopSignalEndsTheFamilyAtTheNextExperiment) {
+  PeerRun run;
+  CountingSink sink;
+  run.context.traces = &sink;
+  run.context.interrupted = [&sink] { return sink.total >= 3; };
+  const P2pReport report = run.run();
+  EXPECT_EQ(sink.total, 3);
+  ASSERT_EQ(report.probes.size(), std::size(kP2pProbes));
+  EXPECT_EQ(report.probes[0].status, "ok");  // access and links: no experiment
+  EXPECT_EQ(report.probes[1].status, "ok");
+  for (std::size_t i = 2; i < report.probes.size(); ++i) {
+    EXPECT_EQ(report.probes[i].status, "not_run") << report.probes[i].probe_id;
+    EXPECT_EQ(report.probes[i].reason, "interrupted");
+  }
+  EXPECT_TRUE(report.warnings.empty());  // a stop is not a failure of the pair
+}
+
+TEST(P2pFamilyThroughTheEngine, ARunWithoutPeerGpusIsSkipped) {
+  PeerRun run;
+  run.context.peer_backend = nullptr;
+  EXPECT_THROW(run.run(), Skipped);
+  const TransferSpec copy{0, 1, TransferEngine::copy_engine, TransferDirection::read, 4096, 0, 1};
+  EXPECT_THROW(run.context.run_transfer(copy), Skipped);
 }
 
 TEST(P2pSelection, SplitsP2pIdsFromThePerGpuProbes) {
