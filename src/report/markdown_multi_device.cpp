@@ -57,7 +57,8 @@ MarkdownReport render_multi_device_markdown(const MultiDeviceReport& report,
   }
   for (std::size_t position = 0; position < report.devices.size(); ++position) {
     const std::string folder = "gpu" + std::to_string(position);
-    MarkdownReport device = render_markdown(report.devices[position], plots_folder + "/" + folder);
+    MarkdownReport device =
+        render_markdown(report.devices[position], plots_folder + "/" + folder, folder + "-");
     const std::string title = "GPU " + std::to_string(position) + ": " +
                               escape_markdown(report.devices[position].device.name);
     md << demote_headings(device.text, title) << "\n";

@@ -20,13 +20,27 @@
 namespace memtopo {
 namespace {
 
+// A section heading, and where `prefix` is set (a multi-device report: "gpu1-") an explicit
+// anchor before it: the same headings repeat per GPU, so their own anchors would all jump to
+// GPU 0's. The contents link to section_link's.
+void section(std::ostringstream& md, const std::string& prefix, const std::string& slug,
+             const std::string& title) {
+  if (!prefix.empty()) md << "<a id=\"" << prefix << slug << "\"></a>\n\n";
+  md << "## " << title << "\n\n";
+}
+
+std::string section_link(const std::string& prefix, const std::string& slug) {
+  return "#" + prefix + slug;
+}
+
 namespace fs = std::filesystem;
 
 // The memory map's file in the plots folder.
 constexpr const char* kMapFile = "memory-map.svg";
 
-void render_findings(std::ostringstream& md, const Topology& topology) {
-  md << "## Findings\n\n";
+void render_findings_section(std::ostringstream& md, const Topology& topology,
+                     const std::string& prefix) {
+  section(md, prefix, "findings", "Findings");
   const std::vector<FindingRow> rows = finding_rows(topology);
   if (rows.empty()) {
     md << "Nothing measured.\n\n";
@@ -64,14 +78,15 @@ void render_findings(std::ostringstream& md, const Topology& topology) {
 }
 
 void render_plots(std::ostringstream& md, MarkdownReport& report,
-                  const std::vector<Figure>& figures, const std::string& plots_folder) {
-  md << "## Plots\n\n";
+                  const std::vector<Figure>& figures, const std::string& plots_folder,
+                  const std::string& prefix) {
+  section(md, prefix, "plots", "Plots");
   if (figures.empty()) md << "No curves in this run's evidence.\n\n";
   for (const Figure& figure : figures) {
     const std::string file = figure.id + ".svg";
     report.plots.emplace_back(file, figure.svg);
     // Plot ids are letters, digits and '-' (plot_id): safe as an HTML anchor.
-    md << "<a id=\"plot-" << figure.id << "\"></a>\n\n### " << escape_markdown(figure.title)
+    md << "<a id=\"" << prefix << "plot-" << figure.id << "\"></a>\n\n### " << escape_markdown(figure.title)
        << "\n\n![" << escape_markdown(figure.title) << "](" << link_path(plots_folder + "/" + file)
        << ")\n\n";
     if (!figure.caption.empty()) md << escape_markdown(figure.caption) << "\n\n";
@@ -104,19 +119,22 @@ void render_overview(std::ostringstream& md, MarkdownReport& report, const Topol
 }
 
 void render_contents(std::ostringstream& md, const Topology& topology,
-                     const std::vector<Figure>& figures) {
-  md << "## Contents\n\n- [Plots](#plots)\n";
+                     const std::vector<Figure>& figures, const std::string& prefix) {
+  md << "## Contents\n\n- [Plots](" << section_link(prefix, "plots") << ")\n";
   for (const Figure& figure : figures) {
-    md << "  - [" << escape_markdown(figure.title) << "](#plot-" << figure.id << ")\n";
+    md << "  - [" << escape_markdown(figure.title) << "](" << section_link(prefix, "plot-")
+       << figure.id << ")\n";
   }
-  md << "- [Findings](#findings)\n- [Device and run](#device-and-run)\n- [Console "
-        "report](#console-report)\n- [Warnings](#warnings) ("
-     << topology.warnings.size() << ")\n\n";
+  md << "- [Findings](" << section_link(prefix, "findings") << ")\n- [Device and run]("
+     << section_link(prefix, "device-and-run") << ")\n- [Console report]("
+     << section_link(prefix, "console-report") << ")\n- [Warnings]("
+     << section_link(prefix, "warnings") << ") (" << topology.warnings.size() << ")\n\n";
 }
 
 }  // namespace
 
-MarkdownReport render_markdown(const Topology& topology, const std::string& plots_folder) {
+MarkdownReport render_markdown(const Topology& topology, const std::string& plots_folder,
+                               const std::string& anchor_prefix) {
   MarkdownReport report;
   std::ostringstream md;
   md << "# memtopo report: " << escape_markdown(topology.device.name) << "\n\n";
@@ -125,18 +143,19 @@ MarkdownReport render_markdown(const Topology& topology, const std::string& plot
   }
   const std::vector<Figure> figures = report_figures(topology);
   render_overview(md, report, topology, plots_folder);
-  render_contents(md, topology, figures);
-  render_plots(md, report, figures, plots_folder);
-  render_findings(md, topology);
-  md << "## Device and run\n\n";
+  render_contents(md, topology, figures, anchor_prefix);
+  render_plots(md, report, figures, plots_folder, anchor_prefix);
+  render_findings_section(md, topology, anchor_prefix);
+  section(md, anchor_prefix, "device-and-run", "Device and run");
   for (const auto& [label, text] : header_facts(topology)) {
     md << "- **" << escape_markdown(label) << "**: " << escape_markdown(text) << "\n";
   }
   md << "\n";
   const std::string console = printable_lines(render_console(topology));
   const std::string fence = fence_for(console);
-  md << "## Console report\n\n" << fence << "text\n" << console << fence << "\n\n";
-  md << "## Warnings\n\n";
+  section(md, anchor_prefix, "console-report", "Console report");
+  md << fence << "text\n" << console << fence << "\n\n";
+  section(md, anchor_prefix, "warnings", "Warnings");
   if (topology.warnings.empty()) md << "None.\n";
   for (const std::string& warning : topology.warnings)
     md << "- " << escape_markdown(warning) << "\n";

@@ -22,7 +22,10 @@ struct MarkdownReport {
 };
 
 // `plots_folder` is how the markdown links to the plots' folder (relative to the file).
-MarkdownReport render_markdown(const Topology& topology, const std::string& plots_folder);
+// `anchor_prefix` (a multi-device report's "gpu1-") makes the contents' links and the sections'
+// anchors the report's own: empty, the headings' own anchors serve.
+MarkdownReport render_markdown(const Topology& topology, const std::string& plots_folder,
+                               const std::string& anchor_prefix = "");
 
 // Where the plots of a markdown report at `markdown_file` go: report.md -> report-plots/.
 std::filesystem::path markdown_plots_folder(const std::filesystem::path& markdown_file);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "cli_helpers.hpp"
@@ -102,6 +103,22 @@ TEST(CliReportKinds, MultiDeviceMarkdownHasEveryGpu) {
     EXPECT_NE(md.find(gpu), std::string::npos) << gpu;
   EXPECT_EQ(read(dir / "m-plots" / "memory-map.svg"), read(dir / "m.svg"));
   EXPECT_TRUE(fs::is_regular_file(dir / "m-plots" / "gpu2" / "memory-map.svg"));
+  // Each GPU's contents lead to its own sections and plots: every anchor once, every link to
+  // one of them (the headings repeat per GPU, so their own anchors would lead to GPU 0's).
+  const std::regex anchor(R"re(<a id="([^"]+)"></a>)re");
+  const std::regex link(R"re(\]\(#(gpu[0-9]+-[^)]+)\))re");
+  std::set<std::string> anchors;
+  for (auto it = std::sregex_iterator(md.begin(), md.end(), anchor); it != std::sregex_iterator();
+       ++it) {
+    EXPECT_TRUE(anchors.insert((*it)[1]).second) << "anchor repeats: " << (*it)[1];
+  }
+  std::size_t links = 0;
+  for (auto it = std::sregex_iterator(md.begin(), md.end(), link); it != std::sregex_iterator();
+       ++it, ++links) {
+    EXPECT_TRUE(anchors.count((*it)[1])) << "link to no anchor: " << (*it)[1];
+  }
+  EXPECT_GE(links, 3u * 5);  // five sections per GPU at least
+  EXPECT_TRUE(anchors.count("gpu2-findings"));
 }
 
 // The H200's stride study recorded at 3876637 (tests/data) renders in every format a study has.
