@@ -99,9 +99,9 @@ TEST(Chain, InvalidSpecsAreRejectedWithAReason) {
   EXPECT_THROW(validate(explicit_spec), ExperimentError);
 }
 
-// Repeats are found on both of validate's ways: a bitmap over a small array, a sorted copy over
-// one past 2^28 words (1 GiB), for 32-bit and for wide (64-bit) chains; the message names the
-// index that repeats.
+// Repeats are found on both of validate's ways: a bitmap over an array of few words per index
+// (256 B), a sorted copy over one of many (4 KiB for four indices) or past 2^28 words (1 GiB),
+// for 32-bit and for wide (64-bit) chains; the message names the index that repeats.
 TEST(Chain, RepeatedIndicesAreRejectedInSmallAndHugeArrays) {
   const auto rejects_repeat = [](const ChaseSpec& spec, const std::string& index) {
     try {
@@ -111,7 +111,8 @@ TEST(Chain, RepeatedIndicesAreRejectedInSmallAndHugeArrays) {
       EXPECT_NE(std::string(e.what()).find(index + " repeats"), std::string::npos) << e.what();
     }
   };
-  for (const std::uint64_t footprint : {std::uint64_t{4096}, std::uint64_t{2} << 30}) {
+  for (const std::uint64_t footprint :
+       {std::uint64_t{256}, std::uint64_t{4096}, std::uint64_t{2} << 30}) {
     SCOPED_TRACE(footprint);
     const std::uint32_t far = static_cast<std::uint32_t>(footprint / 4 - 8);
     ChaseSpec spec;

@@ -150,6 +150,26 @@ TEST(SizeRule, AccessesAtTheThresholdAreNotSlow) {
   EXPECT_EQ(v.slow_accesses, 1u);
 }
 
+// Accesses are grouped by word through a table where the words lie close (a strided chain) and
+// by sorting where they lie far apart (a pool of lines pages apart): the same verdict either way.
+TEST(SizeRule, TheVerdictDoesNotDependOnHowFarApartTheWordsLie) {
+  auto close = chase(512, 2, 40, 100);
+  add_outliers(close, 0.01, 5);
+  auto far = close;
+  for (std::uint32_t& index : far.indices) index *= 1000;  // 8000 words apart: past the table
+  const FitVerdict a = judge_fit(close.cycles, close.indices, rule());
+  const FitVerdict b = judge_fit(far.cycles, far.indices, rule());
+  EXPECT_FALSE(a.fits);
+  EXPECT_EQ(a.fits, b.fits);
+  EXPECT_EQ(a.missing, b.missing);
+  EXPECT_EQ(a.elements, b.elements);
+  EXPECT_EQ(a.slow_accesses, b.slow_accesses);
+  EXPECT_EQ(a.min_passes, b.min_passes);
+  EXPECT_EQ(a.miss_fraction, b.miss_fraction);
+  EXPECT_EQ(elements_slow_on_most_passes(close.cycles, close.indices, rule().threshold_cycles),
+            elements_slow_on_most_passes(far.cycles, far.indices, rule().threshold_cycles));
+}
+
 TEST(SizeRule, MismatchedOrEmptyInputIsAnError) {
   const std::vector<double> cycles{1, 2};
   const std::vector<std::uint32_t> indices{0};
