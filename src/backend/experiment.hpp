@@ -84,6 +84,14 @@ struct ChaseSpec {
   // Non-empty only with order explicit_indices and `indices` empty, on the ca or cg path, and
   // without an eviction sweep or private segments. Traces then report `wide_indices`.
   std::vector<std::uint64_t> wide_indices;
+  // The warm passes may load the chain's words in their visiting order without following it,
+  // many loads at once, where that order is a progression (sequential chains and evenly spaced
+  // explicit ones) on a path that does not allocate in the L1 (cg, cv): the CUDA backend runs
+  // them in a kernel of its own on the chase's SM just before the chase (warm_progression.hpp
+  // says why). The same lines in the same order, so the L2 and the TLBs end in the same state;
+  // an L2 size chase over 25 MiB spent ~46 of its ~50 ms on an H200 in a warm pass of one L2
+  // latency per load. Opt-in per probe: the L2 row, segments and line ask for it.
+  bool stream_warm = false;
   // A hint: the next chase needs arrays about as large as this one's. The CUDA backend then
   // keeps them allocated after the run (it frees arrays over 1 GiB after every run otherwise),
   // so that a series of 100 GiB chases does not allocate 100 GiB again for every one; a wide

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "backend/cuda/clock_window.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/support_kernels.hpp"
+#include "backend/cuda/warm_progression.hpp"
 
 namespace memtopo {
 
@@ -108,6 +110,13 @@ std::uint64_t chain_alignment_bytes(const PlannedLaunch& launch, std::span<const
   return std::max(alignment, kChainAlignmentBytes);
 }
 
+// The warm kernel's job for `spec` (loads 0 where the chase follows its chain to warm).
+WarmJob warm_job_for(const ChaseSpec& spec, const std::uint32_t* chain, std::uint64_t loads) {
+  const std::optional<WarmProgression> p = warm_progression(spec);
+  if (!p || loads == 0) return WarmJob{};
+  return WarmJob{chain, loads, p->first_word, p->step_words, p->elements, p->start_position};
+}
+
 }  // namespace
 
 struct ChaseRunner::Placement {
@@ -124,6 +133,7 @@ struct ChaseRunner::Placement {
 
 struct ChaseRunner::UploadedJobs {
   std::vector<ChaseJob> descriptors;     // per job of the launch
+  std::vector<WarmJob> warm_jobs;        // per job: the warm kernel's part (StreamedWarm)
   std::vector<TextureObject> textures;   // chases and sweeps on the tex path
   std::uint32_t shared_chain_words = 0;  // the shared path's largest chain
   std::uint32_t max_chasers = 1;
@@ -205,6 +215,7 @@ ChaseRunner::UploadedJobs ChaseRunner::upload_jobs(const PlannedLaunch& launch,
                                                    const Placement& placement) {
   UploadedJobs uploaded;
   uploaded.descriptors.resize(launch.jobs.size());
+  uploaded.warm_jobs.resize(launch.jobs.size());
   for (std::size_t k = 0; k < launch.jobs.size(); ++k) {
     const ChaseSpec& spec = batch[launch.jobs[k].spec_index];
     ChaseJob& job = uploaded.descriptors[k];
@@ -224,6 +235,8 @@ ChaseRunner::UploadedJobs ChaseRunner::upload_jobs(const PlannedLaunch& launch,
     }
     // chain_length is one segment's with private segments: each chaser warms its own.
     job.warm_loads = std::uint64_t{spec.warm_passes} * chain_length(spec);
+    uploaded.warm_jobs[k] = warm_job_for(spec, chain.words, job.warm_loads);
+    if (uploaded.warm_jobs[k].loads > 0) job.warm_loads = 0;  // the warm kernel loads them
     job.record_offset = placement.record_offset[k];
     // A wide chain's length and start go to the launch (its one job); 0 in the descriptor.
     job.chain_words = is_wide(spec) ? 0 : array_words(spec);
@@ -241,6 +254,7 @@ ChaseRunner::UploadedJobs ChaseRunner::upload_jobs(const PlannedLaunch& launch,
   }
   ensure_size(jobs_, uploaded.descriptors.size());
   jobs_.upload(uploaded.descriptors);
+  streamed_warm_.upload(uploaded.warm_jobs);
   return uploaded;
 }
 
@@ -336,12 +350,18 @@ std::vector<ChaseOutcome> ChaseRunner::launch_until_every_job_ran(const PlannedL
     params.wide_chain_words = jobs.wide_chain_words;
     params.wide_start_index = jobs.wide_start_index;
     params.wide_indices = wide_indices_.data();
+    // The streamed warm passes first, on the same SMs and stream (StreamedWarm).
+    streamed_warm_.launch(launch.path, job_of_sm_.data(), table_size,
+                          kMaxBlocksPerSm * config_.sm_count);
     launch_chase(launch.path, params, shape.grid_blocks, shape.block_threads,
                  shape.dynamic_shared_bytes, launch.wide);
     CUDA_CALL(cudaDeviceSynchronize());
 
     outcomes_.download(std::span(outcomes));
-    std::erase_if(pending, [&](std::size_t k) { return outcomes[k].status != kChaseNotRun; });
+    // A chase whose warm did not run on its SM was timed cold: it runs again.
+    const std::vector<bool> warmed = streamed_warm_.ready();
+    std::erase_if(pending,
+                  [&](std::size_t k) { return outcomes[k].status != kChaseNotRun && warmed[k]; });
   }
   if (!pending.empty()) {
     std::vector<std::uint32_t> missed;

@@ -8,6 +8,7 @@
 #include "backend/cuda/chase_job.hpp"
 #include "backend/cuda/chase_plan.hpp"
 #include "backend/cuda/device_buffer.hpp"
+#include "backend/cuda/streamed_warm.hpp"
 #include "backend/experiment.hpp"
 
 namespace memtopo {
@@ -75,6 +76,7 @@ class ChaseRunner {
   DeviceBuffer<std::int32_t> job_of_sm_;
   DeviceBuffer<std::uint32_t> claims_;  // per job, then one more word: the arrival counter
   DeviceBuffer<std::uint32_t> l2_scratch_;
+  StreamedWarm streamed_warm_;  // warm passes run by the warm kernel (warm_progression.hpp)
 };
 
 }  // namespace memtopo

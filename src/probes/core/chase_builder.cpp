@@ -97,4 +97,9 @@ ChaseBuilder& ChaseBuilder::keeping_arrays(bool keep) {
   return *this;
 }
 
+ChaseBuilder& ChaseBuilder::warming_as_a_stream(bool stream) {
+  spec_.stream_warm = stream;
+  return *this;
+}
+
 }  // namespace memtopo

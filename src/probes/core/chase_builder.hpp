@@ -41,6 +41,9 @@ class ChaseBuilder {
   ChaseBuilder& visiting_wide(std::vector<std::uint64_t> indices);
   // Tells the backend that the next chase needs arrays as large (ChaseSpec::keep_arrays).
   ChaseBuilder& keeping_arrays(bool keep = true);
+  // Lets the backend issue the warm passes without following the chain where its order is a
+  // progression (ChaseSpec::stream_warm).
+  ChaseBuilder& warming_as_a_stream(bool stream = true);
 
   const ChaseSpec& spec() const& { return spec_; }
   ChaseSpec spec() && { return std::move(spec_); }

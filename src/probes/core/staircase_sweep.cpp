@@ -265,7 +265,9 @@ ChaseBuilder Sweep::chase(std::uint64_t footprint) const {
   ChaseBuilder builder = make_chase(row_.path, footprint, layout_.stride_bytes)
                              .on_sm(layout_.sm)
                              .timed_loads(static_cast<std::uint32_t>(
-                                 std::min<std::uint64_t>(timed, limits_.max_timed_loads)));
+                                 std::min<std::uint64_t>(timed, limits_.max_timed_loads)))
+                             .warming_as_a_stream(layout_.kind == Layout::sequential &&
+                                                  layout_.stream_warm);
   if (layout_.kind == Layout::sequential && layout_.cold_from_bytes > 0 &&
       footprint >= layout_.cold_from_bytes) {
     builder.warm_passes(0);

@@ -79,7 +79,8 @@ std::vector<double> SegmentMeasurement::run_together(const std::vector<std::uint
     batch.push_back(
         make_chase(LoadPath::cg, plan_.footprint, plan_.stride)
             .timed_loads(std::min(kSegmentTimedLoads, ctx_.backend.limits().max_timed_loads))
-            .on_sm(sm));
+            .on_sm(sm)
+            .warming_as_a_stream());  // sequential: the same lines in order, many at once
     loads_ += loads_of(batch.back());
   }
   ++batches_;

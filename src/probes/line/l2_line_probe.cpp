@@ -195,7 +195,8 @@ class L2LineChases {
     const std::uint64_t footprint = round_down(footprint_target, stride);
     const Trace trace =
         chases_.run(make_chase(target_.path, footprint, static_cast<std::uint32_t>(stride))
-                        .timed_loads(plan_.timed_loads),
+                        .timed_loads(plan_.timed_loads)
+                        .warming_as_a_stream(),  // sequential: the same lines in order
                     phase);
     const FitVerdict verdict = judge_fit(corrected_cycles(trace), trace.indices, rule_);
     return {verdict,
