@@ -72,7 +72,9 @@ Measurement::Measurement(const Options& options, Backend& device, Topology& topo
                .interrupted = interrupt_requested,
                .seed = options.seed} {
   if (trace_writer) {
-    recorder_.emplace(*trace_writer, std::move(current_phase));
+    // Written by a thread of its own while the run measures on (cli/trace_recorder.hpp).
+    recorder_.emplace(*trace_writer, std::move(current_phase),
+                      TraceRecorder::Writing::in_background);
     context_.traces = &*recorder_;
   }
 }

@@ -76,8 +76,8 @@ class Measurement {
   Measurement& operator=(const Measurement&) = delete;
 
   RunContext& context() { return context_; }
-  // The first trace write error, or "".
-  std::string trace_error() const { return recorder_ ? recorder_->write_error() : ""; }
+  // Waits until every trace recorded so far is written; the first trace write error, or "".
+  std::string trace_error() { return recorder_ ? recorder_->write_error() : ""; }
 
  private:
   std::optional<TraceRecorder> recorder_;

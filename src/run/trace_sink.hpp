@@ -21,6 +21,8 @@ namespace memtopo {
 // One experiment as a sink sees it: what was asked and what came back (both outlive the call).
 template <typename Spec, typename Result>
 struct Recorded {
+  using SpecType = Spec;
+  using ResultType = Result;
   const Spec& spec;
   const Result& result;
 };
