@@ -159,6 +159,7 @@ class Sweep {
   // were a map's tree walks).
   std::vector<std::pair<std::uint32_t, double>> reference_;
   double reference_median_ = 0;
+  std::vector<double> dense_correction_;  // by word, where the reference's words are dense
   std::map<std::string, double> seconds_;
   std::uint64_t loads_ = 0;
   std::uint32_t batches_ = 0;
