@@ -11,10 +11,10 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 constexpr const char* kHostName = "host";
-constexpr const char* kMatrixProperties[] = {p2p_property::kPeerAccess, p2p_property::kLink,
-                                             p2p_property::kLatency,    p2p_property::kSmRead,
-                                             p2p_property::kSmWrite,    p2p_property::kCopyRead,
-                                             p2p_property::kCopyWrite};
+constexpr const char* kMatrixProperties[] = {
+    p2p_property::kPeerAccess, p2p_property::kLink,    p2p_property::kLatency,
+    p2p_property::kLatencyOnePage, p2p_property::kSmRead, p2p_property::kSmWrite,
+    p2p_property::kCopyRead,   p2p_property::kCopyWrite};
 
 ojson memory_name(int memory) {
   return memory == kHostColumn ? ojson(kHostName) : ojson(memory);
@@ -45,7 +45,7 @@ ojson pairs_to_json(const std::vector<P2pPair>& pairs) {
 
 // The unit a property's matrix is in: a latency's seconds, else the property's own.
 std::string matrix_unit(const P2pReport& report, const std::string& name) {
-  if (name == p2p_property::kLatency) return "seconds";
+  if (p2p_property::is_latency(name)) return "seconds";
   for (const P2pPair& pair : report.pairs) {
     if (const Property* property = pair.find(name)) return property->unit;
   }
@@ -106,7 +106,7 @@ const P2pPair* P2pReport::find(int actor, int memory) const {
 
 ojson matrix_value(const Property& property) {
   if (property.inconclusive || property.value.is_null()) return nullptr;
-  if (property.name == p2p_property::kLatency) {
+  if (p2p_property::is_latency(property.name)) {
     return property.seconds_value && std::isfinite(*property.seconds_value)
                ? ojson(*property.seconds_value)
                : ojson(nullptr);

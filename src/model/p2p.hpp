@@ -20,11 +20,19 @@ inline constexpr int kHostColumn = -1;
 namespace p2p_property {
 inline constexpr const char* kPeerAccess = "peer_access";
 inline constexpr const char* kLink = "link";
+// A chase across pages beyond both L2s (the latency a random access sees), and one inside a
+// single 2 MiB page that the memory's own L2 holds after a warm pass (what nvbandwidth's
+// latency test measures).
 inline constexpr const char* kLatency = "latency";
+inline constexpr const char* kLatencyOnePage = "latency_one_page";
 inline constexpr const char* kSmRead = "sm_read_bandwidth";
 inline constexpr const char* kSmWrite = "sm_write_bandwidth";
 inline constexpr const char* kCopyRead = "copy_read_bandwidth";
 inline constexpr const char* kCopyWrite = "copy_write_bandwidth";
+// Whether `name` is one of the latencies (reported in seconds, from seconds_value).
+inline bool is_latency(const std::string& name) {
+  return name == kLatency || name == kLatencyOnePage;
+}
 }  // namespace p2p_property
 
 struct P2pDevice {

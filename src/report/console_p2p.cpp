@@ -22,7 +22,10 @@ const std::vector<P2pMatrixView> kMatrices = {
     {p2p_property::kPeerAccess, "Peer access (SMs can load and store the memory)"},
     {p2p_property::kLink,
      "Link (NVn: n NVLinks, \"sw\" through NVSwitches; PCIe<generation> x<width>)"},
-    {p2p_property::kLatency, "Latency of a dependent load, ns (p50)"},
+    {p2p_property::kLatency,
+     "Latency of a dependent load, ns (p50): random loads across pages, beyond both L2s"},
+    {p2p_property::kLatencyOnePage,
+     "Latency of a dependent load, ns (p50): inside one 2 MiB page, held in the memory's L2"},
     {p2p_property::kSmRead, "SM read bandwidth, GB/s: the GPU's SMs load the memory (p50)"},
     {p2p_property::kSmWrite, "SM write bandwidth, GB/s: the GPU's SMs store to the memory (p50)"},
     {p2p_property::kCopyRead, "Copy-engine read bandwidth, GB/s: memory -> GPU (p50)"},
@@ -75,7 +78,7 @@ std::string p2p_value_text(const Property& property) {
     return property.value.is_boolean() && property.value.get<bool>() ? "yes" : "no";
   }
   if (property.name == p2p_property::kLink) return link_cell(property);
-  if (property.name == p2p_property::kLatency) {
+  if (p2p_property::is_latency(property.name)) {
     return format_number(*property.seconds_value * kNsPerSecond, 1);
   }
   return format_number(property.value.get<double>() / kBytesPerGigabyte, 1);
@@ -108,7 +111,7 @@ std::string cell(const P2pReport& report, const P2pPair* pair, const char* name,
   Footnotes& notes = shared.notes();
   const std::string about = subject(report, *pair, name);
   if (property->inconclusive || property->value.is_null() ||
-      (property->name == p2p_property::kLatency && !property->seconds_value)) {
+      (p2p_property::is_latency(property->name) && !property->seconds_value)) {
     return "n/a " +
            shared.mark("pairs marked so", property->note.empty() ? "inconclusive" : property->note);
   }

@@ -29,7 +29,7 @@ void render_cell(std::ostringstream& html, const P2pPair* pair, const char* name
                                                                                 property->note +
                                                                                 ")");
   const bool missing = property->inconclusive || property->value.is_null() ||
-                       (property->name == p2p_property::kLatency && !property->seconds_value);
+                       (p2p_property::is_latency(property->name) && !property->seconds_value);
   if (missing) {
     html << "<td class=\"inconclusive\" title=\"" << escape_markup(hover) << "\">n/a: "
          << escape_markup(property->note.empty() ? "inconclusive" : property->note) << "</td>";

@@ -22,9 +22,15 @@ inline constexpr std::uint64_t kMaxPcieWidth = 64;
 inline constexpr double kMaxRelativeJitter = 0.5;
 }  // namespace limits
 
+// A remote chase over at most this many bytes is one page's, held in the memory's L2.
+inline constexpr std::uint64_t kOnePageChainBytes = std::uint64_t{2} << 20;
+
 // How fast one direction of a link (or the host link) answers and moves data.
 struct LinkRates {
   double latency_ns = 0;                   // a dependent load's round trip, remote memory included
+  // The same inside one 2 MiB page the remote L2 holds (a chain of at most kOnePageChainBytes);
+  // latency_ns where the description gives none.
+  double latency_one_page_ns = 0;
   double sm_read_bytes_per_second = 0;     // the actor's SMs loading the remote memory
   double sm_write_bytes_per_second = 0;    // the actor's SMs storing to it
   double copy_read_bytes_per_second = 0;   // a copy engine copying remote -> actor

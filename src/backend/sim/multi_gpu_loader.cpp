@@ -8,6 +8,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kLatencyKey = "latency_ns";
+constexpr std::string_view kOnePageLatencyKey = "latency_one_page_ns";
 constexpr std::string_view kSmReadKey = "sm_read_bytes_per_second";
 constexpr std::string_view kSmWriteKey = "sm_write_bytes_per_second";
 constexpr std::string_view kCopyReadKey = "copy_read_bytes_per_second";
@@ -37,7 +38,7 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
   rates.copy_write_bytes_per_second =
       read_positive(object, kCopyWriteKey, limits::kMaxLinkBytesPerSecond);
   if (!sm_access) {
-    for (const std::string_view key : {kLatencyKey, kSmReadKey, kSmWriteKey}) {
+    for (const std::string_view key : {kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey}) {
       if (object.has(key)) {
         object.fail(key, "a link without peer_access has no SM access to describe");
       }
@@ -45,6 +46,10 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
     return rates;
   }
   rates.latency_ns = read_positive(object, kLatencyKey, limits::kMaxLinkLatencyNs);
+  rates.latency_one_page_ns =
+      object.has(kOnePageLatencyKey)
+          ? read_positive(object, kOnePageLatencyKey, limits::kMaxLinkLatencyNs)
+          : rates.latency_ns;
   rates.sm_read_bytes_per_second =
       read_positive(object, kSmReadKey, limits::kMaxLinkBytesPerSecond);
   rates.sm_write_bytes_per_second =
@@ -54,7 +59,8 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
 
 HostLinkDescription read_host(const json& value, const JsonPlace& place) {
   const StrictObject object(value, place,
-                            {"pcie_generation", "pcie_width", kLatencyKey, kSmReadKey, kSmWriteKey,
+                            {"pcie_generation", "pcie_width", kLatencyKey, kOnePageLatencyKey,
+                             kSmReadKey, kSmWriteKey,
                              kCopyReadKey, kCopyWriteKey});
   HostLinkDescription host;
   host.pcie_generation =
@@ -85,6 +91,7 @@ void read_ends(const StrictObject& object, std::uint32_t gpus, GpuLinkDescriptio
 GpuLinkDescription read_link(const json& value, const JsonPlace& place, std::uint32_t gpus) {
   const StrictObject object(value, place,
                             {"between", "kind", "count", "version", "peer_access", kLatencyKey,
+                             kOnePageLatencyKey,
                              kSmReadKey, kSmWriteKey, kCopyReadKey, kCopyWriteKey});
   GpuLinkDescription link;
   read_ends(object, gpus, link);

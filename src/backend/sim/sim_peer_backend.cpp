@@ -69,7 +69,10 @@ class SimPeerBackend final : public PeerBackend {
 
   RemoteChaseResult run_remote_chase(const RemoteChaseSpec& spec) override {
     if (!can_access(spec.reader, spec.memory)) throw no_access(spec.reader, spec.memory);
-    const double latency_ns = rates(spec.reader, spec.memory)->latency_ns;
+    const LinkRates* link = rates(spec.reader, spec.memory);
+    const double latency_ns = spec.footprint_bytes <= sim::kOnePageChainBytes
+                                  ? link->latency_one_page_ns
+                                  : link->latency_ns;
     RemoteChaseResult result;
     result.sm_clock_khz = clock_khz_;
     for (std::uint32_t i = 0; i < spec.samples; ++i) {

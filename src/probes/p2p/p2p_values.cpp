@@ -104,18 +104,24 @@ Property link_property(const PeerLink& link, bool host, std::string_view backend
   return property;
 }
 
-Property latency_property(const RemoteChaseSpec& spec, const RemoteChaseResult& result) {
+Property latency_property(const std::string& name, const RemoteChaseSpec& spec,
+                          const RemoteChaseResult& result) {
   Property property;
-  property.name = p2p_property::kLatency;
+  property.name = name;
   property.unit = "cycles";
   property.source = Source::measured;
+  const bool one_page = name == p2p_property::kLatencyOnePage;
   property.method =
       "one thread of the acting GPU chases a random cyclic chain (" +
       std::to_string(spec.stride_bytes) + " B apart) over " +
       std::to_string(spec.footprint_bytes >> 20) + " MiB of " +
-      (spec.memory == kHostMemory ? "host pinned" : "the peer GPU's") +
-      " memory (beyond both L2s), every load needing the previous one; cycles of the acting "
-      "SM per load, ns by the global timer";
+      (spec.memory == kHostMemory ? "host pinned" : "the peer GPU's") + " memory " +
+      (one_page ? "(one 2 MiB page, as nvbandwidth's latency test chases; the warm group visits "
+                  "every element, so the timed loads find them in the memory's L2 where it "
+                  "caches them)"
+                : "(across pages, beyond both L2s)") +
+      ", every load needing the previous one; cycles of the acting SM per load, ns by the "
+      "global timer";
   const Spread cycles = summarize(result.cycles_per_load);
   const Spread ns = summarize(result.ns_per_load);
   property.value = cycles.p50;

@@ -10,7 +10,10 @@ namespace memtopo {
 
 Property peer_access_property(bool accessible, bool host, std::string_view backend_kind);
 Property link_property(const PeerLink& link, bool host, std::string_view backend_kind);
-Property latency_property(const RemoteChaseSpec& spec, const RemoteChaseResult& result);
+// `name`: p2p_property::kLatency (a chain across pages, beyond both L2s) or kLatencyOnePage (a
+// chain inside one 2 MiB page, held in the memory's L2 after the warm group).
+Property latency_property(const std::string& name, const RemoteChaseSpec& spec,
+                          const RemoteChaseResult& result);
 // `name` is one of p2p_property's bandwidth names.
 Property bandwidth_property(const std::string& name, const TransferSpec& spec,
                             const TransferResult& result);

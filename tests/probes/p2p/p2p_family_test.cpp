@@ -100,6 +100,28 @@ TEST(P2pFamily, LatencyRecoversTheDescribedLinkLatency) {
   }
 }
 
+// Inside one page the described one-page latency (700 ns on the NVLink); where a link describes
+// none (the PCIe link, the host), the chase finds the same latency as across pages.
+TEST(P2pFamily, TheOnePageLatencyIsReportedBesideTheOneAcrossPages) {
+  Fixture f;
+  for (const auto& [actor, memory, ns] : {std::tuple{0, 1, 700.0},
+                                          {1, 0, 700.0},
+                                          {1, 2, 1900.0},
+                                          {0, kHostColumn, 1500.0}}) {
+    const Property& one_page = f.property(actor, memory, p2p_property::kLatencyOnePage);
+    ASSERT_TRUE(one_page.seconds_value);
+    EXPECT_NEAR(*one_page.seconds_value * 1e9, ns, ns * kTolerance) << actor << "->" << memory;
+    EXPECT_NE(one_page.method.find("one 2 MiB page"), std::string::npos) << one_page.method;
+    const Property& across = f.property(actor, memory, p2p_property::kLatency);
+    EXPECT_NE(across.method.find("across pages"), std::string::npos) << across.method;
+  }
+  EXPECT_TRUE(f.property(0, 2, p2p_property::kLatencyOnePage).inconclusive);  // no peer access
+  const nlohmann::json json = p2p_to_json(f.report);
+  EXPECT_EQ(json["matrices"]["latency_one_page"]["unit"], "seconds");
+  EXPECT_NEAR(json["matrices"]["latency_one_page"]["values"][0][1].get<double>(), 700e-9,
+              700e-9 * kTolerance);
+}
+
 TEST(P2pFamily, BandwidthsRecoverTheDescribedRates) {
   Fixture f;
   const sim::LinkRates& nvlink = f.multi().link_between(0, 1)->rates;
@@ -180,22 +202,22 @@ class CountingSink : public TraceSink {
 };
 
 // Every experiment of the family goes through the engine: on the three described GPUs, 7 pairs
-// have peer access (0<->1, 1<->2 and each GPU with the host): 7 remote chases and 14 SM
-// transfers; copies run on all 9 pairs (staged without access): 18.
+// have peer access (0<->1, 1<->2 and each GPU with the host): 14 remote chases (across pages and
+// in one page) and 14 SM transfers; copies run on all 9 pairs (staged without access): 18.
 TEST(P2pFamilyThroughTheEngine, EveryExperimentReachesTheSinkAndTheClockLog) {
   PeerRun run;
   CountingSink sink;
   run.context.traces = &sink;
   const P2pReport report = run.run();
-  EXPECT_EQ(sink.remote_chases, 7);
+  EXPECT_EQ(sink.remote_chases, 14);
   EXPECT_EQ(sink.transfers, 14 + 18);
   EXPECT_EQ(sink.total, sink.remote_chases + sink.transfers);
-  EXPECT_EQ(sink.per_label["p2p.latency"], 7);
+  EXPECT_EQ(sink.per_label["p2p.latency"], 14);
   EXPECT_EQ(sink.per_label["p2p.sm_bandwidth"], 14);
   EXPECT_EQ(sink.per_label["p2p.copy_bandwidth"], 18);
   // Each remote chase measured its reader's SM clock (the description's).
   const std::vector<double>& clocks = run.context.sm_clocks->readings();
-  ASSERT_EQ(clocks.size(), 7u);
+  ASSERT_EQ(clocks.size(), 14u);
   const double clock_khz = static_cast<double>(sim::load_description_file(kSim).clock_khz);
   for (const double khz : clocks) EXPECT_NEAR(khz, clock_khz, clock_khz * kTolerance);
   // What the sink saw is what the report holds: one measured value per experiment.
