@@ -89,8 +89,7 @@ TEST_F(StreamKernelsOnGpu, ATriadRunsAndMovesThreeArraysBytes) {
     for (const StreamPlacement placement :
          {StreamPlacement::shared_by_all, StreamPlacement::one_pass}) {
       SCOPED_TRACE(std::string(to_string(placement)) + " x" + std::to_string(unroll));
-      StreamSpec spec =
-          stream(LoadPath::cg, StreamOp::triad, placement, footprint, 16, unroll);
+      StreamSpec spec = stream(LoadPath::cg, StreamOp::triad, placement, footprint, 16, unroll);
       const StreamResult result = backend().streams()->run_stream(spec);
       const StreamGeometry geometry = stream_geometry(spec, facts.sm_count);
       EXPECT_EQ(result.bytes_moved,
@@ -98,8 +97,8 @@ TEST_F(StreamKernelsOnGpu, ATriadRunsAndMovesThreeArraysBytes) {
       if (placement == StreamPlacement::shared_by_all) expect_sane(spec, result, facts);
     }
   }
-  StreamSpec triad = stream(LoadPath::cg, StreamOp::triad, StreamPlacement::shared_by_all,
-                            footprint, 16, 4);
+  StreamSpec triad =
+      stream(LoadPath::cg, StreamOp::triad, StreamPlacement::shared_by_all, footprint, 16, 4);
   triad.bytes_per_launch = kTimedBytesPerLaunch;
   triad.timed_launches = 3;
   StreamSpec read = triad;
@@ -110,8 +109,8 @@ TEST_F(StreamKernelsOnGpu, ATriadRunsAndMovesThreeArraysBytes) {
   };
   const double triad_rate = rate(triad);
   const double read_rate = rate(read);
-  std::cout << "triad " << triad_rate / 1e12 << " TB/s, read " << read_rate / 1e12
-            << " TB/s over " << footprint / (1 << 20) << " MiB per array\n";
+  std::cout << "triad " << triad_rate / 1e12 << " TB/s, read " << read_rate / 1e12 << " TB/s over "
+            << footprint / (1 << 20) << " MiB per array\n";
   EXPECT_GT(triad_rate, 0.5 * read_rate);
   EXPECT_LT(triad_rate, 1.1 * read_rate);
   StreamSpec shared = triad;

@@ -42,6 +42,8 @@ struct ThroughputDescription {
 
 // A triad's rate over the read rate when its two reads run at the read rate and its write at
 // write_factor times it: 3 bytes in 2 + 1 / write_factor read-byte times.
-inline double triad_factor_of(double write_factor) { return 3 / (2 + 1 / write_factor); }
+inline double triad_factor_of(double write_factor) {
+  return 3 / (2 + 1 / write_factor);
+}
 
 }  // namespace memtopo::sim

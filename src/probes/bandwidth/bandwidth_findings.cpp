@@ -59,20 +59,21 @@ constexpr const char* kTriadDefinition =
 
 std::string method_of(const StreamMeasurement& m) {
   const StreamSpec& spec = m.spec;
+  const bool triad = spec.op == StreamOp::triad;
+  const std::string arrays = triad ? "three arrays of " : "one array of ";
   const std::string where =
       spec.placement == StreamPlacement::per_block ? "every block going over one window of "
       : spec.placement == StreamPlacement::one_pass
-          ? "a one-pass grid (one tile per warp, blocks in waves) over one array of "
-          : "all SMs sharing one array of ";
+          ? "a one-pass grid (one tile per warp, blocks in waves) over " + arrays
+          : "all SMs sharing " + arrays;
   const std::string search =
-      spec.op == StreamOp::triad
-          ? "the faster of the looping copy's final configuration and a one-pass grid at every "
-            "threads x unroll (no search of its own)"
-          : "best launch of a search over blocks per SM x threads x vector x unroll";
+      triad ? "the faster of the looping copy's final configuration and a one-pass grid at every "
+              "threads x unroll (no search of its own)"
+            : "best launch of a search over blocks per SM x threads x vector x unroll";
   return std::string(to_string(spec.op)) + " stream of " + instructions(spec) + ", " + where +
-         format_bytes(static_cast<double>(m.result.footprint_bytes)) +
-         (spec.op == StreamOp::triad ? " (each of 3 arrays)" : "") + "; " + search + "; p50 of " +
-         std::to_string(m.bytes_per_second.size()) + " timed launches";
+         format_bytes(static_cast<double>(m.result.footprint_bytes)) + (triad ? " each" : "") +
+         "; " + search + "; p50 of " + std::to_string(m.bytes_per_second.size()) +
+         " timed launches";
 }
 
 nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) {

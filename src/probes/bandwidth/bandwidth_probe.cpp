@@ -276,8 +276,8 @@ Property BandwidthMeasurement::finding(const std::string& name, const OpOutcome&
 // of which an L2 that kept lines against the stream could answer at most 1/48 (the copy's sweep
 // bounds that effect for this level). Inconclusive, with the reason, where no triad could run.
 Property BandwidthMeasurement::measure_triad(const OpOutcome& copy) {
-  const std::uint64_t footprint = std::min(
-      plan_.bytes, ctx_.backend.limits().max_wide_footprint_bytes / kArraysOfATriad);
+  const std::uint64_t footprint =
+      std::min(plan_.bytes, ctx_.backend.limits().max_wide_footprint_bytes / kArraysOfATriad);
   StreamMeter meter = meter_for(StreamOp::triad, footprint);
   meter.relabel(id() + "/triad_looping");
   const bool copy_one_pass = copy.final.spec.placement == StreamPlacement::one_pass;
@@ -308,8 +308,8 @@ Property BandwidthMeasurement::measure_triad(const OpOutcome& copy) {
     p.method = "triad stream (2 x ld.global.cg + st.global: a = b + s x c)";
     p.value = nullptr;
     p.inconclusive = true;
-    p.note = "no triad could run: " + outcome.search.steps.front().not_run + "; one pass: " +
-             outcome.other_shape_not_run;
+    p.note = "no triad could run: " + outcome.search.steps.front().not_run +
+             "; one pass: " + outcome.other_shape_not_run;
     return p;
   }
   return finding("triad_bandwidth", outcome, nullptr);

@@ -204,9 +204,8 @@ TEST_F(BandwidthOnSim, DramTriadFollowsTheModelsMixOfReadsAndWrites) {
   const nlohmann::json& search = p.evidence.at("search");
   ASSERT_EQ(search.at("steps").size(), 1u) << search.dump();
   const nlohmann::json& copy = property(*run_, "dram", "copy_bandwidth").evidence;
-  const nlohmann::json& looping = copy.at("placement") == "shared_by_all"
-                                      ? copy.at("launch")
-                                      : copy.at("finalists").at(0);
+  const nlohmann::json& looping =
+      copy.at("placement") == "shared_by_all" ? copy.at("launch") : copy.at("finalists").at(0);
   for (const char* key : {"blocks_per_sm", "threads_per_block", "vector_bytes", "unroll"}) {
     EXPECT_EQ(search.at("best").at(key), looping.at(key)) << key;
   }
@@ -224,8 +223,9 @@ TEST_F(BandwidthOnSim, DramTriadFollowsTheModelsMixOfReadsAndWrites) {
   // memory a stream may use where that is less.
   const auto footprint = p.evidence.at("footprint_bytes").get<std::uint64_t>();
   EXPECT_GT(footprint, 0u);
-  EXPECT_LE(footprint,
-            property(*run_, "dram", "bandwidth").evidence.at("footprint_bytes").get<std::uint64_t>());
+  EXPECT_LE(
+      footprint,
+      property(*run_, "dram", "bandwidth").evidence.at("footprint_bytes").get<std::uint64_t>());
   // Only DRAM has a triad.
   for (const char* level : {"l1", "shared", "l2"}) {
     EXPECT_EQ(run_->topology.find(level)->find("triad_bandwidth"), nullptr) << level;
