@@ -34,8 +34,21 @@ std::string_view to_string(StreamOp op) {
       return "write";
     case StreamOp::copy:
       return "copy";
+    case StreamOp::triad:
+      return "triad";
   }
   return "?";
+}
+
+std::uint64_t stream_arrays(StreamOp op) {
+  switch (op) {
+    case StreamOp::copy:
+      return 2;
+    case StreamOp::triad:
+      return 3;
+    default:
+      return 1;
+  }
 }
 
 std::string_view to_string(StreamPlacement placement) {
@@ -58,7 +71,7 @@ void validate(const StreamSpec& spec) {
     fail("vector_bytes " + std::to_string(spec.vector_bytes) + " is not 4, 8 or 16");
   }
   if (spec.op != StreamOp::read && spec.vector_bytes != kStreamStoreVectorBytes) {
-    fail("writes and copies store " + std::to_string(kStreamStoreVectorBytes) +
+    fail("writes, copies and triads store " + std::to_string(kStreamStoreVectorBytes) +
          "-byte vectors, not " + std::to_string(spec.vector_bytes));
   }
   if (!listed(kStreamUnrolls, spec.unroll)) {
@@ -92,6 +105,9 @@ void validate(const StreamSpec& spec) {
   if (spec.op == StreamOp::copy && spec.path != LoadPath::cg && spec.path != LoadPath::shared) {
     fail("a copy reads through cg (global memory) or shared, not " + path);
   }
+  if (spec.op == StreamOp::triad && spec.path != LoadPath::cg) {
+    fail("a triad reads through cg (global memory), not " + path);
+  }
 }
 
 StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms) {
@@ -101,7 +117,7 @@ StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms) {
       spec.footprint_bytes / geometry.warp_tile_bytes * geometry.warp_tile_bytes;
   const std::uint64_t warps_per_block = spec.threads_per_block / kStreamWarpThreads;
   const std::uint64_t tile_moves =
-      geometry.warp_tile_bytes * (spec.op == StreamOp::copy ? 2 : 1);  // bytes per warp tile
+      geometry.warp_tile_bytes * stream_arrays(spec.op);  // bytes per warp tile
   if (warps_per_block == 0 || tile_moves == 0) return geometry;
   if (spec.placement == StreamPlacement::one_pass) {
     // As many blocks as bytes_per_launch needs, one tile per warp.
@@ -125,7 +141,7 @@ std::uint64_t stream_launch_start_bytes(const StreamSpec& spec, const StreamGeom
                                         std::uint64_t launch_index) {
   if (spec.placement == StreamPlacement::per_block || geometry.footprint_bytes == 0) return 0;
   const std::uint64_t footprint = geometry.footprint_bytes;
-  // Bytes of the array one launch walks (a copy moves each of them twice: read and write).
+  // Bytes of the array one launch walks (a copy moves each of them twice, a triad thrice).
   const std::uint64_t per_launch = geometry.iterations * geometry.warps * geometry.warp_tile_bytes;
   using Wide = unsigned __int128;  // (index mod F) x (per_launch mod F) overflows 64 bits
   return static_cast<std::uint64_t>(Wide{launch_index % footprint} * (per_launch % footprint) %
@@ -147,10 +163,14 @@ bool stream_writes_global(const StreamSpec& spec) {
   return spec.path != LoadPath::shared && spec.op != StreamOp::read;
 }
 
+bool stream_reads_second_source(const StreamSpec& spec) {
+  return spec.path != LoadPath::shared && spec.op == StreamOp::triad;
+}
+
 std::uint64_t stream_device_bytes(const StreamSpec& spec) {
   if (spec.path == LoadPath::shared) return 0;
   const std::uint64_t array = spec.array_offset_bytes + spec.footprint_bytes;
-  return spec.op == StreamOp::copy ? 2 * array : array;
+  return stream_arrays(spec.op) * array;
 }
 
 }  // namespace memtopo

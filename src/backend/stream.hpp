@@ -19,6 +19,10 @@ enum class StreamOp {
   read,   // loads on `path`; the loaded values are folded into a register kept live
   write,  // stores: st.shared on the shared path, st.global on any other
   copy,   // loads on `path` from one array, stores of the loaded values to a second one
+  // STREAM's triad, a[i] = b[i] + s x c[i]: loads on `path` (cg only) from two arrays, stores of
+  // their combination to a third. Two reads to one write, the mix gpu-stream's and STREAM's
+  // headline figure is measured with; its bytes are all three arrays', as they count them.
+  triad,
 };
 std::string_view to_string(StreamOp op);
 
@@ -50,14 +54,14 @@ inline constexpr std::uint32_t kStreamWarpThreads = 32;
 
 struct StreamSpec {
   // Reads: ca, cg, nc, tex or shared. Writes: shared memory (shared) or global memory (any
-  // other path). Copies: cg (global to global) or shared (shared to shared).
+  // other path). Copies: cg (global to global) or shared (shared to shared). Triads: cg.
   LoadPath path = LoadPath::cg;
   StreamOp op = StreamOp::read;
   StreamPlacement placement = StreamPlacement::shared_by_all;
   // The window (per_block) or the array (shared_by_all); rounded down to a whole number of warp
-  // tiles. A copy's destination is a second array of the same size.
+  // tiles. A copy's destination is a second array of the same size; a triad has three.
   std::uint64_t footprint_bytes = 0;
-  std::uint32_t vector_bytes = 16;        // 4, 8 or 16 (writes and copies: 16)
+  std::uint32_t vector_bytes = 16;        // 4, 8 or 16 (writes, copies and triads: 16)
   std::uint32_t blocks_per_sm = 1;        // the grid is blocks_per_sm x the SM count
   std::uint32_t threads_per_block = 256;  // a multiple of 32
   std::uint32_t unroll = 4;               // independent vectors per lane per iteration: 1, 2, 4, 8
@@ -93,6 +97,9 @@ struct StreamGeometry {
   std::uint64_t bytes_moved = 0;      // per launch, reads plus writes
 };
 
+// The arrays a warp tile of `op` moves: 1 for a read or a write, 2 for a copy, 3 for a triad.
+std::uint64_t stream_arrays(StreamOp op);
+
 // Checks a spec for consistency (vector width, unroll, threads, a window of at least one warp
 // tile, a placement and op the path supports). Throws ExperimentError naming the problem.
 void validate(const StreamSpec& spec);
@@ -114,13 +121,15 @@ std::uint64_t stream_launch_start_bytes(const StreamSpec& spec, const StreamGeom
 // copy, source and destination), 0 otherwise.
 std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec);
 
-// Device memory the stream's arrays take: the footprint and the array offset (twice for a copy)
-// outside shared memory, 0 on the shared path.
+// Device memory the stream's arrays take: the footprint and the array offset (twice for a copy,
+// three times for a triad) outside shared memory, 0 on the shared path.
 std::uint64_t stream_device_bytes(const StreamSpec& spec);
 // Whether the stream reads a global source array, and whether it writes a global destination
 // (neither on the shared path; a write has no source, a read no destination).
 bool stream_reads_global(const StreamSpec& spec);
 bool stream_writes_global(const StreamSpec& spec);
+// Whether the stream reads a second global source array (a triad's c).
+bool stream_reads_second_source(const StreamSpec& spec);
 
 // The backend cannot run streams at all (a simulated device without a throughput model, a
 // backend that never implemented them); the message says why. Not an ExperimentError: no other

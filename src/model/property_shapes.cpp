@@ -110,6 +110,7 @@ constexpr Field kValues[] = {
     {"bandwidth", Kind::non_negative},
     {"write_bandwidth", Kind::non_negative},
     {"copy_bandwidth", Kind::non_negative},
+    {"triad_bandwidth", Kind::non_negative},
     {"bandwidth_per_sm_clock", Kind::non_negative},
     {"bandwidth_local", Kind::non_negative},
     {"bandwidth_remote", Kind::non_negative},

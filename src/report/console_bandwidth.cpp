@@ -15,10 +15,12 @@ namespace {
 
 using Align = TextTable::Align;
 
-constexpr const char* kRateProperties[] = {"bandwidth", "write_bandwidth", "copy_bandwidth"};
-constexpr const char* kBandwidthProperties[] = {"bandwidth",      "write_bandwidth",
-                                                "copy_bandwidth", "bandwidth_per_sm_clock",
-                                                "peak_bandwidth", "peak_fraction"};
+constexpr const char* kRateProperties[] = {"bandwidth", "write_bandwidth", "copy_bandwidth",
+                                           "triad_bandwidth"};
+constexpr const char* kBandwidthProperties[] = {
+    "bandwidth",       "write_bandwidth",        "copy_bandwidth",
+    "triad_bandwidth", "bandwidth_per_sm_clock", "peak_bandwidth",
+    "peak_fraction"};
 // Levels from the SM outwards, as in the elements table.
 constexpr const char* kLevelOrder[] = {"l1", "tex", "ro", "shared", "l2", "dram"};
 
@@ -93,23 +95,38 @@ std::optional<SummaryTable> bandwidth_summary(const Topology& topology, Footnote
   if (levels.empty()) return std::nullopt;
   std::stable_sort(levels.begin(), levels.end(),
                    [](const Element* a, const Element* b) { return rank(*a) < rank(*b); });
-  TextTable table({{"Level"},
-                   {"Read", Align::right},
-                   {"Write", Align::right},
-                   {"Copy", Align::right},
-                   {"B/clk/SM", Align::right},
-                   {"% of peak", Align::right},
-                   {"Confidence", Align::right},
-                   {"Read launch"}});
+  // A Triad column only where a level has one (DRAM since it was measured): older results
+  // print as they did.
+  const bool triads = std::ranges::any_of(
+      levels, [](const Element* e) { return e->find("triad_bandwidth") != nullptr; });
+  std::vector<TextTable::Column> columns{
+      {"Level"}, {"Read", Align::right}, {"Write", Align::right}, {"Copy", Align::right}};
+  if (triads) columns.push_back({"Triad", Align::right});
+  for (const char* title : {"B/clk/SM", "% of peak", "Confidence"}) {
+    columns.push_back({title, Align::right});
+  }
+  columns.push_back({"Read launch"});
+  TextTable table(std::move(columns));
   std::vector<std::string> after{
       "read launch: blocks per SM (or 1 pass: one tile per warp, blocks in waves) x threads per "
       "block, vector bytes x unroll"};
+  if (triads) {
+    after.push_back(
+        "triad: a = b + s x c, 2 reads : 1 write, all three arrays' bytes counted (as STREAM "
+        "and gpu-stream)");
+  }
   for (const Element* level : levels) {
     const Element& e = *level;
-    table.add_row({e.id, cell(e, "bandwidth", notes), cell(e, "write_bandwidth", notes),
-                   cell(e, "copy_bandwidth", notes), cell(e, "bandwidth_per_sm_clock", notes),
-                   cell(e, "peak_fraction", notes), confidence_cell(e, notes),
-                   launch_cell(*e.find("bandwidth"))});
+    std::vector<std::string> row{e.id, cell(e, "bandwidth", notes),
+                                 cell(e, "write_bandwidth", notes),
+                                 cell(e, "copy_bandwidth", notes)};
+    if (triads) row.push_back(cell(e, "triad_bandwidth", notes));
+    for (const std::string& more :
+         {cell(e, "bandwidth_per_sm_clock", notes), cell(e, "peak_fraction", notes),
+          confidence_cell(e, notes), launch_cell(*e.find("bandwidth"))}) {
+      row.push_back(more);
+    }
+    table.add_row(std::move(row));
     if (const Property* peak = e.find("peak_bandwidth"); peak && peak->value.is_number()) {
       after.push_back(e.id + " peak: " + format_rate(peak->value.get<double>()) + " (" +
                       to_string(peak->source) + ", " + peak->method + ")");

@@ -200,6 +200,7 @@ MapBox memory_box(const Element& memory) {
   add(box.lines, row_of({&memory}, {{"bandwidth", "read "},
                                     {"write_bandwidth", "write "},
                                     {"copy_bandwidth", "copy "}}));
+  add(box.lines, map_text(memory, "triad_bandwidth", "triad "));  // a line of its own: width
   add(box.lines, map_text(memory, "peak_bandwidth", "peak "));
   return box;
 }

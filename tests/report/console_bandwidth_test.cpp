@@ -101,6 +101,26 @@ TEST(ConsoleBandwidth, OneRowPerLevelFromTheSmOutwards) {
             std::string::npos);
 }
 
+// A Triad column only where a level has a triad (DRAM since it is measured): older results print
+// as they did, and a line under the table says what a triad counts.
+TEST(ConsoleBandwidth, ATriadHasAColumnOfItsOwnWhereOneWasMeasured) {
+  EXPECT_EQ(render(bandwidth_topology()).find("Triad"), std::string::npos);
+  Topology topology = bandwidth_topology();
+  topology.element("dram", "memory", "device").set(rate("triad_bandwidth", 4.4e12, 4.4e9, 0.7));
+  const std::string section = render(topology);
+  const std::vector<std::string> header = cells(row(section, "Level"));
+  ASSERT_GE(header.size(), 5u) << section;
+  EXPECT_EQ(header[3], "Copy");
+  EXPECT_EQ(header[4], "Triad");
+  const std::vector<std::string> dram = cells(row(section, "dram"));
+  ASSERT_GE(dram.size(), 5u) << section;
+  EXPECT_EQ(dram[4], "4.4 TB/s ±0.1 %");
+  EXPECT_EQ(dram[7], "0.7");  // the triad is now the weakest
+  EXPECT_EQ(cells(row(section, "l1"))[4], "-");
+  EXPECT_NE(section.find("triad: a = b + s x c, 2 reads : 1 write"), std::string::npos);
+  EXPECT_TRUE(is_bandwidth_property("triad_bandwidth"));
+}
+
 TEST(ConsoleBandwidth, ALowConfidenceIsMarked) {
   Topology topology = bandwidth_topology();
   topology.element("dram", "memory", "device").find("write_bandwidth")->confidence = 0.3;

@@ -240,6 +240,17 @@ TEST(StreamSpecs, ValidationAndGeometry) {
     s.path = LoadPath::nc;
     s.op = StreamOp::copy;
   });
+  for (const LoadPath path : {LoadPath::ca, LoadPath::nc, LoadPath::tex, LoadPath::shared}) {
+    invalid([path](StreamSpec& s) {  // a triad reads through cg only
+      s.op = StreamOp::triad;
+      s.path = path;
+      if (path == LoadPath::shared) s.placement = StreamPlacement::per_block;
+    });
+  }
+  invalid([](StreamSpec& s) {
+    s.op = StreamOp::triad;
+    s.vector_bytes = 8;
+  });
   invalid([](StreamSpec& s) { s.array_offset_bytes = 4096; });  // not whole 2 MiB pages
   invalid([](StreamSpec& s) {
     s.path = LoadPath::shared;
@@ -259,6 +270,64 @@ TEST(StreamSpecs, AnArrayOffsetTakesMemoryBeforeEveryArray) {
   EXPECT_EQ(stream_device_bytes(spec), 2 * ((64ull + 4) << 20));
   spec.array_offset_bytes = 0;
   EXPECT_EQ(stream_device_bytes(spec), 2 * (64ull << 20));
+}
+
+// A triad (b + s x c to a) moves three arrays' bytes per warp tile, as STREAM counts them, and
+// takes three arrays of device memory.
+TEST(StreamSpecs, ATriadMovesAndHoldsThreeArrays) {
+  StreamSpec spec = stream(LoadPath::cg, StreamPlacement::shared_by_all, 100000);
+  spec.op = StreamOp::triad;
+  EXPECT_NO_THROW(validate(spec));
+  EXPECT_EQ(to_string(spec.op), "triad");
+  EXPECT_EQ(stream_arrays(StreamOp::triad), 3u);
+  const StreamGeometry g = stream_geometry(spec, 4);
+  EXPECT_EQ(g.bytes_moved, g.iterations * g.warps * 3 * g.warp_tile_bytes);
+  EXPECT_GE(g.bytes_moved, spec.bytes_per_launch);
+  EXPECT_EQ(stream_device_bytes(spec), 300000u);
+  spec.array_offset_bytes = kStreamArrayOffsetAlignment;
+  EXPECT_EQ(stream_device_bytes(spec), 3 * (100000 + kStreamArrayOffsetAlignment));
+  EXPECT_TRUE(stream_reads_global(spec));
+  EXPECT_TRUE(stream_writes_global(spec));
+  EXPECT_TRUE(stream_reads_second_source(spec));
+  spec.op = StreamOp::copy;
+  EXPECT_FALSE(stream_reads_second_source(spec));
+
+  StreamSpec once = stream(LoadPath::cg, StreamPlacement::one_pass, 100000);
+  once.op = StreamOp::triad;
+  const StreamGeometry o = stream_geometry(once, 4);
+  const std::uint64_t block_bytes = 8 * 3 * o.warp_tile_bytes;  // 8 warps, 3 arrays
+  EXPECT_EQ(o.blocks, (once.bytes_per_launch + block_bytes - 1) / block_bytes);
+  EXPECT_EQ(o.bytes_moved, o.blocks * block_bytes);
+}
+
+// The triad's rate: triad_factor times the level's read rate; without one in the description,
+// the 2:1 mix at the read rate and write_factor times it, so that every older description runs.
+TEST(StreamModel, ATriadRunsAtItsFactorOrTheMixOfReadsAndWrites) {
+  const StreamSpec read = stream(LoadPath::cg, StreamPlacement::shared_by_all, 64 << 20);
+  StreamSpec triad = read;
+  triad.op = StreamOp::triad;
+  const SimDescription derived = described(base_description());
+  // write_factor 0.5: 3 bytes in 2 + 1 / 0.5 = 4 read-byte times.
+  EXPECT_DOUBLE_EQ(derived.throughput->triad_factor, 0.75);
+  EXPECT_DOUBLE_EQ(triad_factor_of(1), 1);
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(triad, derived),
+                   0.75 * modelled_bytes_per_cycle(read, derived));
+  json given = base_description();
+  given["throughput"]["triad_factor"] = 0.9;
+  const SimDescription d = described(given);
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(triad, d), 0.9 * modelled_bytes_per_cycle(read, d));
+  // Three arrays of 256 KiB are 768 KiB: still inside the 1 MiB L2, where a read of them is.
+  StreamSpec small = triad;
+  small.footprint_bytes = 256 << 10;
+  EXPECT_EQ(serving_level(small, d).name, "L2");
+  small.footprint_bytes = 512 << 10;  // 1.5 MiB: DRAM
+  EXPECT_EQ(serving_level(small, d).name, "DRAM");
+  given["throughput"]["triad_factor"] = 1000;
+  expect_load_error(given, "throughput.triad_factor: must be a positive number of at most 100");
+
+  auto backend = make_sim_backend_from_text(base_description().dump(), "t.json");
+  const StreamResult result = backend->streams()->run_stream(triad);
+  EXPECT_EQ(result.bytes_moved, stream_geometry(triad, 4).bytes_moved);
 }
 
 // Each launch of a device-wide stream begins where the one before it ended, so that a byte comes

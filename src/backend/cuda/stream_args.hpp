@@ -10,14 +10,15 @@
 namespace memtopo {
 
 struct StreamArgs {
-  const unsigned char* source = nullptr;  // global reads (ca, cg, nc) and a copy's source
-  unsigned char* destination = nullptr;   // global writes and a copy's destination
-  std::uint64_t texture = 0;              // tex: cudaTextureObject_t over the source
-  std::uint64_t footprint_bytes = 0;      // the window or array: whole warp tiles
+  const unsigned char* source = nullptr;         // global reads (ca, cg, nc) and a copy's source
+  const unsigned char* second_source = nullptr;  // a triad's second source (c in b + s x c)
+  unsigned char* destination = nullptr;          // global writes and a copy's destination
+  std::uint64_t texture = 0;                     // tex: cudaTextureObject_t over the source
+  std::uint64_t footprint_bytes = 0;             // the window or array: whole warp tiles
   // Warp g = blockIdx.x x start_warp_multiplier + warp in block starts at tile g (mod the
   // footprint): 0 for per_block (every block alike), the warps per block for shared_by_all.
   std::uint64_t start_warp_multiplier = 0;
-  std::uint64_t step_bytes = 0;     // a warp's move per iteration, already reduced mod footprint
+  std::uint64_t step_bytes = 0;  // a warp's move per iteration, already reduced mod footprint
   // Where this launch begins in the array (stream_launch_start_bytes): a whole number of warp
   // tiles below footprint_bytes, added to every warp's first tile.
   std::uint64_t start_bytes = 0;
@@ -31,7 +32,8 @@ struct StreamArgs {
 // The kernel built for this combination, as the handle cudaLaunchKernel and the occupancy
 // calculator take; nullptr when none was built (stream.hpp says which exist: reads on ca, cg,
 // nc, tex and shared at every vector width and unroll; writes and copies of 16-byte vectors at
-// every unroll, global (any global path; copies read through cg) or shared).
+// every unroll, global (any global path; copies read through cg) or shared; triads of 16-byte
+// vectors at every unroll through cg).
 const void* stream_kernel(StreamOp op, LoadPath path, std::uint32_t vector_bytes,
                           std::uint32_t unroll);
 

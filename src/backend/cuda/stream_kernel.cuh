@@ -1,5 +1,7 @@
 #pragma once
 // The stream kernel: one template over (op, path, vector width, unroll), never one per level.
+// A triad loads a tile from each of two sources and stores their combination (b + 3 c) to the
+// destination at the same offset.
 //
 // Every warp walks the footprint in warp tiles of 32 x V x U bytes (stream.hpp): per iteration
 // lane l issues U independent V-byte loads at tile + k x 32 V + l V (k = 0 .. U-1, each
@@ -82,6 +84,18 @@ __device__ __forceinline__ void store_tile(const StreamView& view, std::uint64_t
   }
 }
 
+// A triad's combination, a = b + s x c word by word: one IMAD per word, which the compiler
+// cannot drop (the stores are asm volatile) and which costs nothing beside the memory.
+inline constexpr std::uint32_t kTriadScale = 3;
+template <unsigned U>
+__device__ __forceinline__ void triad_combine(Words<16> (&b)[U], const Words<16> (&c)[U]) {
+#pragma unroll
+  for (unsigned k = 0; k < U; ++k) {
+#pragma unroll
+    for (unsigned i = 0; i < 4; ++i) b[k].w[i] += kTriadScale * c[k].w[i];
+  }
+}
+
 }  // namespace stream_detail
 
 template <StreamOp Op, LoadPath P, unsigned V, unsigned U>
@@ -122,6 +136,17 @@ __global__ void stream_kernel(StreamArgs args) {
       Words<V> loaded[U];
       load_tile<P, V, U>(view, at, loaded);
       store_tile<P, U>(view, at, loaded);
+    });
+  } else if constexpr (Op == StreamOp::triad) {
+    static_assert(V == 16 && P == LoadPath::cg, "triads move 16-byte vectors through cg");
+    StreamView second = view;
+    second.global = args.second_source;
+    walk([&](std::uint64_t at) {
+      Words<V> b[U], c[U];  // both tiles' loads are issued before the first use
+      load_tile<P, V, U>(view, at, b);
+      load_tile<P, V, U>(second, at, c);
+      triad_combine<U>(b, c);
+      store_tile<P, U>(view, at, b);
     });
   } else {
     walk([&](std::uint64_t at) {

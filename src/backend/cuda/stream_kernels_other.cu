@@ -1,5 +1,5 @@
 // Stream kernels, part 2: reads through tex and shared, writes and copies (16-byte vectors),
-// global and shared.
+// global and shared, and triads (16-byte vectors through cg).
 #include "backend/cuda/stream_kernel_lookup.cuh"
 
 namespace memtopo {
@@ -24,6 +24,9 @@ const void* stream_kernel_others(StreamOp op, LoadPath path, std::uint32_t vecto
       if (shared) return kernel_by_unroll<StreamOp::copy, LoadPath::shared, 16>(unroll);
       if (path == LoadPath::cg) return kernel_by_unroll<StreamOp::copy, LoadPath::cg, 16>(unroll);
       return nullptr;
+    case StreamOp::triad:
+      if (vector_bytes != kStreamStoreVectorBytes || path != LoadPath::cg) return nullptr;
+      return kernel_by_unroll<StreamOp::triad, LoadPath::cg, 16>(unroll);
   }
   return nullptr;
 }

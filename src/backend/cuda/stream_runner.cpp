@@ -95,9 +95,7 @@ void StreamRunner::check_fits(const StreamSpec& spec, const void* kernel,
 }
 
 void StreamRunner::provide_arrays(const StreamSpec& spec, std::uint64_t device_bytes_free) {
-  const bool reads_global = stream_reads_global(spec);
-  const bool writes_global = stream_writes_global(spec);
-  const std::uint64_t held = source_.bytes() + destination_.bytes();
+  const std::uint64_t held = source_.bytes() + second_source_.bytes() + destination_.bytes();
   const std::uint64_t needed = stream_device_bytes(spec);
   if (needed > device_bytes_free + held) {
     fail(spec, "its arrays need " + std::to_string(needed) + " bytes of device memory, " +
@@ -110,15 +108,16 @@ void StreamRunner::provide_arrays(const StreamSpec& spec, std::uint64_t device_b
     return held_bytes > kShrinkFactor * bytes &&
            held_bytes > config_.global_memory_bytes / kLargeShareOfDeviceMemory;
   };
-  if (reads_global && (source_.bytes() < bytes || too_large(source_.bytes()))) {
-    source_ = DeviceBuffer<unsigned char>();  // free before allocating the new one
-    source_ = DeviceBuffer<unsigned char>(bytes);
-    source_.fill_bytes_async(kFillByte, 0, bytes);
-  }
-  if (writes_global && (destination_.bytes() < bytes || too_large(destination_.bytes()))) {
-    destination_ = DeviceBuffer<unsigned char>();
-    destination_ = DeviceBuffer<unsigned char>(bytes);
-  }
+  // Sources are filled once (any value does, but it must be written); destinations need not be.
+  const auto provide = [&](DeviceBuffer<unsigned char>& array, bool used, bool filled) {
+    if (!used || (array.bytes() >= bytes && !too_large(array.bytes()))) return;
+    array = DeviceBuffer<unsigned char>();  // free before allocating the new one
+    array = DeviceBuffer<unsigned char>(bytes);
+    if (filled) array.fill_bytes_async(kFillByte, 0, bytes);
+  };
+  provide(source_, stream_reads_global(spec), true);
+  provide(second_source_, stream_reads_second_source(spec), true);
+  provide(destination_, stream_writes_global(spec), false);
 }
 
 StreamRunner::Launch StreamRunner::prepare(const StreamSpec& spec,
@@ -157,6 +156,8 @@ StreamRunner::Launch StreamRunner::prepare(const StreamSpec& spec,
   StreamArgs& args = launch.args;
   // Only the arrays a stream uses were provided (provide_arrays).
   args.source = source_.data() + (stream_reads_global(spec) ? spec.array_offset_bytes : 0);
+  args.second_source =
+      second_source_.data() + (stream_reads_second_source(spec) ? spec.array_offset_bytes : 0);
   args.destination =
       destination_.data() + (stream_writes_global(spec) ? spec.array_offset_bytes : 0);
   args.texture = launch.texture ? launch.texture->handle() : 0;
@@ -230,11 +231,12 @@ StreamResult StreamRunner::run(const StreamSpec& spec, std::uint64_t device_byte
 }
 
 void StreamRunner::release_large_arrays() noexcept {
-  if (source_.bytes() + destination_.bytes() <=
+  if (source_.bytes() + second_source_.bytes() + destination_.bytes() <=
       config_.global_memory_bytes / kKeptShareOfDeviceMemory) {
     return;
   }
   source_ = DeviceBuffer<unsigned char>();
+  second_source_ = DeviceBuffer<unsigned char>();
   destination_ = DeviceBuffer<unsigned char>();
 }
 

@@ -38,6 +38,7 @@ class StreamRunner {
   StreamRunnerConfig config_;
   const NvmlSession& nvml_;
   DeviceBuffer<unsigned char> source_;
+  DeviceBuffer<unsigned char> second_source_;  // a triad's c
   DeviceBuffer<unsigned char> destination_;
   DeviceBuffer<std::uint64_t> clocks_;
   DeviceBuffer<std::uint32_t> sink_;

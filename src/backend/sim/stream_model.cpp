@@ -95,9 +95,9 @@ ServingLevel serving_level(const StreamSpec& spec, const SimDescription& descrip
                  description.shared_memory.latency);
   }
   const StreamGeometry geometry = stream_geometry(spec, description.sm_count);
-  // A copy's two arrays are in the device caches at once; per SM only its reads stay in L1.
-  const std::uint64_t device_set =
-      spec.op == StreamOp::copy ? 2 * geometry.footprint_bytes : geometry.footprint_bytes;
+  // A copy's two arrays (a triad's three) are in the device caches at once; per SM only its
+  // reads stay in L1.
+  const std::uint64_t device_set = stream_arrays(spec.op) * geometry.footprint_bytes;
   const std::uint64_t sm_set =
       spec.placement == StreamPlacement::per_block
           ? geometry.footprint_bytes
@@ -142,6 +142,8 @@ double modelled_bytes_per_cycle(const StreamSpec& spec, const SimDescription& de
       return rate * model.write_factor;
     case StreamOp::copy:
       return rate * model.copy_factor;
+    case StreamOp::triad:
+      return rate * model.triad_factor;
   }
   return rate;
 }

@@ -25,6 +25,10 @@ struct ThroughputDescription {
   // Delivered writes and copies (reads plus writes) relative to reads of the same level.
   double write_factor = 1;
   double copy_factor = 1;
+  // Triads (two reads to one write, all three arrays' bytes counted) relative to reads. Where
+  // the description gives none: the 2:1 mix's time at the read and write rates,
+  // triad_factor_of(write_factor).
+  double triad_factor = 1;
   // Load (or store) instructions an SM issues per cycle, each moving 32 x vector bytes; 0: no
   // limit. What makes narrow vectors slower than wide ones.
   double load_instructions_per_cycle = 0;
@@ -35,5 +39,11 @@ struct ThroughputDescription {
   std::uint64_t memory_clock_khz = 0;
   std::uint32_t memory_bus_width_bits = 0;
 };
+
+// A triad's rate over the read rate when its two reads run at the read rate and its write at
+// write_factor times it: 3 bytes in 2 + 1 / write_factor read-byte times.
+inline double triad_factor_of(double write_factor) {
+  return 3 / (2 + 1 / write_factor);
+}
 
 }  // namespace memtopo::sim

@@ -77,8 +77,9 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
   const StrictObject object(
       value, place,
       {"cache_bytes_per_cycle", "loop_retained_share", "shared_bytes_per_cycle",
-       "dram_bytes_per_cycle", "write_factor", "copy_factor", "load_instructions_per_cycle",
-       "max_threads_per_sm", "launch_jitter", "memory_clock_khz", "memory_bus_width_bits"});
+       "dram_bytes_per_cycle", "write_factor", "copy_factor", "triad_factor",
+       "load_instructions_per_cycle", "max_threads_per_sm", "launch_jitter", "memory_clock_khz",
+       "memory_bus_width_bits"});
   ThroughputDescription throughput;
   throughput.cache_bytes_per_cycle = read_cache_rates(object, caches);
   throughput.loop_retained_share = read_retained_shares(object, caches);
@@ -91,6 +92,8 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
       positive_or("dram_bytes_per_cycle", 0, limits::kMaxBytesPerCycle);
   throughput.write_factor = positive_or("write_factor", 1, limits::kMaxRateFactor);
   throughput.copy_factor = positive_or("copy_factor", 1, limits::kMaxRateFactor);
+  throughput.triad_factor =
+      positive_or("triad_factor", triad_factor_of(throughput.write_factor), limits::kMaxRateFactor);
   throughput.load_instructions_per_cycle =
       positive_or("load_instructions_per_cycle", 0, limits::kMaxLoadsPerCycle);
   throughput.max_threads_per_sm = static_cast<std::uint32_t>(

@@ -44,21 +44,36 @@ std::string instructions(const StreamSpec& spec) {
       return store;
     case StreamOp::copy:
       return load() + " + " + store;
+    case StreamOp::triad:
+      return "2 x " + load() + " + " + store;
   }
   return "?";
 }
 
+// What a triad is, for its evidence: a reader comparing it with STREAM or gpu-stream needs to
+// know that the bytes are counted alike.
+constexpr const char* kTriadDefinition =
+    "a[i] = b[i] + s x c[i] over three arrays of the footprint each: 2 reads to 1 write; bytes "
+    "moved are all three arrays' (3 x the footprint a pass), as STREAM and gpu-stream count "
+    "their triad";
+
 std::string method_of(const StreamMeasurement& m) {
   const StreamSpec& spec = m.spec;
+  const bool triad = spec.op == StreamOp::triad;
+  const std::string arrays = triad ? "three arrays of " : "one array of ";
   const std::string where =
       spec.placement == StreamPlacement::per_block ? "every block going over one window of "
       : spec.placement == StreamPlacement::one_pass
-          ? "a one-pass grid (one tile per warp, blocks in waves) over one array of "
-          : "all SMs sharing one array of ";
+          ? "a one-pass grid (one tile per warp, blocks in waves) over " + arrays
+          : "all SMs sharing " + arrays;
+  const std::string search =
+      triad ? "the faster of the looping copy's final configuration and a one-pass grid at every "
+              "threads x unroll (no search of its own)"
+            : "best launch of a search over blocks per SM x threads x vector x unroll";
   return std::string(to_string(spec.op)) + " stream of " + instructions(spec) + ", " + where +
-         format_bytes(static_cast<double>(m.result.footprint_bytes)) +
-         "; best launch of a search over blocks per SM x threads x vector x unroll; p50 of " +
-         std::to_string(m.bytes_per_second.size()) + " timed launches";
+         format_bytes(static_cast<double>(m.result.footprint_bytes)) + (triad ? " each" : "") +
+         "; " + search + "; p50 of " + std::to_string(m.bytes_per_second.size()) +
+         " timed launches";
 }
 
 nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) {
@@ -82,6 +97,7 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
       {"sms", m.result.sms},
       {"seconds", m.result.seconds},
       {"search", to_json(outcome.search)}};
+  if (m.spec.op == StreamOp::triad) evidence["triad"] = kTriadDefinition;
   if (outcome.search_at_one_clock) {
     evidence["search"]["compared"] =
         "medians scaled to the SM clock of the search's first launches (bytes per cycle)";

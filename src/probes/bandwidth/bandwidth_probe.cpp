@@ -23,8 +23,12 @@ constexpr std::uint32_t kFinalTimedLaunches = 9;
 // The final launches last longer than the search's (about 1 ms): at 4 ms the launch overhead
 // and the ramp at each launch's start and end cost a few tenths of a percent, not 1-2 %.
 constexpr double kFinalLaunchSeconds = 4e-3;
-// DRAM one-pass configurations measured again with the final launches (try_one_pass).
+// DRAM one-pass configurations measured again with the final launches (try_one_pass); the
+// triad's fewer, to keep it within about 0.2 s on an H200 (measure_triad).
 constexpr std::size_t kOnePassFinalists = 3;
+constexpr std::size_t kTriadOnePassFinalists = 2;
+// A triad's arrays: b and c read, a written.
+constexpr std::uint64_t kArraysOfATriad = 3;
 // Inside L2, the best configuration is also measured over these multiples of the planned
 // footprint (a quarter of l2.size: an eighth and three eighths of it), see
 // OpOutcome::other_footprints.
@@ -41,9 +45,11 @@ class BandwidthMeasurement {
 
  private:
   std::string id() const { return target_.element + ".bandwidth"; }
-  StreamMeter meter_for(StreamOp op) const;
+  StreamMeter meter_for(StreamOp op, std::uint64_t footprint_bytes = 0) const;
   OpOutcome measure(StreamMeter& meter, const LaunchSpace& space, const LaunchConfig& start);
-  void try_one_pass(StreamMeter& meter, const LaunchSpace& space, OpOutcome& outcome);
+  void try_one_pass(StreamMeter& meter, const LaunchSpace& space, OpOutcome& outcome,
+                    std::size_t finalists = kOnePassFinalists);
+  Property measure_triad(const OpOutcome& copy);
   void measure_finalists(StreamMeter& meter, OpOutcome& outcome) const;
   void measure_footprints(StreamMeter& meter, OpOutcome& outcome);
   Property finding(const std::string& name, const OpOutcome& outcome, const SmClockLog* clocks);
@@ -53,12 +59,12 @@ class BandwidthMeasurement {
   FootprintPlan plan_;
 };
 
-StreamMeter BandwidthMeasurement::meter_for(StreamOp op) const {
+StreamMeter BandwidthMeasurement::meter_for(StreamOp op, std::uint64_t footprint_bytes) const {
   StreamSpec base;
   base.path = target_.path;
   base.op = op;
   base.placement = target_.placement;
-  base.footprint_bytes = plan_.bytes;
+  base.footprint_bytes = footprint_bytes > 0 ? footprint_bytes : plan_.bytes;
   return StreamMeter(ctx_, base, id() + "/" + std::string(to_string(op)) + "_search");
 }
 
@@ -184,7 +190,7 @@ void BandwidthMeasurement::measure_footprints(StreamMeter& meter, OpOutcome& out
 // other shape's figure stays in the evidence. The base (the vector width) is the looping
 // finalists' winner.
 void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& space,
-                                        OpOutcome& outcome) {
+                                        OpOutcome& outcome, std::size_t finalists) {
   meter.relabel(id() + "/" + std::string(to_string(meter.base().op)) + "_one_pass");
   meter.set_placement(StreamPlacement::one_pass);
   std::vector<std::pair<double, LaunchConfig>> by_rate;
@@ -206,6 +212,8 @@ void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& s
       outcome.one_pass_configs.push_back(row);
     }
   }
+  // The looping shape may not have run (measure_triad): then the one-pass grid is the finding.
+  const bool looping_ran = !outcome.final.bytes_per_second.empty();
   if (by_rate.empty()) {
     outcome.other_shape_not_run = not_run;
     meter.set_placement(target_.placement);
@@ -213,7 +221,7 @@ void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& s
   }
   std::ranges::sort(by_rate, std::greater<>{}, &std::pair<double, LaunchConfig>::first);
   std::optional<StreamMeasurement> one_pass;
-  for (std::size_t i = 0; i < std::min(kOnePassFinalists, by_rate.size()); ++i) {
+  for (std::size_t i = 0; i < std::min(finalists, by_rate.size()); ++i) {
     const LaunchConfig& config = by_rate[i].second;
     StreamMeasurement m = meter.measure_long(config, kFinalTimedLaunches, kFinalLaunchSeconds);
     for (nlohmann::json& row : outcome.one_pass_configs) {
@@ -224,8 +232,9 @@ void BandwidthMeasurement::try_one_pass(StreamMeter& meter, const LaunchSpace& s
       one_pass = std::move(m);
     }
   }
-  const bool better = one_pass->median_bytes_per_second > outcome.final.median_bytes_per_second;
-  outcome.other_shape = std::move(better ? outcome.final : *one_pass);
+  const bool better =
+      !looping_ran || one_pass->median_bytes_per_second > outcome.final.median_bytes_per_second;
+  if (looping_ran) outcome.other_shape = std::move(better ? outcome.final : *one_pass);
   if (better) {
     outcome.final = std::move(*one_pass);
     outcome.ties.clear();  // they tied with the looping shape, which lost
@@ -256,6 +265,56 @@ Property BandwidthMeasurement::finding(const std::string& name, const OpOutcome&
   return p;
 }
 
+// DRAM's triad (a = b + s x c: two reads to one write, all three arrays' bytes counted, as
+// STREAM and gpu-stream count them). An H200 copied at most 4.27 TB/s in every launch shape
+// tried, where gpu-stream's triad reached 4.48 and a triad of memtopo's 4.40-4.41 (reads alone
+// 4.67, writes 4.71): the mix, not a missed launch shape, is what the copy lacks. Cheap, with no
+// search of its own (about 0.2 s on an H200): the looping copy's final configuration with the
+// final launches, then the one-pass grid at every threads x unroll with short launches
+// (try_one_pass), its 2 best with the final launches; the higher p50 is the finding. No
+// footprint sweep: its three arrays of the planned footprint (16 L2s each) are 48 L2s a pass,
+// of which an L2 that kept lines against the stream could answer at most 1/48 (the copy's sweep
+// bounds that effect for this level). Inconclusive, with the reason, where no triad could run.
+Property BandwidthMeasurement::measure_triad(const OpOutcome& copy) {
+  const std::uint64_t footprint =
+      std::min(plan_.bytes, ctx_.backend.limits().max_wide_footprint_bytes / kArraysOfATriad);
+  StreamMeter meter = meter_for(StreamOp::triad, footprint);
+  meter.relabel(id() + "/triad_looping");
+  const bool copy_one_pass = copy.final.spec.placement == StreamPlacement::one_pass;
+  const StreamMeasurement& looping =
+      copy_one_pass && copy.other_shape ? *copy.other_shape : copy.final;
+  const LaunchConfig config = config_of(looping);
+  ctx_.progress(id() + ": triad over 3 arrays of " + format_bytes(static_cast<double>(footprint)));
+  OpOutcome outcome;
+  outcome.final.spec = meter.base();  // the base of the one-pass grid, should the loop not run
+  outcome.final.spec.vector_bytes = config.vector_bytes;
+  outcome.final.spec.blocks_per_sm = config.blocks_per_sm;
+  outcome.search = {config, 0, {{config, std::nullopt, ""}}, false, SearchOptions{}.min_gain};
+  try {
+    meter.set_placement(looping.spec.placement);
+    outcome.final = meter.measure_long(config, kFinalTimedLaunches, kFinalLaunchSeconds);
+    outcome.search.best_bytes_per_second = outcome.final.median_bytes_per_second;
+    outcome.search.steps.front().bytes_per_second = outcome.search.best_bytes_per_second;
+  } catch (const ExperimentError& error) {
+    outcome.search.steps.front().not_run = error.what();  // a triad takes more registers
+  }
+  meter.set_placement(target_.placement);
+  try_one_pass(meter, store_launch_space(), outcome, kTriadOnePassFinalists);
+  if (outcome.final.bytes_per_second.empty()) {
+    Property p;
+    p.name = "triad_bandwidth";
+    p.unit = "bytes/second";
+    p.source = Source::measured;
+    p.method = "triad stream (2 x ld.global.cg + st.global: a = b + s x c)";
+    p.value = nullptr;
+    p.inconclusive = true;
+    p.note = "no triad could run: " + outcome.search.steps.front().not_run +
+             "; one pass: " + outcome.other_shape_not_run;
+    return p;
+  }
+  return finding("triad_bandwidth", outcome, nullptr);
+}
+
 void BandwidthMeasurement::run() {
   Element& element = element_for(ctx_.topology, target_.element);
   const LaunchSpace reads = read_launch_space();
@@ -277,11 +336,12 @@ void BandwidthMeasurement::run() {
     const LaunchSpace stores = store_launch_space();
     LaunchConfig start = read.search.best;
     start.vector_bytes = stores.vector_bytes.back();
-    for (const auto& [op, name] : {std::pair{StreamOp::write, "write_bandwidth"},
-                                   std::pair{StreamOp::copy, "copy_bandwidth"}}) {
-      StreamMeter meter = meter_for(op);
-      element.set(finding(name, measure(meter, stores, start), clocks));
-    }
+    StreamMeter write_meter = meter_for(StreamOp::write);
+    element.set(finding("write_bandwidth", measure(write_meter, stores, start), clocks));
+    StreamMeter copy_meter = meter_for(StreamOp::copy);
+    const OpOutcome copy = measure(copy_meter, stores, start);
+    element.set(finding("copy_bandwidth", copy, clocks));
+    if (target_.footprint == BandwidthFootprint::beyond_l2) element.set(measure_triad(copy));
   }
   element.set(std::move(bandwidth));
 }

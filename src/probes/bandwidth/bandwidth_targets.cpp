@@ -65,7 +65,7 @@ const std::vector<BandwidthTarget>& bandwidth_targets() {
        true,
        S::none,
        {},
-       "DRAM read, write and copy bandwidth: all SMs stream over 16 times the L2"},
+       "DRAM read, write, copy and triad bandwidth: all SMs stream over 16 times the L2"},
       {"l2",
        LoadPath::cg,
        shared_by_all,

@@ -31,7 +31,7 @@ struct BandwidthTarget {
   StreamPlacement placement;
   BandwidthFootprint footprint;
   bool per_sm;    // also bandwidth_per_sm_clock (SM-local levels)
-  bool writes;    // also write_bandwidth and copy_bandwidth
+  bool writes;    // also write_bandwidth and copy_bandwidth (beyond_l2: and triad_bandwidth)
   bool api_peak;  // also peak_bandwidth (api) and peak_fraction (derived): DRAM
   BandwidthSweep sweep;
   std::vector<std::string> needs;  // the size findings its footprint and knee are planned from

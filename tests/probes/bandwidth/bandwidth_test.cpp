@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/sim/sim_backend.hpp"
+#include "backend/sim/throughput.hpp"
 #include "probes/bandwidth/bandwidth_findings.hpp"
 #include "probes/bandwidth/bandwidth_probe.hpp"
 #include "probes/bandwidth/bandwidth_targets.hpp"
@@ -178,6 +179,57 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
   }
   // Levels inside the L2 and the SM caches loop over their footprint only.
   EXPECT_FALSE(property(*run_, "l2", "bandwidth").evidence.contains("other_launch_shape"));
+}
+
+// DRAM's triad has no search of its own: the looping copy's final configuration and the one-pass
+// grid at every threads x unroll, its two best again with final launches. This description has
+// no triad_factor: the model's 2:1 mix at the read rate and write_factor times it.
+TEST_F(BandwidthOnSim, DramTriadFollowsTheModelsMixOfReadsAndWrites) {
+  const Model m = model_of(read_truth(kSim));
+  const double modelled = m.dram * m.clock_hz * sim::triad_factor_of(m.write_factor);
+  const Property& p = property(*run_, "dram", "triad_bandwidth");
+  ASSERT_TRUE(p.value.is_number());
+  EXPECT_NEAR(p.value.get<double>(), modelled, kTolerance * modelled);
+  EXPECT_EQ(p.unit, "bytes/second");
+  EXPECT_EQ(p.source, Source::measured);
+  ASSERT_TRUE(p.spread && p.confidence);
+  EXPECT_EQ(p.spread->samples, 9u);  // the final launches; no footprint sweep of its own
+  EXPECT_GE(*p.confidence, 0.9);
+  EXPECT_EQ(p.evidence.at("op"), "triad");
+  EXPECT_NE(p.evidence.at("triad").get<std::string>().find("2 reads to 1 write"),
+            std::string::npos);
+  EXPECT_NE(p.method.find("2 x ld.global.cg + st.global"), std::string::npos) << p.method;
+  EXPECT_NE(p.method.find("no search of its own"), std::string::npos) << p.method;
+  // The search is the copy's looping configuration, measured once.
+  const nlohmann::json& search = p.evidence.at("search");
+  ASSERT_EQ(search.at("steps").size(), 1u) << search.dump();
+  const nlohmann::json& copy = property(*run_, "dram", "copy_bandwidth").evidence;
+  const nlohmann::json& looping =
+      copy.at("placement") == "shared_by_all" ? copy.at("launch") : copy.at("finalists").at(0);
+  for (const char* key : {"blocks_per_sm", "threads_per_block", "vector_bytes", "unroll"}) {
+    EXPECT_EQ(search.at("best").at(key), looping.at(key)) << key;
+  }
+  const nlohmann::json& configs = p.evidence.at("one_pass_configs");
+  const LaunchSpace space = store_launch_space();
+  EXPECT_EQ(configs.size(), space.unroll.size() * space.threads_per_block.size());
+  std::size_t finals = 0;
+  for (const nlohmann::json& row : configs) {
+    finals += row.contains("final_p50_bytes_per_second") ? 1 : 0;
+  }
+  EXPECT_EQ(finals, 2u);
+  EXPECT_TRUE(p.evidence.contains("other_launch_shape"));
+  EXPECT_FALSE(p.evidence.contains("footprint_sweep"));
+  // Three arrays of the planned footprint (the copy's search footprint), or of a third of the
+  // memory a stream may use where that is less.
+  const auto footprint = p.evidence.at("footprint_bytes").get<std::uint64_t>();
+  EXPECT_GT(footprint, 0u);
+  EXPECT_LE(
+      footprint,
+      property(*run_, "dram", "bandwidth").evidence.at("footprint_bytes").get<std::uint64_t>());
+  // Only DRAM has a triad.
+  for (const char* level : {"l1", "shared", "l2"}) {
+    EXPECT_EQ(run_->topology.find(level)->find("triad_bandwidth"), nullptr) << level;
+  }
 }
 
 TEST_F(BandwidthOnSim, PerSmClockFiguresAndTheDramPeak) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/sim/throughput.hpp"
 #include "probes/bandwidth/dram_footprints.hpp"
 #include "support/probe_harness.hpp"
 
@@ -105,6 +106,13 @@ TEST(DramBandwidthOnSim, AnL2ThatKeepsLinesDoesNotInflateTheFinding) {
     EXPECT_GT(planned.at("p50").get<double>(), factor * dram * 1.025);
     EXPECT_GE(*p.confidence, 0.9);
   }
+  // The triad runs at its planned footprint only: three arrays of 16 MiB, of which the L2
+  // answers at most 1 MiB (1/48) a pass, the bound measure_triad names.
+  const Property& triad = property(run, "dram", "triad_bandwidth");
+  const double mix = sim::triad_factor_of(0.8) * dram;
+  EXPECT_GE(triad.value.get<double>(), 0.99 * mix);
+  EXPECT_LE(triad.value.get<double>(), 1.01 * mix * 48 / 47);
+  EXPECT_GE(*triad.confidence, 0.9);
   EXPECT_TRUE(run.topology.warnings.empty()) << run.topology.warnings.front();
 }
 
@@ -116,8 +124,9 @@ TEST(DramBandwidthOnSim, ARateAboveTheApiPeakIsAWarningWithBothNumbersAndLowConf
   EXPECT_NEAR(read.evidence.at("above_peak").at("fraction").get<double>(), 300.0 / 160, 0.04);
   EXPECT_LT(*read.confidence, kLowConfidence);
   EXPECT_GT(property(run, "dram", "peak_fraction").value.get<double>(), 1.8);
-  // Reads, writes (80 %: 150 % of the peak) and copies (70 %: 131 %): one warning each.
-  ASSERT_EQ(run.topology.warnings.size(), 3u);
+  // Reads, writes (80 %: 150 % of the peak), copies (70 %: 131 %) and triads (92 %: 173 %):
+  // one warning each.
+  ASSERT_EQ(run.topology.warnings.size(), 4u);
   const std::string& warning = run.topology.warnings.front();
   EXPECT_EQ(warning.find("dram.bandwidth: 30"), 0u) << warning;  // about 300 GB/s ...
   EXPECT_NE(warning.find(" GB/s is 18"), std::string::npos) << warning;  // ... 187 % ...
@@ -142,6 +151,11 @@ TEST(DramBandwidthOnSim, LargestFootprintsThatDisagreeAreAWarningAndLowConfidenc
   EXPECT_NE(warning.find("dram.bandwidth: the largest footprints' rates"), std::string::npos)
       << warning;
   EXPECT_NE(warning.find("at 4 GiB"), std::string::npos) << warning;
+  // The triad: three arrays of 1 GiB (16 L2s), of which the L2 answers at most 1/48 a pass.
+  const Property& triad = property(run, "dram", "triad_bandwidth");
+  ASSERT_TRUE(triad.value.is_number());
+  EXPECT_NEAR(triad.value.get<double>(), sim::triad_factor_of(0.8) * dram * 48 / 47,
+              1e-6 * dram);
 }
 
 }  // namespace
@@ -186,6 +200,7 @@ TEST(L2Residency, AnL2NoFasterThanDramIsAnInconclusiveLowerBoundWithBothNumbers)
     EXPECT_NE(p.note.find("inside the L2 against"), std::string::npos) << p.note;
     EXPECT_NE(p.note.find("from DRAM (dram." + std::string(name)), std::string::npos) << p.note;
   }
+  EXPECT_TRUE(property(run, "dram", "triad_bandwidth").value.is_number());
 }
 
 }  // namespace
