@@ -110,7 +110,11 @@ TEST_P(TlbLevelsOnSim, EveryLevelExactlyAsDescribed) {
   }
   const Property& dram = property(run, "dram", "latency_tlb_miss");
   EXPECT_NEAR(dram.value.get<double>(), truth.number("dram_latency") + all_extras, truth.jitter());
-  std::cout << "[ tlb ] " << GetParam() << ": " << run.seconds << " s, " << run.loads << " loads\n";
+  // The row's work (issue 35: the budget of a discovery), for before/after tables.
+  std::uint64_t chases = 0;
+  for (const ProbeWork& w : run.work) chases += w.chases;
+  std::cout << "[ tlb ] " << GetParam() << ": " << run.seconds << " s, " << run.cpu_seconds
+            << " s CPU, " << chases << " chases, " << run.loads << " loads\n";
 }
 
 // tlb-2level-16m-32m-h200-noisy: the H200's L1 TLB misses by 10 cycles over L2 hits whose loads
