@@ -30,6 +30,11 @@ double robust_noise_sigma(std::span<const double> series) {
   if (series.size() < 3) return 0.0;
   std::vector<double> diffs(series.size() - 1);
   for (std::size_t i = 0; i + 1 < series.size(); ++i) diffs[i] = series[i + 1] - series[i];
+  return robust_noise_sigma_of_differences(diffs);
+}
+
+double robust_noise_sigma_of_differences(std::span<const double> diffs) {
+  if (diffs.size() < 2) return 0.0;
   const double centre = median(diffs);
   std::vector<double> deviations(diffs.size());
   for (std::size_t i = 0; i < diffs.size(); ++i) deviations[i] = std::abs(diffs[i] - centre);
@@ -59,6 +64,7 @@ std::vector<double> winsorize_above_running_median(std::span<const double> serie
 }
 
 double noise_sigma(std::span<const double> series, const ChangePointOptions& options) {
+  if (options.known_sigma > 0) return std::max(options.known_sigma, options.min_noise);
   return std::max(robust_noise_sigma(series), options.min_noise);
 }
 

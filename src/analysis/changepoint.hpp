@@ -33,6 +33,10 @@ struct ChangePointOptions {
   // Floor of sigma, in the series' unit (cycles). Latencies are integers and often exactly
   // repeated, which gives a robust sigma of 0; without a floor any difference would be a change.
   double min_noise = 0.5;
+  // The series' noise where the caller knows it better than the series alone tells (> 0): used
+  // instead of the estimate for the clipping and the penalty. An adaptive grid's differences stand
+  // for several intervals of its fine grid each (analysis/adaptive_grid: grid_noise_sigma).
+  double known_sigma = 0;
   // Several change points: each costs beta = penalty_factor * sigma^2 * ln(n). 2 is BIC for a
   // change in mean (two parameters per change: the new mean and the location, each ln(n) in
   // -2 log-likelihood units, times sigma^2 for the sum of squares); 3 is a little stricter, since
@@ -62,6 +66,8 @@ class SquaredErrorCost {
 // alone is coarse for integer latencies (jitter uniform on [-2, 2] has sigma 1.41; the MAD says
 // 1.05) and that error would weaken the penalty. 0 for fewer than 3 samples.
 double robust_noise_sigma(std::span<const double> series);
+// The same from the first differences themselves (at least 2 of them; else 0).
+double robust_noise_sigma_of_differences(std::span<const double> differences);
 
 // Each sample lowered to at most m + bound, m the median of itself and its neighbours within
 // half_window on both sides (fewer at the ends).
@@ -72,7 +78,8 @@ std::vector<double> winsorize_above_running_median(std::span<const double> serie
 std::vector<double> prepared_series(std::span<const double> series,
                                     const ChangePointOptions& options);
 
-// The noise sigma used for clipping and the penalty: max(robust sigma, min_noise).
+// The noise sigma used for clipping and the penalty: max(robust sigma (or known_sigma when set),
+// min_noise).
 double noise_sigma(std::span<const double> series, const ChangePointOptions& options);
 
 // Opt with exactly one change point (thesis Algorithm 1):

@@ -45,11 +45,14 @@ bool is_ramp(std::span<const double> series, const std::vector<Segment>& segment
 }
 
 // The plateaus ("cores") left after ramps are removed; ramp footprints lie between two cores.
-std::vector<Segment> plateau_cores(std::span<const double> series, std::vector<Segment> segments) {
+// The ramps removed go to `ramps`.
+std::vector<Segment> plateau_cores(std::span<const double> series, std::vector<Segment> segments,
+                                   std::vector<Segment>& ramps) {
   for (bool merged = true; merged;) {
     merged = false;
     for (std::size_t j = 1; j + 1 < segments.size(); ++j) {
       if (!is_ramp(series, segments, j)) continue;
+      ramps.push_back(segments[j]);
       segments.erase(segments.begin() + static_cast<std::ptrdiff_t>(j));
       merged = true;
       break;
@@ -154,7 +157,8 @@ Staircase analyze_staircase(std::span<const std::uint64_t> footprints,
   s.noise_sigma = noise_sigma(s.series, options.change_points);
   s.change_points = change_points(s.series, options.change_points);
 
-  const auto cores = plateau_cores(s.series, segments_between(s.change_points, s.series.size()));
+  const auto cores =
+      plateau_cores(s.series, segments_between(s.change_points, s.series.size()), s.ramps);
   const auto per_footprint_medians = medians_of(cycles);
   std::size_t begin = 0;
   for (std::size_t k = 0; k < cores.size(); ++k) {

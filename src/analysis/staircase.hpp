@@ -70,6 +70,7 @@ struct Staircase {
   std::vector<double> series;
   double noise_sigma = 0;                  // of `series`, as the change-point penalty uses it
   std::vector<std::size_t> change_points;  // PELT's, before ramps were merged
+  std::vector<SeriesSegment> ramps;        // PELT's segments merged away as ramps
   std::vector<StaircaseLevel> levels;
   std::vector<StaircaseStep> steps;  // steps[k] lies between levels[k] and levels[k + 1]
 };

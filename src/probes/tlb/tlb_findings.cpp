@@ -43,8 +43,10 @@ std::string ladder_method(const Ladder& ladder) {
          format_bytes(static_cast<double>(ladder.stride())) +
          " stride at a seeded offset, random cycle, 1 warm + 2 timed passes, 2 to " +
          std::to_string(ladder.max_elements) +
-         " elements (chain in L2); staircase (geometric reduction, PELT, KS), steps refined to "
-         "one element";
+         " elements (chain in L2) on a sqrt(2) grid measured where it may step (every other "
+         "length, then the lengths inside gaps that rise beyond the noise, hold a step or ramp, "
+         "or thin a plateau); staircase (geometric reduction, PELT, KS), steps refined to one "
+         "element";
 }
 
 // Why a scan of sets gave neither reading.
@@ -208,6 +210,7 @@ void report_level(Topology& topology, const std::string& element, const Measured
   reach.evidence["page_bound"] = to_string(level.page.bound);
   reach.evidence["sets_scan"] = scan;
   reach.evidence["staircase"] = staircase_evidence(ladder.staircase, *ladder.sweep);
+  reach.evidence["staircase"]["grid"] = ladder.grid;
   if (level.sets && level.sets->read()) {
     reach.value = level.sets->entries() * level.page.bytes;
     Confidence c = sets_confidence(step, *level.sets);
@@ -294,6 +297,7 @@ void report_level_not_seen(Topology& topology, const std::string& element, const
   reach.evidence["lower_bound_any_page_bytes"] = any_page;
   reach.evidence["ladders"] = climbed;
   reach.evidence["staircase"] = staircase_evidence(first.staircase, *first.sweep);
+  reach.evidence["staircase"]["grid"] = first.grid;
   element_for(topology, element).set(std::move(reach));
 }
 

@@ -1,9 +1,11 @@
 // A TLB ladder: the staircase over wide chains of one element per stride (tlb_levels.hpp).
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "analysis/adaptive_grid.hpp"
 #include "probes/tlb/tlb_levels.hpp"
 
 namespace memtopo::staircase {
@@ -15,6 +17,53 @@ constexpr std::size_t kReferenceChases = 2;
 // (see climb): this many, each 1 / kEndSpacingDivisor of the grid's last interval apart.
 constexpr std::uint64_t kEndFootprints = 3;
 constexpr std::uint64_t kEndSpacingDivisor = 64;
+
+// The coarse pass measures every kCoarseSpacing-th chain length of the row's grid (ratio 2 on the
+// sqrt(2) grid); a grid of fewer than kMinAdaptivePoints lengths is measured whole (a coarse
+// pass would save a chase or two, and leave too few points for the noise it is judged by).
+constexpr std::size_t kCoarseSpacing = 2;
+constexpr std::size_t kMinAdaptivePoints = 8;
+
+// The staircase of the footprints `sweep` measured (`s`'s), cut again with the noise the whole
+// grid would show (analysis/adaptive_grid.hpp: analyze_on_grid).
+Staircase on_grid(const Sweep& sweep, const Staircase& s, std::span<const std::uint64_t> grid) {
+  std::vector<std::vector<double>> cycles;
+  for (const Measured& m : sweep.coarse()) cycles.push_back(m.cycles);
+  return analyze_on_grid(s, cycles, grid);
+}
+
+// `s` refined where it may step (analysis/adaptive_grid.hpp), every gap refined in `evidence`.
+Staircase refined_where_it_may_step(Sweep& sweep, const Staircase& s,
+                                    std::span<const std::uint64_t> grid, nlohmann::json& evidence) {
+  std::vector<RefinedGap> refined;
+  Staircase out = refine_where_it_may_step(
+      on_grid(sweep, s, grid), grid, kMinTlbStepConfidence,
+      [&](const Staircase& measured, std::span<const std::uint64_t> more) {
+        return on_grid(sweep, sweep.coarse_with(measured, more), grid);
+      },
+      refined);
+  for (const RefinedGap& r : refined) {
+    evidence["refined"].push_back({{"between_bytes", {r.gap.from, r.gap.to}},
+                                   {"footprint_bytes", r.gap.middle},
+                                   {"because", gap_reason_name(r.gap.reason)},
+                                   {"least_rise_cycles", r.least_rise}});
+  }
+  return out;
+}
+
+// The staircase over `grid`, measured where it may step: the coarse pass, then the fine points
+// of every gap that may hide a level (analysis/adaptive_grid.hpp says why nothing is lost).
+Staircase adaptive_staircase(Sweep& sweep, std::span<const std::uint64_t> grid,
+                             nlohmann::json& evidence) {
+  evidence = {{"grid_points", grid.size()}, {"refined", nlohmann::json::array()}};
+  if (grid.size() < kMinAdaptivePoints) {
+    evidence["coarse_spacing"] = 1;
+    return sweep.coarse(grid);
+  }
+  evidence["coarse_spacing"] = kCoarseSpacing;
+  return refined_where_it_may_step(sweep, sweep.coarse(coarse_points(grid, kCoarseSpacing)), grid,
+                                   evidence);
+}
 
 // Whether the longest chain reads clearly above the level it was put in: a level that first
 // overflows between the grid's last two footprints, with only the longest chain after its step
@@ -91,14 +140,21 @@ Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
   // elements on as the level's reach.
   sweep.set_reference(sweep.hit_reference(0, max_elements, kReferenceChases));
   const std::uint64_t longest = ladder.longest_bytes();
-  ladder.staircase = sweep.coarse(footprint_grid(2 * stride, longest, row.grid_ratio, stride));
+  const std::vector<std::uint64_t> grid =
+      footprint_grid(2 * stride, longest, row.grid_ratio, stride);
+  ladder.staircase = adaptive_staircase(sweep, grid, ladder.grid);
   // A level whose step lies between the grid's last two footprints has the longest chain alone
   // after it: on an H100 (80 GB) the L2 TLB's 2048 x 32 MiB end at 64 GiB, a grid footprint, and
   // the longest chain the memory allows is 73.6 GiB. Footprints just below it give a plateau.
+  // (The gap before the longest chain rises then, so the adaptive grid has refined it.)
   if (rises_at_the_end(ladder.staircase)) {
     const std::vector<std::uint64_t> more = end_footprints(ladder.staircase, stride);
-    if (!more.empty()) ladder.staircase = sweep.coarse_with(ladder.staircase, more);
+    if (!more.empty()) {
+      ladder.staircase = refined_where_it_may_step(sweep, sweep.coarse_with(ladder.staircase, more),
+                                                   grid, ladder.grid);
+    }
   }
+  ladder.grid["measured"] = ladder.staircase.footprints.size();
   const std::vector<std::size_t> candidates = steps_up(ladder.staircase);
   ladder.rejected_steps = ladder.staircase.steps.size() - candidates.size();
   for (std::size_t c = 0; c < candidates.size(); ++c) {

@@ -39,6 +39,9 @@ struct Ladder {
   std::vector<std::size_t> step_of;  // level k is staircase.steps[step_of[k]]
   std::size_t rejected_steps = 0;    // steps not taken as levels: down, or within the noise
   std::uint64_t max_elements = 0;
+  // How the staircase's footprints were chosen (adaptive_staircase in tlb_ladder.cpp): the
+  // fine grid's size, the coarse spacing, every gap refined and why, the footprints measured.
+  nlohmann::json grid;
 
   std::uint64_t stride() const { return sweep->stride(); }
   std::uint64_t longest_bytes() const { return max_elements * stride(); }
@@ -57,9 +60,11 @@ struct Ladder {
 std::vector<std::size_t> steps_up(const Staircase& staircase);
 
 // Climbs: the staircase over 2 .. max_elements elements `stride` apart on SM `sm`, each
-// element at a seeded offset inside its stride (one per page once the stride is a page). The
-// levels are the steps that steps_up takes, in order, until the first whose section search
-// finds no edge.
+// element at a seeded offset inside its stride (one per page once the stride is a page), on the
+// row's grid measured adaptively (every other length, then the lengths inside gaps that rise
+// beyond the noise, hold a step or a ramp, or thin a plateau: analysis/adaptive_grid.hpp). The
+// levels are the steps that steps_up takes, in order, until the first whose section search finds
+// no edge.
 Ladder climb(ProbeContext& ctx, const StaircaseRow& row, std::uint64_t stride,
              std::uint64_t max_elements, std::uint32_t sm);
 
