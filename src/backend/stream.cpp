@@ -36,6 +36,8 @@ std::string_view to_string(StreamOp op) {
       return "copy";
     case StreamOp::triad:
       return "triad";
+    case StreamOp::triad3:
+      return "triad3";
   }
   return "?";
 }
@@ -46,6 +48,8 @@ std::uint64_t stream_arrays(StreamOp op) {
       return 2;
     case StreamOp::triad:
       return 3;
+    case StreamOp::triad3:
+      return 4;
     default:
       return 1;
   }
@@ -105,7 +109,7 @@ void validate(const StreamSpec& spec) {
   if (spec.op == StreamOp::copy && spec.path != LoadPath::cg && spec.path != LoadPath::shared) {
     fail("a copy reads through cg (global memory) or shared, not " + path);
   }
-  if (spec.op == StreamOp::triad && spec.path != LoadPath::cg) {
+  if ((spec.op == StreamOp::triad || spec.op == StreamOp::triad3) && spec.path != LoadPath::cg) {
     fail("a triad reads through cg (global memory), not " + path);
   }
 }
@@ -164,7 +168,11 @@ bool stream_writes_global(const StreamSpec& spec) {
 }
 
 bool stream_reads_second_source(const StreamSpec& spec) {
-  return spec.path != LoadPath::shared && spec.op == StreamOp::triad;
+  return spec.path != LoadPath::shared && (spec.op == StreamOp::triad || spec.op == StreamOp::triad3);
+}
+
+bool stream_reads_third_source(const StreamSpec& spec) {
+  return spec.path != LoadPath::shared && spec.op == StreamOp::triad3;
 }
 
 std::uint64_t stream_device_bytes(const StreamSpec& spec) {

@@ -23,6 +23,11 @@ enum class StreamOp {
   // their combination to a third. Two reads to one write, the mix gpu-stream's and STREAM's
   // headline figure is measured with; its bytes are all three arrays', as they count them.
   triad,
+  // gpu-stream's "triad" kernel, a[i] = b[i] x d[i] + c[i]: loads (cg only) from three arrays,
+  // stores to a fourth. Three reads to one write; its bytes are all four arrays', as gpu-stream
+  // counts them. A mix of its own: on an H200 it moved 4.48-4.49 TB/s where STREAM's triad
+  // moved 4.40-4.44 and a copy 4.27.
+  triad3,
 };
 std::string_view to_string(StreamOp op);
 
@@ -97,7 +102,8 @@ struct StreamGeometry {
   std::uint64_t bytes_moved = 0;      // per launch, reads plus writes
 };
 
-// The arrays a warp tile of `op` moves: 1 for a read or a write, 2 for a copy, 3 for a triad.
+// The arrays a warp tile of `op` moves: 1 for a read or a write, 2 for a copy, 3 for a triad,
+// 4 for a triad3.
 std::uint64_t stream_arrays(StreamOp op);
 
 // Checks a spec for consistency (vector width, unroll, threads, a window of at least one warp
@@ -128,8 +134,9 @@ std::uint64_t stream_device_bytes(const StreamSpec& spec);
 // (neither on the shared path; a write has no source, a read no destination).
 bool stream_reads_global(const StreamSpec& spec);
 bool stream_writes_global(const StreamSpec& spec);
-// Whether the stream reads a second global source array (a triad's c).
+// Whether the stream reads a second global source array (a triad's c), and a third (a triad3's d).
 bool stream_reads_second_source(const StreamSpec& spec);
+bool stream_reads_third_source(const StreamSpec& spec);
 
 // The backend cannot run streams at all (a simulated device without a throughput model, a
 // backend that never implemented them); the message says why. Not an ExperimentError: no other

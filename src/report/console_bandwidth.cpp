@@ -16,11 +16,10 @@ namespace {
 using Align = TextTable::Align;
 
 constexpr const char* kRateProperties[] = {"bandwidth", "write_bandwidth", "copy_bandwidth",
-                                           "triad_bandwidth"};
+                                           "triad_bandwidth", "triad3_bandwidth"};
 constexpr const char* kBandwidthProperties[] = {
-    "bandwidth",       "write_bandwidth",        "copy_bandwidth",
-    "triad_bandwidth", "bandwidth_per_sm_clock", "peak_bandwidth",
-    "peak_fraction"};
+    "bandwidth",        "write_bandwidth",        "copy_bandwidth", "triad_bandwidth",
+    "triad3_bandwidth", "bandwidth_per_sm_clock", "peak_bandwidth", "peak_fraction"};
 // Levels from the SM outwards, as in the elements table.
 constexpr const char* kLevelOrder[] = {"l1", "tex", "ro", "shared", "l2", "dram"};
 
@@ -99,9 +98,12 @@ std::optional<SummaryTable> bandwidth_summary(const Topology& topology, Footnote
   // print as they did.
   const bool triads = std::ranges::any_of(
       levels, [](const Element* e) { return e->find("triad_bandwidth") != nullptr; });
+  const bool triad3s = std::ranges::any_of(
+      levels, [](const Element* e) { return e->find("triad3_bandwidth") != nullptr; });
   std::vector<TextTable::Column> columns{
       {"Level"}, {"Read", Align::right}, {"Write", Align::right}, {"Copy", Align::right}};
   if (triads) columns.push_back({"Triad", Align::right});
+  if (triad3s) columns.push_back({"Triad 3:1", Align::right});
   for (const char* title : {"B/clk/SM", "% of peak", "Confidence"}) {
     columns.push_back({title, Align::right});
   }
@@ -112,8 +114,12 @@ std::optional<SummaryTable> bandwidth_summary(const Topology& topology, Footnote
       "block, vector bytes x unroll"};
   if (triads) {
     after.push_back(
-        "triad: a = b + s x c, 2 reads : 1 write, all three arrays' bytes counted (as STREAM "
-        "and gpu-stream)");
+        "triad: a = b + s x c, 2 reads : 1 write, all three arrays' bytes counted (as STREAM)");
+  }
+  if (triad3s) {
+    after.push_back(
+        "triad 3:1: a = b x d + c, 3 reads : 1 write, all four arrays' bytes counted (gpu-stream's "
+        "triad kernel)");
   }
   for (const Element* level : levels) {
     const Element& e = *level;
@@ -121,6 +127,7 @@ std::optional<SummaryTable> bandwidth_summary(const Topology& topology, Footnote
                                  cell(e, "write_bandwidth", notes),
                                  cell(e, "copy_bandwidth", notes)};
     if (triads) row.push_back(cell(e, "triad_bandwidth", notes));
+    if (triad3s) row.push_back(cell(e, "triad3_bandwidth", notes));
     for (const std::string& more :
          {cell(e, "bandwidth_per_sm_clock", notes), cell(e, "peak_fraction", notes),
           confidence_cell(e, notes), launch_cell(*e.find("bandwidth"))}) {

@@ -79,22 +79,25 @@ TEST_F(StreamKernelsOnGpu, EveryBuiltCombinationRunsAndMovesWhatItsSpecAsks) {
   }
 }
 
-// A triad (b + 3 c to a, cg only) runs at every unroll, in both device-wide placements, and moves
-// three arrays' bytes per warp tile; over a footprint far beyond the L2 its rate is a DRAM rate,
+// A triad (b + 3 c to a, cg only) and a triad3 (b x d + c) run at every unroll, in both
+// device-wide placements, and move three and four arrays' bytes per warp tile; over a footprint far beyond the L2 its rate is a DRAM rate,
 // so it is no faster than a read of the same footprint and no slower than half of it.
 TEST_F(StreamKernelsOnGpu, ATriadRunsAndMovesThreeArraysBytes) {
   const DeviceFacts& facts = backend().facts();
   const std::uint64_t footprint = std::max<std::uint64_t>(16 * facts.l2_bytes, 256ull << 20);
-  for (const std::uint32_t unroll : kStreamUnrolls) {
-    for (const StreamPlacement placement :
-         {StreamPlacement::shared_by_all, StreamPlacement::one_pass}) {
-      SCOPED_TRACE(std::string(to_string(placement)) + " x" + std::to_string(unroll));
-      StreamSpec spec = stream(LoadPath::cg, StreamOp::triad, placement, footprint, 16, unroll);
-      const StreamResult result = backend().streams()->run_stream(spec);
-      const StreamGeometry geometry = stream_geometry(spec, facts.sm_count);
-      EXPECT_EQ(result.bytes_moved,
-                geometry.iterations * geometry.warps * 3 * geometry.warp_tile_bytes);
-      if (placement == StreamPlacement::shared_by_all) expect_sane(spec, result, facts);
+  for (const StreamOp op : {StreamOp::triad, StreamOp::triad3}) {
+    for (const std::uint32_t unroll : kStreamUnrolls) {
+      for (const StreamPlacement placement :
+           {StreamPlacement::shared_by_all, StreamPlacement::one_pass}) {
+        SCOPED_TRACE(std::string(to_string(op)) + " " + std::string(to_string(placement)) + " x" +
+                     std::to_string(unroll));
+        StreamSpec spec = stream(LoadPath::cg, op, placement, footprint, 16, unroll);
+        const StreamResult result = backend().streams()->run_stream(spec);
+        const StreamGeometry geometry = stream_geometry(spec, facts.sm_count);
+        EXPECT_EQ(result.bytes_moved, geometry.iterations * geometry.warps * stream_arrays(op) *
+                                          geometry.warp_tile_bytes);
+        if (placement == StreamPlacement::shared_by_all) expect_sane(spec, result, facts);
+      }
     }
   }
   StreamSpec triad =
@@ -107,12 +110,18 @@ TEST_F(StreamKernelsOnGpu, ATriadRunsAndMovesThreeArraysBytes) {
     const StreamResult r = backend().streams()->run_stream(spec);
     return static_cast<double>(r.bytes_moved) / r.seconds.back();
   };
+  StreamSpec triad3 = triad;
+  triad3.op = StreamOp::triad3;
   const double triad_rate = rate(triad);
+  const double triad3_rate = rate(triad3);
   const double read_rate = rate(read);
-  std::cout << "triad " << triad_rate / 1e12 << " TB/s, read " << read_rate / 1e12 << " TB/s over "
-            << footprint / (1 << 20) << " MiB per array\n";
-  EXPECT_GT(triad_rate, 0.5 * read_rate);
-  EXPECT_LT(triad_rate, 1.1 * read_rate);
+  std::cout << "triad " << triad_rate / 1e12 << " TB/s, triad3 " << triad3_rate / 1e12
+            << " TB/s, read " << read_rate / 1e12 << " TB/s over " << footprint / (1 << 20)
+            << " MiB per array\n";
+  for (const double mix : {triad_rate, triad3_rate}) {
+    EXPECT_GT(mix, 0.5 * read_rate);
+    EXPECT_LT(mix, 1.1 * read_rate);
+  }
   StreamSpec shared = triad;
   shared.path = LoadPath::shared;
   shared.placement = StreamPlacement::per_block;

@@ -274,6 +274,25 @@ TEST(StreamSpecs, AnArrayOffsetTakesMemoryBeforeEveryArray) {
 
 // A triad (b + s x c to a) moves three arrays' bytes per warp tile, as STREAM counts them, and
 // takes three arrays of device memory.
+TEST(StreamSpecs, ATriad3MovesAndHoldsFourArraysAndReadsThroughCgOnly) {
+  StreamSpec spec = stream(LoadPath::cg, StreamPlacement::shared_by_all, 100000);
+  spec.op = StreamOp::triad3;
+  EXPECT_NO_THROW(validate(spec));
+  EXPECT_EQ(to_string(spec.op), "triad3");
+  EXPECT_EQ(stream_arrays(StreamOp::triad3), 4u);
+  const StreamGeometry g = stream_geometry(spec, 4);
+  EXPECT_EQ(g.bytes_moved, g.iterations * g.warps * 4 * g.warp_tile_bytes);
+  EXPECT_EQ(stream_device_bytes(spec), 400000u);
+  EXPECT_TRUE(stream_reads_second_source(spec));
+  EXPECT_TRUE(stream_reads_third_source(spec));
+  spec.op = StreamOp::triad;
+  EXPECT_FALSE(stream_reads_third_source(spec));
+  spec.op = StreamOp::triad3;
+  spec.path = LoadPath::ca;
+  EXPECT_THROW(validate(spec), ExperimentError);
+  EXPECT_DOUBLE_EQ(sim::triad_factor_of(0.5, 3), 4.0 / 5.0);  // 3 reads at 1, 1 write at 1/2
+}
+
 TEST(StreamSpecs, ATriadMovesAndHoldsThreeArrays) {
   StreamSpec spec = stream(LoadPath::cg, StreamPlacement::shared_by_all, 100000);
   spec.op = StreamOp::triad;

@@ -12,6 +12,7 @@ namespace memtopo {
 struct StreamArgs {
   const unsigned char* source = nullptr;         // global reads (ca, cg, nc) and a copy's source
   const unsigned char* second_source = nullptr;  // a triad's second source (c in b + s x c)
+  const unsigned char* third_source = nullptr;   // a triad3's third source (d in b x d + c)
   unsigned char* destination = nullptr;          // global writes and a copy's destination
   std::uint64_t texture = 0;                     // tex: cudaTextureObject_t over the source
   std::uint64_t footprint_bytes = 0;             // the window or array: whole warp tiles

@@ -84,6 +84,17 @@ __device__ __forceinline__ void store_tile(const StreamView& view, std::uint64_t
   }
 }
 
+// A triad3's combination, a = b x d + c word by word (gpu-stream's triad kernel).
+template <unsigned U>
+__device__ __forceinline__ void triad3_combine(Words<16> (&b)[U], const Words<16> (&c)[U],
+                                               const Words<16> (&d)[U]) {
+#pragma unroll
+  for (unsigned k = 0; k < U; ++k) {
+#pragma unroll
+    for (unsigned i = 0; i < 4; ++i) b[k].w[i] = b[k].w[i] * d[k].w[i] + c[k].w[i];
+  }
+}
+
 // A triad's combination, a = b + s x c word by word: one IMAD per word, which the compiler
 // cannot drop (the stores are asm volatile) and which costs nothing beside the memory.
 inline constexpr std::uint32_t kTriadScale = 3;
@@ -146,6 +157,20 @@ __global__ void stream_kernel(StreamArgs args) {
       load_tile<P, V, U>(view, at, b);
       load_tile<P, V, U>(second, at, c);
       triad_combine<U>(b, c);
+      store_tile<P, U>(view, at, b);
+    });
+  } else if constexpr (Op == StreamOp::triad3) {
+    static_assert(V == 16 && P == LoadPath::cg, "triads move 16-byte vectors through cg");
+    StreamView second = view;
+    second.global = args.second_source;
+    StreamView third = view;
+    third.global = args.third_source;
+    walk([&](std::uint64_t at) {
+      Words<V> b[U], c[U], d[U];  // all three tiles' loads are issued before the first use
+      load_tile<P, V, U>(view, at, b);
+      load_tile<P, V, U>(second, at, c);
+      load_tile<P, V, U>(third, at, d);
+      triad3_combine<U>(b, c, d);
       store_tile<P, U>(view, at, b);
     });
   } else {

@@ -27,6 +27,9 @@ const void* stream_kernel_others(StreamOp op, LoadPath path, std::uint32_t vecto
     case StreamOp::triad:
       if (vector_bytes != kStreamStoreVectorBytes || path != LoadPath::cg) return nullptr;
       return kernel_by_unroll<StreamOp::triad, LoadPath::cg, 16>(unroll);
+    case StreamOp::triad3:
+      if (vector_bytes != kStreamStoreVectorBytes || path != LoadPath::cg) return nullptr;
+      return kernel_by_unroll<StreamOp::triad3, LoadPath::cg, 16>(unroll);
   }
   return nullptr;
 }

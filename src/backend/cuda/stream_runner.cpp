@@ -95,7 +95,7 @@ void StreamRunner::check_fits(const StreamSpec& spec, const void* kernel,
 }
 
 void StreamRunner::provide_arrays(const StreamSpec& spec, std::uint64_t device_bytes_free) {
-  const std::uint64_t held = source_.bytes() + second_source_.bytes() + destination_.bytes();
+  const std::uint64_t held = held_bytes();
   const std::uint64_t needed = stream_device_bytes(spec);
   if (needed > device_bytes_free + held) {
     fail(spec, "its arrays need " + std::to_string(needed) + " bytes of device memory, " +
@@ -117,6 +117,7 @@ void StreamRunner::provide_arrays(const StreamSpec& spec, std::uint64_t device_b
   };
   provide(source_, stream_reads_global(spec), true);
   provide(second_source_, stream_reads_second_source(spec), true);
+  provide(third_source_, stream_reads_third_source(spec), true);
   provide(destination_, stream_writes_global(spec), false);
 }
 
@@ -158,6 +159,8 @@ StreamRunner::Launch StreamRunner::prepare(const StreamSpec& spec,
   args.source = source_.data() + (stream_reads_global(spec) ? spec.array_offset_bytes : 0);
   args.second_source =
       second_source_.data() + (stream_reads_second_source(spec) ? spec.array_offset_bytes : 0);
+  args.third_source =
+      third_source_.data() + (stream_reads_third_source(spec) ? spec.array_offset_bytes : 0);
   args.destination =
       destination_.data() + (stream_writes_global(spec) ? spec.array_offset_bytes : 0);
   args.texture = launch.texture ? launch.texture->handle() : 0;
@@ -230,13 +233,15 @@ StreamResult StreamRunner::run(const StreamSpec& spec, std::uint64_t device_byte
   return result;
 }
 
+std::uint64_t StreamRunner::held_bytes() const noexcept {
+  return source_.bytes() + second_source_.bytes() + third_source_.bytes() + destination_.bytes();
+}
+
 void StreamRunner::release_large_arrays() noexcept {
-  if (source_.bytes() + second_source_.bytes() + destination_.bytes() <=
-      config_.global_memory_bytes / kKeptShareOfDeviceMemory) {
-    return;
-  }
+  if (held_bytes() <= config_.global_memory_bytes / kKeptShareOfDeviceMemory) return;
   source_ = DeviceBuffer<unsigned char>();
   second_source_ = DeviceBuffer<unsigned char>();
+  third_source_ = DeviceBuffer<unsigned char>();
   destination_ = DeviceBuffer<unsigned char>();
 }
 

@@ -34,11 +34,13 @@ class StreamRunner {
   double measured_sm_clock_khz(std::uint32_t first_timed, std::uint32_t timed) const;
   // Frees the arrays when they hold more than a small share of the device memory.
   void release_large_arrays() noexcept;
+  std::uint64_t held_bytes() const noexcept;  // of every array kept
 
   StreamRunnerConfig config_;
   const NvmlSession& nvml_;
   DeviceBuffer<unsigned char> source_;
   DeviceBuffer<unsigned char> second_source_;  // a triad's c
+  DeviceBuffer<unsigned char> third_source_;   // a triad3's d
   DeviceBuffer<unsigned char> destination_;
   DeviceBuffer<std::uint64_t> clocks_;
   DeviceBuffer<std::uint32_t> sink_;

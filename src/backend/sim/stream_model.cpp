@@ -144,6 +144,8 @@ double modelled_bytes_per_cycle(const StreamSpec& spec, const SimDescription& de
       return rate * model.copy_factor;
     case StreamOp::triad:
       return rate * model.triad_factor;
+    case StreamOp::triad3:
+      return rate * model.triad3_factor;
   }
   return rate;
 }

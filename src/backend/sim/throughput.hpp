@@ -29,6 +29,9 @@ struct ThroughputDescription {
   // the description gives none: the 2:1 mix's time at the read and write rates,
   // triad_factor_of(write_factor).
   double triad_factor = 1;
+  // Triad3s (three reads to one write, four arrays' bytes) likewise: triad_factor_of(write_factor,
+  // 3) where the description gives none.
+  double triad3_factor = 1;
   // Load (or store) instructions an SM issues per cycle, each moving 32 x vector bytes; 0: no
   // limit. What makes narrow vectors slower than wide ones.
   double load_instructions_per_cycle = 0;
@@ -40,10 +43,10 @@ struct ThroughputDescription {
   std::uint32_t memory_bus_width_bits = 0;
 };
 
-// A triad's rate over the read rate when its two reads run at the read rate and its write at
-// write_factor times it: 3 bytes in 2 + 1 / write_factor read-byte times.
-inline double triad_factor_of(double write_factor) {
-  return 3 / (2 + 1 / write_factor);
+// A triad's rate over the read rate when its `reads` reads run at the read rate and its write at
+// write_factor times it: reads + 1 bytes in reads + 1 / write_factor read-byte times.
+inline double triad_factor_of(double write_factor, double reads = 2) {
+  return (reads + 1) / (reads + 1 / write_factor);
 }
 
 }  // namespace memtopo::sim

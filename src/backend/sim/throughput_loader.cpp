@@ -78,6 +78,7 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
       value, place,
       {"cache_bytes_per_cycle", "loop_retained_share", "shared_bytes_per_cycle",
        "dram_bytes_per_cycle", "write_factor", "copy_factor", "triad_factor",
+       "triad3_factor",
        "load_instructions_per_cycle", "max_threads_per_sm", "launch_jitter", "memory_clock_khz",
        "memory_bus_width_bits"});
   ThroughputDescription throughput;
@@ -94,6 +95,8 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
   throughput.copy_factor = positive_or("copy_factor", 1, limits::kMaxRateFactor);
   throughput.triad_factor =
       positive_or("triad_factor", triad_factor_of(throughput.write_factor), limits::kMaxRateFactor);
+  throughput.triad3_factor = positive_or(
+      "triad3_factor", triad_factor_of(throughput.write_factor, 3), limits::kMaxRateFactor);
   throughput.load_instructions_per_cycle =
       positive_or("load_instructions_per_cycle", 0, limits::kMaxLoadsPerCycle);
   throughput.max_threads_per_sm = static_cast<std::uint32_t>(

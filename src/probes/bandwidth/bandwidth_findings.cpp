@@ -46,28 +46,38 @@ std::string instructions(const StreamSpec& spec) {
       return load() + " + " + store;
     case StreamOp::triad:
       return "2 x " + load() + " + " + store;
+    case StreamOp::triad3:
+      return "3 x " + load() + " + " + store;
   }
   return "?";
 }
 
 // What a triad is, for its evidence: a reader comparing it with STREAM or gpu-stream needs to
-// know that the bytes are counted alike.
+// know which mix it is and that the bytes are counted alike.
 constexpr const char* kTriadDefinition =
     "a[i] = b[i] + s x c[i] over three arrays of the footprint each: 2 reads to 1 write; bytes "
-    "moved are all three arrays' (3 x the footprint a pass), as STREAM and gpu-stream count "
-    "their triad";
+    "moved are all three arrays' (3 x the footprint a pass), as STREAM counts its triad";
+constexpr const char* kTriad3Definition =
+    "a[i] = b[i] x d[i] + c[i] over four arrays of the footprint each: 3 reads to 1 write; bytes "
+    "moved are all four arrays' (4 x the footprint a pass), as gpu-stream counts its triad "
+    "kernel (the same operation)";
 
 std::string method_of(const StreamMeasurement& m) {
   const StreamSpec& spec = m.spec;
-  const bool triad = spec.op == StreamOp::triad;
-  const std::string arrays = triad ? "three arrays of " : "one array of ";
+  const bool triad = spec.op == StreamOp::triad || spec.op == StreamOp::triad3;
+  const std::string arrays = spec.op == StreamOp::triad3 ? "four arrays of "
+                             : triad                     ? "three arrays of "
+                                                         : "one array of ";
   const std::string where =
       spec.placement == StreamPlacement::per_block ? "every block going over one window of "
       : spec.placement == StreamPlacement::one_pass
           ? "a one-pass grid (one tile per warp, blocks in waves) over " + arrays
           : "all SMs sharing " + arrays;
   const std::string search =
-      triad ? "the faster of the looping copy's final configuration and a one-pass grid at every "
+      spec.op == StreamOp::triad3
+          ? "the triad's two launch shapes (its finding's and the other placement's), no search "
+            "of its own"
+      : triad ? "the faster of the looping copy's final configuration and a one-pass grid at every "
               "threads x unroll (no search of its own)"
             : "best launch of a search over blocks per SM x threads x vector x unroll";
   return std::string(to_string(spec.op)) + " stream of " + instructions(spec) + ", " + where +
@@ -98,6 +108,7 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
       {"seconds", m.result.seconds},
       {"search", to_json(outcome.search)}};
   if (m.spec.op == StreamOp::triad) evidence["triad"] = kTriadDefinition;
+  if (m.spec.op == StreamOp::triad3) evidence["triad"] = kTriad3Definition;
   if (outcome.search_at_one_clock) {
     evidence["search"]["compared"] =
         "medians scaled to the SM clock of the search's first launches (bytes per cycle)";

@@ -49,7 +49,8 @@ class BandwidthMeasurement {
   OpOutcome measure(StreamMeter& meter, const LaunchSpace& space, const LaunchConfig& start);
   void try_one_pass(StreamMeter& meter, const LaunchSpace& space, OpOutcome& outcome,
                     std::size_t finalists = kOnePassFinalists);
-  Property measure_triad(const OpOutcome& copy);
+  Property measure_triad(const OpOutcome& copy, std::optional<OpOutcome>& measured);
+  Property measure_triad3(const OpOutcome& triad);
   void measure_finalists(StreamMeter& meter, OpOutcome& outcome) const;
   void measure_footprints(StreamMeter& meter, OpOutcome& outcome);
   Property finding(const std::string& name, const OpOutcome& outcome, const SmClockLog* clocks);
@@ -266,16 +267,18 @@ Property BandwidthMeasurement::finding(const std::string& name, const OpOutcome&
 }
 
 // DRAM's triad (a = b + s x c: two reads to one write, all three arrays' bytes counted, as
-// STREAM and gpu-stream count them). An H200 copied at most 4.27 TB/s in every launch shape
-// tried, where gpu-stream's triad reached 4.48 and a triad of memtopo's 4.40-4.41 (reads alone
-// 4.67, writes 4.71): the mix, not a missed launch shape, is what the copy lacks. Cheap, with no
+// STREAM counts them). An H200 copied at most 4.27 TB/s in every launch shape tried, where
+// gpu-stream's triad (a 3:1 mix: measure_triad3) reached 4.48 and a triad of memtopo's
+// 4.40-4.41 (reads alone 4.67, writes 4.71): the mix, not a missed launch shape, is what the
+// copy lacks. Cheap, with no
 // search of its own (about 0.2 s on an H200): the looping copy's final configuration with the
 // final launches, then the one-pass grid at every threads x unroll with short launches
 // (try_one_pass), its 2 best with the final launches; the higher p50 is the finding. No
 // footprint sweep: its three arrays of the planned footprint (16 L2s each) are 48 L2s a pass,
 // of which an L2 that kept lines against the stream could answer at most 1/48 (the copy's sweep
 // bounds that effect for this level). Inconclusive, with the reason, where no triad could run.
-Property BandwidthMeasurement::measure_triad(const OpOutcome& copy) {
+Property BandwidthMeasurement::measure_triad(const OpOutcome& copy,
+                                             std::optional<OpOutcome>& measured) {
   const std::uint64_t footprint =
       std::min(plan_.bytes, ctx_.backend.limits().max_wide_footprint_bytes / kArraysOfATriad);
   StreamMeter meter = meter_for(StreamOp::triad, footprint);
@@ -312,7 +315,62 @@ Property BandwidthMeasurement::measure_triad(const OpOutcome& copy) {
              "; one pass: " + outcome.other_shape_not_run;
     return p;
   }
-  return finding("triad_bandwidth", outcome, nullptr);
+  Property p = finding("triad_bandwidth", outcome, nullptr);
+  measured = std::move(outcome);
+  return p;
+}
+
+// DRAM's 3:1 mix, gpu-stream's triad kernel (a = b x d + c, all four arrays' bytes): on an H200
+// gpu-stream's "triad" moved 4.48 TB/s against memtopo's 2:1 triad's 4.44, a mix of its own (a
+// standalone 3:1 kernel 4.48-4.49, the 2:1 4.40). Planned from the 2:1 triad: its finding's
+// launch shape and its other placement's, each with the final launches (about 0.08 s on an
+// H200), the higher p50 the finding; no search or footprint sweep of its own (four arrays of
+// the footprint: 64 L2s a pass).
+Property BandwidthMeasurement::measure_triad3(const OpOutcome& triad) {
+  const std::uint64_t footprint =
+      std::min(plan_.bytes, ctx_.backend.limits().max_wide_footprint_bytes / (kArraysOfATriad + 1));
+  StreamMeter meter = meter_for(StreamOp::triad3, footprint);
+  meter.relabel(id() + "/triad3");
+  ctx_.progress(id() + ": triad 3:1 over 4 arrays of " +
+                format_bytes(static_cast<double>(footprint)));
+  std::vector<const StreamMeasurement*> shapes{&triad.final};
+  if (triad.other_shape) shapes.push_back(&*triad.other_shape);
+  OpOutcome outcome;
+  std::string not_run;
+  for (const StreamMeasurement* shape : shapes) {
+    meter.set_placement(shape->spec.placement);
+    try {
+      StreamMeasurement m =
+          meter.measure_long(config_of(*shape), kFinalTimedLaunches, kFinalLaunchSeconds);
+      outcome.search.steps.push_back({config_of(*shape), m.median_bytes_per_second, ""});
+      if (outcome.final.bytes_per_second.empty() ||
+          m.median_bytes_per_second > outcome.final.median_bytes_per_second) {
+        if (!outcome.final.bytes_per_second.empty()) outcome.other_shape = std::move(outcome.final);
+        outcome.final = std::move(m);
+      } else {
+        outcome.other_shape = std::move(m);
+      }
+    } catch (const ExperimentError& error) {
+      not_run = error.what();
+      outcome.search.steps.push_back({config_of(*shape), std::nullopt, not_run});
+    }
+  }
+  meter.set_placement(target_.placement);
+  if (outcome.final.bytes_per_second.empty()) {
+    Property p;
+    p.name = "triad3_bandwidth";
+    p.unit = "bytes/second";
+    p.source = Source::measured;
+    p.method = "triad3 stream (3 x ld.global.cg + st.global: a = b x d + c)";
+    p.value = nullptr;
+    p.inconclusive = true;
+    p.note = "no triad3 could run at the triad's launch shapes: " + not_run;
+    return p;
+  }
+  outcome.search.best = config_of(outcome.final);
+  outcome.search.best_bytes_per_second = outcome.final.median_bytes_per_second;
+  outcome.search.min_gain = SearchOptions{}.min_gain;
+  return finding("triad3_bandwidth", outcome, nullptr);
 }
 
 void BandwidthMeasurement::run() {
@@ -341,7 +399,11 @@ void BandwidthMeasurement::run() {
     StreamMeter copy_meter = meter_for(StreamOp::copy);
     const OpOutcome copy = measure(copy_meter, stores, start);
     element.set(finding("copy_bandwidth", copy, clocks));
-    if (target_.footprint == BandwidthFootprint::beyond_l2) element.set(measure_triad(copy));
+    if (target_.footprint == BandwidthFootprint::beyond_l2) {
+      std::optional<OpOutcome> triad;
+      element.set(measure_triad(copy, triad));
+      if (triad) element.set(measure_triad3(*triad));
+    }
   }
   element.set(std::move(bandwidth));
 }

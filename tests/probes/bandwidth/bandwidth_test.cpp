@@ -184,6 +184,27 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
 // DRAM's triad has no search of its own: the looping copy's final configuration and the one-pass
 // grid at every threads x unroll, its two best again with final launches. This description has
 // no triad_factor: the model's 2:1 mix at the read rate and write_factor times it.
+// The 3:1 mix at the 2:1 triad's launch shapes: the model's 3:1 rate, four arrays, two series.
+TEST_F(BandwidthOnSim, DramTriad3IsMeasuredAtTheTriadsLaunchShapes) {
+  const Model m = model_of(read_truth(kSim));
+  const double modelled = m.dram * m.clock_hz * sim::triad_factor_of(m.write_factor, 3);
+  const Property& p = property(*run_, "dram", "triad3_bandwidth");
+  ASSERT_TRUE(p.value.is_number());
+  EXPECT_NEAR(p.value.get<double>(), modelled, kTolerance * modelled);
+  EXPECT_EQ(p.evidence.at("op"), "triad3");
+  EXPECT_NE(p.evidence.at("triad").get<std::string>().find("3 reads to 1 write"),
+            std::string::npos);
+  EXPECT_NE(p.method.find("3 x ld.global.cg + st.global"), std::string::npos) << p.method;
+  const nlohmann::json& triad = property(*run_, "dram", "triad_bandwidth").evidence;
+  const nlohmann::json& steps = p.evidence.at("search").at("steps");
+  ASSERT_GE(steps.size(), 1u);
+  EXPECT_LE(steps.size(), 2u);  // the triad's finding's shape and its other placement's
+  EXPECT_EQ(steps.at(0).at("threads_per_block"), triad.at("launch").at("threads_per_block"))
+      << steps.dump();
+  ASSERT_TRUE(p.confidence);
+  EXPECT_GE(*p.confidence, 0.9);
+}
+
 TEST_F(BandwidthOnSim, DramTriadFollowsTheModelsMixOfReadsAndWrites) {
   const Model m = model_of(read_truth(kSim));
   const double modelled = m.dram * m.clock_hz * sim::triad_factor_of(m.write_factor);
