@@ -266,6 +266,20 @@ Property BandwidthMeasurement::finding(const std::string& name, const OpOutcome&
   return p;
 }
 
+// A rate nothing could measure: inconclusive, with why.
+Property unmeasured_rate(const std::string& name, const std::string& method,
+                         const std::string& why) {
+  Property p;
+  p.name = name;
+  p.unit = "bytes/second";
+  p.source = Source::measured;
+  p.method = method;
+  p.value = nullptr;
+  p.inconclusive = true;
+  p.note = why;
+  return p;
+}
+
 // DRAM's triad (a = b + s x c: two reads to one write, all three arrays' bytes counted, as
 // STREAM counts them). An H200 copied at most 4.27 TB/s in every launch shape tried, where
 // gpu-stream's triad (a 3:1 mix: measure_triad3) reached 4.48 and a triad of memtopo's
@@ -304,16 +318,10 @@ Property BandwidthMeasurement::measure_triad(const OpOutcome& copy,
   meter.set_placement(target_.placement);
   try_one_pass(meter, store_launch_space(), outcome, kTriadOnePassFinalists);
   if (outcome.final.bytes_per_second.empty()) {
-    Property p;
-    p.name = "triad_bandwidth";
-    p.unit = "bytes/second";
-    p.source = Source::measured;
-    p.method = "triad stream (2 x ld.global.cg + st.global: a = b + s x c)";
-    p.value = nullptr;
-    p.inconclusive = true;
-    p.note = "no triad could run: " + outcome.search.steps.front().not_run +
-             "; one pass: " + outcome.other_shape_not_run;
-    return p;
+    return unmeasured_rate("triad_bandwidth",
+                           "triad stream (2 x ld.global.cg + st.global: a = b + s x c)",
+                           "no triad could run: " + outcome.search.steps.front().not_run +
+                               "; one pass: " + outcome.other_shape_not_run);
   }
   Property p = finding("triad_bandwidth", outcome, nullptr);
   measured = std::move(outcome);
@@ -357,15 +365,9 @@ Property BandwidthMeasurement::measure_triad3(const OpOutcome& triad) {
   }
   meter.set_placement(target_.placement);
   if (outcome.final.bytes_per_second.empty()) {
-    Property p;
-    p.name = "triad3_bandwidth";
-    p.unit = "bytes/second";
-    p.source = Source::measured;
-    p.method = "triad3 stream (3 x ld.global.cg + st.global: a = b x d + c)";
-    p.value = nullptr;
-    p.inconclusive = true;
-    p.note = "no triad3 could run at the triad's launch shapes: " + not_run;
-    return p;
+    return unmeasured_rate("triad3_bandwidth",
+                           "triad3 stream (3 x ld.global.cg + st.global: a = b x d + c)",
+                           "no triad3 could run at the triad's launch shapes: " + not_run);
   }
   outcome.search.best = config_of(outcome.final);
   outcome.search.best_bytes_per_second = outcome.final.median_bytes_per_second;
