@@ -27,8 +27,6 @@ constexpr double kFinalLaunchSeconds = 4e-3;
 // triad's fewer, to keep it within about 0.2 s on an H200 (measure_triad).
 constexpr std::size_t kOnePassFinalists = 3;
 constexpr std::size_t kTriadOnePassFinalists = 2;
-// A triad's arrays: b and c read, a written.
-constexpr std::uint64_t kArraysOfATriad = 3;
 // Inside L2, the best configuration is also measured over these multiples of the planned
 // footprint (a quarter of l2.size: an eighth and three eighths of it), see
 // OpOutcome::other_footprints.
@@ -266,20 +264,6 @@ Property BandwidthMeasurement::finding(const std::string& name, const OpOutcome&
   return p;
 }
 
-// A rate nothing could measure: inconclusive, with why.
-Property unmeasured_rate(const std::string& name, const std::string& method,
-                         const std::string& why) {
-  Property p;
-  p.name = name;
-  p.unit = "bytes/second";
-  p.source = Source::measured;
-  p.method = method;
-  p.value = nullptr;
-  p.inconclusive = true;
-  p.note = why;
-  return p;
-}
-
 // DRAM's triad (a = b + s x c: two reads to one write, all three arrays' bytes counted, as
 // STREAM counts them). An H200 copied at most 4.27 TB/s in every launch shape tried, where
 // gpu-stream's triad (a 3:1 mix: measure_triad3) reached 4.48 and a triad of memtopo's
@@ -294,7 +278,8 @@ Property unmeasured_rate(const std::string& name, const std::string& method,
 Property BandwidthMeasurement::measure_triad(const OpOutcome& copy,
                                              std::optional<OpOutcome>& measured) {
   const std::uint64_t footprint =
-      std::min(plan_.bytes, ctx_.backend.limits().max_wide_footprint_bytes / kArraysOfATriad);
+      std::min(plan_.bytes,
+               ctx_.backend.limits().max_wide_footprint_bytes / stream_arrays(StreamOp::triad));
   StreamMeter meter = meter_for(StreamOp::triad, footprint);
   meter.relabel(id() + "/triad_looping");
   const bool copy_one_pass = copy.final.spec.placement == StreamPlacement::one_pass;
@@ -318,10 +303,10 @@ Property BandwidthMeasurement::measure_triad(const OpOutcome& copy,
   meter.set_placement(target_.placement);
   try_one_pass(meter, store_launch_space(), outcome, kTriadOnePassFinalists);
   if (outcome.final.bytes_per_second.empty()) {
-    return unmeasured_rate("triad_bandwidth",
-                           "triad stream (2 x ld.global.cg + st.global: a = b + s x c)",
-                           "no triad could run: " + outcome.search.steps.front().not_run +
-                               "; one pass: " + outcome.other_shape_not_run);
+    return inconclusive_property("triad_bandwidth", "bytes/second",
+                                 "triad stream (2 x ld.global.cg + st.global: a = b + s x c)",
+                                 "no triad could run: " + outcome.search.steps.front().not_run +
+                                     "; one pass: " + outcome.other_shape_not_run);
   }
   Property p = finding("triad_bandwidth", outcome, nullptr);
   measured = std::move(outcome);
@@ -336,7 +321,8 @@ Property BandwidthMeasurement::measure_triad(const OpOutcome& copy,
 // the footprint: 64 L2s a pass).
 Property BandwidthMeasurement::measure_triad3(const OpOutcome& triad) {
   const std::uint64_t footprint =
-      std::min(plan_.bytes, ctx_.backend.limits().max_wide_footprint_bytes / (kArraysOfATriad + 1));
+      std::min(plan_.bytes,
+               ctx_.backend.limits().max_wide_footprint_bytes / stream_arrays(StreamOp::triad3));
   StreamMeter meter = meter_for(StreamOp::triad3, footprint);
   meter.relabel(id() + "/triad3");
   ctx_.progress(id() + ": triad 3:1 over 4 arrays of " +
@@ -365,9 +351,9 @@ Property BandwidthMeasurement::measure_triad3(const OpOutcome& triad) {
   }
   meter.set_placement(target_.placement);
   if (outcome.final.bytes_per_second.empty()) {
-    return unmeasured_rate("triad3_bandwidth",
-                           "triad3 stream (3 x ld.global.cg + st.global: a = b x d + c)",
-                           "no triad3 could run at the triad's launch shapes: " + not_run);
+    return inconclusive_property("triad3_bandwidth", "bytes/second",
+                                 "triad3 stream (3 x ld.global.cg + st.global: a = b x d + c)",
+                                 "no triad3 could run at the triad's launch shapes: " + not_run);
   }
   outcome.search.best = config_of(outcome.final);
   outcome.search.best_bytes_per_second = outcome.final.median_bytes_per_second;

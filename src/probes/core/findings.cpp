@@ -102,16 +102,22 @@ void set_confidence(Property& property, const Confidence& confidence) {
   property.evidence["confidence_factors"] = confidence.evidence();
 }
 
-void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
-                      const std::string& method, const std::string& why) {
+Property inconclusive_property(const std::string& name, const std::string& unit,
+                               const std::string& method, const std::string& why) {
   Property p;
-  p.name = property;
+  p.name = name;
+  p.unit = unit;
   p.source = Source::measured;
   p.method = method;
   p.value = nullptr;
   p.inconclusive = true;
   p.note = why;
-  element_for(topology, element).set(std::move(p));
+  return p;
+}
+
+void set_inconclusive(Topology& topology, const std::string& element, const std::string& property,
+                      const std::string& method, const std::string& why) {
+  element_for(topology, element).set(inconclusive_property(property, "", method, why));
 }
 
 }  // namespace memtopo

@@ -46,6 +46,11 @@ bool finding_exists(const Topology& topology, std::string_view element, std::str
 // is low. The only way probes set a confidence.
 void set_confidence(Property& property, const Confidence& confidence);
 
+// A measured property without a conclusion: value null, inconclusive, `why` as its note, no
+// confidence. What a probe reports where nothing could be measured, with the reason.
+Property inconclusive_property(const std::string& name, const std::string& unit,
+                               const std::string& method, const std::string& why);
+
 // Writes `property` of `element` as measured without a conclusion: value null, inconclusive,
 // `why` as its note, no confidence (a measurement without a conclusion is not a low confidence).
 // What a probe leaves when what it plans from was inconclusive.

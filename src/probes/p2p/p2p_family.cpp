@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "probes/core/findings.hpp"
 #include "probes/p2p/p2p_values.hpp"
 #include "run/clock.hpp"
 #include "run/phase.hpp"
@@ -143,7 +144,7 @@ void measure_latency(FamilyRun& run, P2pPair& pair) {
   for (const auto& [name, spec] : {std::pair{p2p_property::kLatency, across},
                                    std::pair{p2p_property::kLatencyOnePage, one_page}}) {
     if (!run.accessible(pair)) {
-      pair.set(unmeasured_property(name, "cycles", "dependent pointer chase", kNoAccess));
+      pair.set(inconclusive_property(name, "cycles", "dependent pointer chase", kNoAccess));
       continue;
     }
     pair.set(latency_property(name, spec, run.remote_chase(spec)));
@@ -164,7 +165,7 @@ void measure_transfers(FamilyRun& run, P2pPair& pair, TransferEngine engine) {
                             kTransferWarmups,
                             kTransferRepetitions};
     if (sm && !run.accessible(pair)) {
-      pair.set(unmeasured_property(name, "bytes/second", "SM loads and stores", kNoAccess));
+      pair.set(inconclusive_property(name, "bytes/second", "SM loads and stores", kNoAccess));
       continue;
     }
     pair.set(bandwidth_property(name, spec, run.transfer(spec)));

@@ -145,7 +145,7 @@ Property bandwidth_property(const std::string& name, const TransferSpec& spec,
     if (seconds > 0) rates.push_back(static_cast<double>(result.bytes) / seconds);
   }
   if (rates.empty()) {
-    return unmeasured_property(name, "bytes/second", bandwidth_method(spec),
+    return inconclusive_property(name, "bytes/second", bandwidth_method(spec),
                                "no repetition took a measurable time");
   }
   Property property;
@@ -164,19 +164,6 @@ Property bandwidth_property(const std::string& name, const TransferSpec& spec,
   if (!result.note.empty()) property.note = result.note;
   set_confidence(property,
                  Confidence{share_within(rates, spread.p50, kBandwidthBand, "repetitions")});
-  return property;
-}
-
-Property unmeasured_property(const std::string& name, const std::string& unit,
-                             const std::string& method, const std::string& reason) {
-  Property property;
-  property.name = name;
-  property.unit = unit;
-  property.source = Source::measured;
-  property.method = method;
-  property.value = nullptr;
-  property.inconclusive = true;
-  property.note = reason;
   return property;
 }
 

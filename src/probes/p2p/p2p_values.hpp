@@ -17,9 +17,6 @@ Property latency_property(const std::string& name, const RemoteChaseSpec& spec,
 // `name` is one of p2p_property's bandwidth names.
 Property bandwidth_property(const std::string& name, const TransferSpec& spec,
                             const TransferResult& result);
-// A property that could not be measured for this pair, with the reason.
-Property unmeasured_property(const std::string& name, const std::string& unit,
-                             const std::string& method, const std::string& reason);
 
 // The text a link shows: "NVLink x18 (v4)", "PCIe gen5 x16", "none", "unknown".
 std::string link_text(const PeerLink& link);
