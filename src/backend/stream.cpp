@@ -89,6 +89,10 @@ void validate(const StreamSpec& spec) {
   if (spec.blocks_per_sm == 0) fail("blocks_per_sm must be at least 1");
   if (spec.timed_launches == 0) fail("timed_launches must be at least 1");
   if (spec.bytes_per_launch == 0) fail("bytes_per_launch must be at least 1");
+  if (spec.warmup_bytes_per_launch > spec.bytes_per_launch) {
+    fail("warmup_bytes_per_launch " + std::to_string(spec.warmup_bytes_per_launch) +
+         " exceeds bytes_per_launch " + std::to_string(spec.bytes_per_launch));
+  }
   if (spec.footprint_bytes < warp_tile_bytes(spec)) {
     fail("footprint_bytes " + std::to_string(spec.footprint_bytes) + " holds no warp tile of " +
          std::to_string(warp_tile_bytes(spec)) + " bytes (32 x vector_bytes x unroll)");
@@ -141,15 +145,30 @@ StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms) {
   return geometry;
 }
 
+StreamGeometry stream_warmup_geometry(const StreamSpec& spec, std::uint32_t sms) {
+  if (spec.warmup_bytes_per_launch == 0) return stream_geometry(spec, sms);
+  StreamSpec warmup = spec;
+  warmup.bytes_per_launch = spec.warmup_bytes_per_launch;
+  return stream_geometry(warmup, sms);
+}
+
+std::uint64_t stream_launch_start_bytes(const StreamSpec& spec, const StreamGeometry& warmup,
+                                        const StreamGeometry& timed, std::uint64_t launch_index) {
+  if (spec.placement == StreamPlacement::per_block || timed.footprint_bytes == 0) return 0;
+  const std::uint64_t footprint = timed.footprint_bytes;
+  // Bytes of the array one launch walks (a copy moves each of them twice, a triad thrice).
+  const auto walked = [&](const StreamGeometry& g, std::uint64_t launches) {
+    using Wide = unsigned __int128;  // (index mod F) x (walk mod F) overflows 64 bits
+    const std::uint64_t walk = g.iterations * g.warps * g.warp_tile_bytes;
+    return static_cast<std::uint64_t>(Wide{launches % footprint} * (walk % footprint) % footprint);
+  };
+  const std::uint64_t warmups = std::min<std::uint64_t>(launch_index, spec.warmup_launches);
+  return (walked(warmup, warmups) + walked(timed, launch_index - warmups)) % footprint;
+}
+
 std::uint64_t stream_launch_start_bytes(const StreamSpec& spec, const StreamGeometry& geometry,
                                         std::uint64_t launch_index) {
-  if (spec.placement == StreamPlacement::per_block || geometry.footprint_bytes == 0) return 0;
-  const std::uint64_t footprint = geometry.footprint_bytes;
-  // Bytes of the array one launch walks (a copy moves each of them twice, a triad thrice).
-  const std::uint64_t per_launch = geometry.iterations * geometry.warps * geometry.warp_tile_bytes;
-  using Wide = unsigned __int128;  // (index mod F) x (per_launch mod F) overflows 64 bits
-  return static_cast<std::uint64_t>(Wide{launch_index % footprint} * (per_launch % footprint) %
-                                    footprint);
+  return stream_launch_start_bytes(spec, geometry, geometry, launch_index);
 }
 
 std::uint64_t stream_shared_bytes_per_block(const StreamSpec& spec) {

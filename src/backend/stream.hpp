@@ -74,6 +74,10 @@ struct StreamSpec {
   // whole iterations of every warp. Sized so that a launch lasts long enough to time.
   std::uint64_t bytes_per_launch = 0;
   std::uint32_t warmup_launches = 1;  // untimed launches first (fill the level under test)
+  // The work of each warm-up launch (0: bytes_per_launch). A long final series warms up with a
+  // launch of the search's length: the level was streamed just before, a warm-up only has to
+  // fill it again, and a 4 ms warm-up per series was about 0.2 s of an H200 discovery.
+  std::uint64_t warmup_bytes_per_launch = 0;
   std::uint32_t timed_launches = 3;
   // Global arrays only: each array starts this many bytes into its allocation, so that the same
   // footprint lies elsewhere in device memory (a multiple of kStreamArrayOffsetAlignment).
@@ -112,6 +116,8 @@ void validate(const StreamSpec& spec);
 
 // The launch geometry of a valid spec on a device with `sms` SMs.
 StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms);
+// The geometry of its warm-up launches (warmup_bytes_per_launch; the timed one's when 0).
+StreamGeometry stream_warmup_geometry(const StreamSpec& spec, std::uint32_t sms);
 
 // Where launch `launch_index` (warm-up launches first, from 0) begins in its array, in bytes: a
 // whole number of warp tiles. Device-wide placements (shared_by_all, one_pass) rotate: each
@@ -120,6 +126,10 @@ StreamGeometry stream_geometry(const StreamSpec& spec, std::uint32_t sms);
 // every launch began at the array's start, and a launch of B bytes over a footprint F > B read
 // the same B bytes again and again (the footprint a cache saw was B, not F; for B > F the
 // first B mod F bytes came back after only B mod F). per_block windows: always 0.
+// `warmup` and `timed`: the geometries of the warm-up and the timed launches (the same when the
+// warm-up is as long; the three-argument form).
+std::uint64_t stream_launch_start_bytes(const StreamSpec& spec, const StreamGeometry& warmup,
+                                        const StreamGeometry& timed, std::uint64_t launch_index);
 std::uint64_t stream_launch_start_bytes(const StreamSpec& spec, const StreamGeometry& geometry,
                                         std::uint64_t launch_index);
 

@@ -379,6 +379,32 @@ TEST(StreamSpecs, EveryLaunchBeginsWhereTheOneBeforeEnded) {
   EXPECT_EQ(stream_launch_start_bytes(window, stream_geometry(window, 4), 3), 0u);
 }
 
+// A shorter warm-up (a long final series) moves the timed launches' starts by what it walked:
+// still each launch begins where the one before it ended.
+TEST(StreamSpecs, AShortWarmUpLaunchIsFollowedWhereItEnded) {
+  for (const StreamPlacement placement :
+       {StreamPlacement::shared_by_all, StreamPlacement::one_pass}) {
+    StreamSpec spec = stream(LoadPath::cg, placement, 8ull << 30);
+    spec.warmup_launches = 2;
+    spec.warmup_bytes_per_launch = spec.bytes_per_launch / 4;
+    const StreamGeometry timed = stream_geometry(spec, 4);
+    const StreamGeometry warmup = stream_warmup_geometry(spec, 4);
+    EXPECT_LT(warmup.bytes_moved, timed.bytes_moved);
+    const std::uint64_t warm_walk = warmup.iterations * warmup.warps * warmup.warp_tile_bytes;
+    const std::uint64_t walk = timed.iterations * timed.warps * timed.warp_tile_bytes;
+    const std::uint64_t f = timed.footprint_bytes;
+    EXPECT_EQ(stream_launch_start_bytes(spec, warmup, timed, 0), 0u);
+    EXPECT_EQ(stream_launch_start_bytes(spec, warmup, timed, 1), warm_walk % f);
+    EXPECT_EQ(stream_launch_start_bytes(spec, warmup, timed, 2), 2 * warm_walk % f);
+    EXPECT_EQ(stream_launch_start_bytes(spec, warmup, timed, 4), (2 * warm_walk + 2 * walk) % f);
+  }
+  // 0 is as long as the timed launches; longer is refused.
+  StreamSpec spec = stream(LoadPath::cg, StreamPlacement::shared_by_all, 1ull << 20);
+  EXPECT_EQ(stream_warmup_geometry(spec, 4).bytes_moved, stream_geometry(spec, 4).bytes_moved);
+  spec.warmup_bytes_per_launch = spec.bytes_per_launch + 1;
+  EXPECT_THROW(validate(spec), ExperimentError);
+}
+
 // An L2 that keeps a share of its lines against a stream (not LRU) answers that many bytes of
 // every pass over a larger footprint: the "DRAM" rate rises by 1 / (1 - L2 kept / footprint),
 // up to the L2's own rate, and falls back towards DRAM's as the footprint grows.

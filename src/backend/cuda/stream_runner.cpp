@@ -59,10 +59,10 @@ double median_of(std::vector<double> values) {
 
 struct StreamRunner::Launch {
   const void* kernel = nullptr;
-  unsigned grid = 0;
   unsigned block = 0;
   std::size_t shared_bytes = 0;
   StreamGeometry geometry;
+  StreamGeometry warmup_geometry;  // no larger than geometry: the checks of one cover both
   StreamArgs args;
   std::optional<TextureObject> texture;
 };
@@ -126,7 +126,12 @@ StreamRunner::Launch StreamRunner::prepare(const StreamSpec& spec,
   validate(spec);
   Launch launch;
   launch.geometry = stream_geometry(spec, config_.sm_count);
+  launch.warmup_geometry = stream_warmup_geometry(spec, config_.sm_count);
   const StreamGeometry& geometry = launch.geometry;
+  if (launch.warmup_geometry.iterations > geometry.iterations ||
+      launch.warmup_geometry.blocks > geometry.blocks) {
+    fail(spec, "warm-up launches larger than the timed ones");
+  }
   if (geometry.iterations > UINT32_MAX) {
     fail(spec, "bytes_per_launch asks more than 2^32 iterations of every warp");
   }
@@ -171,7 +176,6 @@ StreamRunner::Launch StreamRunner::prepare(const StreamSpec& spec,
   args.iterations = static_cast<std::uint32_t>(geometry.iterations);
   args.sink = sink_.data();
   args.sink_key = kSinkKey;
-  launch.grid = static_cast<unsigned>(geometry.blocks);
   launch.block = spec.threads_per_block;
   return launch;
 }
@@ -196,12 +200,16 @@ StreamResult StreamRunner::run(const StreamSpec& spec, std::uint64_t device_byte
   launch.args.clocks = clocks_.data();
 
   const auto start_kernel = [&](std::uint32_t index) {
+    const bool warmup = index < spec.warmup_launches;
+    const StreamGeometry& geometry = warmup ? launch.warmup_geometry : launch.geometry;
     StreamArgs args = launch.args;
     args.launch_index = index;
-    args.start_bytes = stream_launch_start_bytes(spec, launch.geometry, index);
+    args.start_bytes =
+        stream_launch_start_bytes(spec, launch.warmup_geometry, launch.geometry, index);
+    args.iterations = static_cast<std::uint32_t>(geometry.iterations);
     void* parameters[] = {&args};
-    CUDA_CALL(cudaLaunchKernel(launch.kernel, dim3(launch.grid), dim3(launch.block), parameters,
-                               launch.shared_bytes, nullptr));
+    CUDA_CALL(cudaLaunchKernel(launch.kernel, dim3(static_cast<unsigned>(geometry.blocks)),
+                               dim3(launch.block), parameters, launch.shared_bytes, nullptr));
   };
   const auto starts = std::make_unique<CudaEvent[]>(spec.timed_launches);
   const auto stops = std::make_unique<CudaEvent[]>(spec.timed_launches);

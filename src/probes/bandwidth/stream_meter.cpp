@@ -75,10 +75,21 @@ StreamMeasurement StreamMeter::measure_sized(const LaunchConfig& config,
     return std::max(kMinBytesPerLaunch,
                     static_cast<std::uint64_t>(std::ceil(rate * launch_seconds)));
   };
-  spec.bytes_per_launch = size_for(rate_estimate_);
+  // A longer series warms up with a launch of the search's length (StreamSpec::
+  // warmup_bytes_per_launch); the estimate comes from a search over this level just before.
+  const auto sized = [&](double rate) {
+    spec.bytes_per_launch = size_for(rate);
+    spec.warmup_bytes_per_launch =
+        launch_seconds > kTargetLaunchSeconds
+            ? std::min(spec.bytes_per_launch,
+                       std::max(kMinBytesPerLaunch,
+                                static_cast<std::uint64_t>(std::ceil(rate * kTargetLaunchSeconds))))
+            : 0;
+  };
+  sized(rate_estimate_);
   StreamMeasurement m = run_once(spec);
   if (median(m.result.seconds) < kMinLaunchSeconds) {
-    spec.bytes_per_launch = size_for(m.median_bytes_per_second);
+    sized(m.median_bytes_per_second);
     m = run_once(spec);
   }
   rate_estimate_ = std::max(rate_estimate_, m.median_bytes_per_second);
