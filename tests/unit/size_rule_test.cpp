@@ -170,6 +170,42 @@ TEST(SizeRule, TheVerdictDoesNotDependOnHowFarApartTheWordsLie) {
             elements_slow_on_most_passes(far.cycles, far.indices, rule().threshold_cycles));
 }
 
+// Accesses that repeat one pass's order (a chase; the last pass cut short) are counted per
+// position of the pass: the verdict is the one of the same accesses in an order that repeats
+// nothing (counted through the table or the sort), field by field.
+TEST(SizeRule, APassRepeatedGivesTheVerdictOfTheSameAccessesInAnyOrder) {
+  for (const std::uint32_t spread : {1u, 1000u}) {  // the table's span, and past it
+    SyntheticTrace periodic;
+    SplitMix64 rng(11);
+    std::vector<std::uint32_t> order(300);
+    for (std::uint32_t e = 0; e < order.size(); ++e) order[e] = e * 8 * spread;
+    for (std::size_t i = order.size() - 1; i > 1; --i) std::swap(order[i], order[1 + rng.below(i)]);
+    for (std::size_t i = 0; i < 3 * order.size() + 77; ++i) {  // three passes and a part
+      const std::uint32_t word = order[i % order.size()];
+      periodic.indices.push_back(word);
+      periodic.cycles.push_back(word % (40 * spread) < 8 * spread ? kNext : kHit);
+    }
+    add_outliers(periodic, 0.02, 3);
+    SyntheticTrace shuffled = periodic;  // the same accesses, no pass repeating the first
+    std::swap(shuffled.indices[order.size() + 1], shuffled.indices[order.size() + 2]);
+    std::swap(shuffled.cycles[order.size() + 1], shuffled.cycles[order.size() + 2]);
+    const FitVerdict a = judge_fit(periodic.cycles, periodic.indices, rule());
+    const FitVerdict b = judge_fit(shuffled.cycles, shuffled.indices, rule());
+    EXPECT_EQ(a.elements, 300u);
+    EXPECT_EQ(a.min_passes, 3u);
+    EXPECT_EQ(a.fits, b.fits);
+    EXPECT_EQ(a.missing, b.missing);
+    EXPECT_EQ(a.elements, b.elements);
+    EXPECT_EQ(a.slow_accesses, b.slow_accesses);
+    EXPECT_EQ(a.min_passes, b.min_passes);
+    EXPECT_EQ(a.allowed, b.allowed);
+    EXPECT_EQ(a.miss_fraction, b.miss_fraction);
+    EXPECT_EQ(a.miss_score, b.miss_score);
+    EXPECT_EQ(elements_slow_on_most_passes(periodic.cycles, periodic.indices, kNext - 1),
+              elements_slow_on_most_passes(shuffled.cycles, shuffled.indices, kNext - 1));
+  }
+}
+
 TEST(SizeRule, MismatchedOrEmptyInputIsAnError) {
   const std::vector<double> cycles{1, 2};
   const std::vector<std::uint32_t> indices{0};
