@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "analysis/size_rule.hpp"
@@ -147,8 +148,9 @@ class SetScan {
   std::string stepped_because_;             // why the scan stepped over lengths
   std::vector<std::uint64_t> sampled_;      // sample_the_ramp's lengths, when it ran
   // Each word's own latency where it hits the level (ensure_hit_baselines), for the elements
-  // [first_element, hits_until_), measured in blocks of hit_block_ elements.
-  WordReference hits_;
+  // [first_element, hits_until_), measured in blocks of hit_block_ elements. Hashed: count()
+  // looks up every timed access (an ordered map's lookups were most of its 0.1 s on an H200).
+  std::unordered_map<std::uint32_t, double> hits_;
   std::uint64_t hits_until_ = 0;
   std::uint64_t hit_block_ = 1;
   std::size_t hit_chases_ = 0;
