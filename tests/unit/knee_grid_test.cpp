@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <random>
 #include <vector>
 
 namespace memtopo {
@@ -15,7 +18,7 @@ namespace {
 
 constexpr double kKiB = 1024;
 constexpr double kMiB = 1024 * kKiB;
-const double kFineStep = std::exp2(0.25);
+const double kFineStep = std::exp2(0.25);  // before rounding
 
 using Curve = std::function<double(double footprint)>;
 
@@ -72,8 +75,12 @@ KneeSweep adaptive(const std::vector<std::uint64_t>& grid, const Curve& curve, d
   });
 }
 
-bool within_one_fine_step(double a, double b) {
-  return std::fabs(std::log(a / b)) <= std::log(kFineStep) * 1.001;
+// How many steps of `grid` apart two of its footprints are.
+std::ptrdiff_t fine_steps_apart(const std::vector<std::uint64_t>& grid, double a, double b) {
+  const auto index = [&](double f) {
+    return std::lower_bound(grid.begin(), grid.end(), static_cast<std::uint64_t>(f)) - grid.begin();
+  };
+  return std::abs(index(a) - index(b));
 }
 
 // The adaptive points' knees equal the whole grid's; returns them.
@@ -86,9 +93,12 @@ std::vector<Knee> expect_same_knees(const std::vector<std::uint64_t>& grid, cons
   EXPECT_EQ(found.size(), expected.size());
   for (std::size_t k = 0; k < std::min(found.size(), expected.size()); ++k) {
     SCOPED_TRACE("knee " + std::to_string(k));
-    EXPECT_TRUE(within_one_fine_step(found[k].footprint_bytes, expected[k].footprint_bytes));
-    EXPECT_TRUE(within_one_fine_step(found[k].last_high_bytes, expected[k].last_high_bytes));
-    EXPECT_TRUE(within_one_fine_step(found[k].first_low_bytes, expected[k].first_low_bytes));
+    // The estimate within the widest step of the grid (2^1/4, rounded to 512 B), the interval's
+    // ends at most one point of it apart.
+    EXPECT_LE(std::fabs(std::log(found[k].footprint_bytes / expected[k].footprint_bytes)),
+              std::log(sweep_resolution(all.footprints)));
+    EXPECT_LE(fine_steps_apart(grid, found[k].last_high_bytes, expected[k].last_high_bytes), 1);
+    EXPECT_LE(fine_steps_apart(grid, found[k].first_low_bytes, expected[k].first_low_bytes), 1);
     // Bounded by fine gaps: no coarser than the whole grid's widest step.
     EXPECT_LE(knee_resolution(some.footprints, found[k]), sweep_resolution(all.footprints));
   }
@@ -212,6 +222,56 @@ TEST(KneeGrid, FlatIsWithinTheSmallerKneeRuleLessTheNoise) {
   EXPECT_FALSE(gap_is_flat({1, 100, 0}, {2, 94, 0}));
   EXPECT_FALSE(gap_is_flat({1, 100, 0.01}, {2, 95.5, 0.01}));  // 4.5 % may be 6.5 % really
   EXPECT_TRUE(gap_is_flat({1, 95.5, 0}, {2, 100, 0}));         // a rise counts the same
+}
+
+}  // namespace
+}  // namespace memtopo
+
+namespace memtopo {
+namespace {
+
+// 500 random curves: 1-3 levels below the first, each 30-80 % lower, at random footprints, falling
+// sharply or over up to an octave, with random noise on every point (up to 2 %, told to the grid
+// as the points' noise). A point's value depends only on its footprint, so that both grids read
+// the same measurements. Explored once beyond this (2000 curves each): seeds 1-3, no knee
+// differed of 11921; up to 4 % and 6 % of noise told as none (seed 1), none of 3981 and 3978,
+// with 0.65 and 0.71 of the points measured.
+TEST(KneeGridRandom, RandomCurvesGiveTheWholeGridsKnees) {
+  std::mt19937_64 random(35);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const auto grid = fine_grid(4 * kKiB, 64 * kMiB);  // 14 octaves
+  std::size_t measured = 0, knees = 0;
+  for (int curve_index = 0; curve_index < 500; ++curve_index) {
+    SCOPED_TRACE(curve_index);
+    std::vector<double> sizes, levels = {100}, widths;
+    double at = 8 * kKiB;
+    for (int k = 1 + static_cast<int>(unit(random) * 3); k > 0; --k) {
+      at *= std::exp2(1 + 3 * unit(random));
+      sizes.push_back(at);
+      levels.push_back(levels.back() * (0.2 + 0.5 * unit(random)));
+      widths.push_back(unit(random) < 0.5 ? 0 : unit(random));  // octaves of a gradual fall
+    }
+    const double amplitude = 0.02 * unit(random);
+    const std::uint64_t salt = random();
+    const Curve curve = [=](double f) {
+      double b = levels[0];
+      for (std::size_t k = 0; k < sizes.size(); ++k) {
+        const double x = std::log2(f / sizes[k]);
+        const double share = widths[k] == 0 ? (x > 0 ? 1.0 : 0.0)
+                                            : 1 / (1 + std::exp(-4 * x / widths[k]));
+        b *= std::pow(levels[k + 1] / levels[k], share);
+      }
+      std::mt19937_64 point(salt ^ static_cast<std::uint64_t>(f));
+      return b * (1 + amplitude * (2 * std::uniform_real_distribution<double>(0, 1)(point) - 1));
+    };
+    const KneeSweep sweep = adaptive(grid, curve, amplitude);
+    knees += expect_same_knees(grid, curve, sweep).size();
+    measured += sweep.points.size();
+  }
+  // About 0.6 of the points, for 1-3 knees per curve of 57 points.
+  std::printf("random curves: %zu knees, %.2f of the points measured\n", knees,
+              double(measured) / double(500 * grid.size()));
+  EXPECT_LT(measured, 500 * grid.size() * 3 / 4);
 }
 
 }  // namespace
