@@ -21,8 +21,11 @@
 // - A slow ramp of less than the tolerance per coarse gap stays coarse: it never is a fall, and
 //   it leaves a plateau's band at a point at most one fine step from where the fine grid's would.
 // The knees of the adaptive points therefore equal the fine grid's (interval and estimate within
-// one fine step; tests/unit/knee_grid_test.cpp), and a knee's interval is bounded by fine gaps, so
-// its local resolution (knee_resolution) is the fine grid's.
+// one fine step; tests/unit/knee_grid_test.cpp: 984 knees of 500 random curves, 0.70 of the
+// points measured). The gaps either side of a fall are refined for the agreement test alone: a
+// knee's interval is then bounded by fine gaps, so its local resolution (knee_resolution) is the
+// fine grid's 2^1/4. Without them the knees are the same, from 0.61 of the points, but the test
+// would widen to 2^1/2.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
