@@ -99,6 +99,17 @@ double sweep_resolution(std::span<const double> footprints) {
   return ratio;
 }
 
+double knee_resolution(std::span<const double> footprints, const Knee& knee) {
+  double ratio = 1;
+  for (const double bound : {knee.last_high_bytes, knee.first_low_bytes}) {
+    const auto at = std::lower_bound(footprints.begin(), footprints.end(), bound);
+    if (at == footprints.end() || *at != bound) return sweep_resolution(footprints);
+    if (at != footprints.begin()) ratio = std::max(ratio, *at / *(at - 1));
+    if (at + 1 != footprints.end()) ratio = std::max(ratio, *(at + 1) / *at);
+  }
+  return ratio;
+}
+
 bool knee_agrees(const Knee& knee, double size_bytes, double resolution) {
   return size_bytes >= knee.last_high_bytes / resolution &&
          size_bytes <= knee.first_low_bytes * resolution;

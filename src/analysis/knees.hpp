@@ -39,7 +39,12 @@ std::vector<Knee> find_knees(std::span<const double> footprints, std::span<const
 // The largest ratio between neighbouring footprints: how finely the sweep resolves a size.
 double sweep_resolution(std::span<const double> footprints);
 
-// Whether a size measured otherwise (a latency probe's) agrees with a knee within the sweep's
+// How finely the sweep resolves `knee` (one of find_knees(footprints, ...)): the largest ratio
+// between neighbouring footprints next to its last_high and its first_low, so that a plateau
+// measured coarsely far from the knee does not loosen the agreement test (knee_agrees).
+double knee_resolution(std::span<const double> footprints, const Knee& knee);
+
+// Whether a size measured otherwise (a latency probe's) agrees with a knee within the knee's
 // resolution: it lies in the knee's interval widened by `resolution` on both sides.
 bool knee_agrees(const Knee& knee, double size_bytes, double resolution);
 

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "analysis/knee_grid.hpp"
 #include "analysis/knees.hpp"
 #include "model/units.hpp"
 
@@ -18,6 +21,8 @@ constexpr std::uint64_t kDeviceSweepFirstDivisor = 64;     // the device sweep s
 constexpr std::uint64_t kSweepEndFactor = 4;               // and ends at 4 x the level's size
 // One warm-up and two timed launches per point: the curve needs shape, not a spread.
 constexpr std::uint32_t kSweepTimedLaunches = 2;
+// The coarse pass measures every other point of the fine grid (analysis/knee_grid.hpp).
+constexpr std::size_t kCoarseSpacing = 2;
 
 std::string bytes(double value) {
   return format_bytes(value);
@@ -37,6 +42,27 @@ std::vector<std::uint64_t> sweep_footprints(std::uint64_t first, std::uint64_t l
   return footprints;
 }
 
+// One point of the sweep: the median of its timed launches and how far they stray from it;
+// nullopt (the reason in `evidence`) where the footprint cannot run. `streamed_bytes` maps the
+// footprint asked for to the one streamed over.
+std::optional<SweepPoint> measure_point(StreamMeter& meter, const LaunchConfig& best,
+                                        std::uint64_t footprint,
+                                        std::map<std::uint64_t, std::uint64_t>& streamed_bytes,
+                                        nlohmann::json& evidence) {
+  try {
+    const StreamMeasurement m = meter.measure(best, kSweepTimedLaunches, footprint);
+    streamed_bytes[footprint] = m.result.footprint_bytes;
+    SweepPoint point{footprint, m.median_bytes_per_second, 0};
+    for (const double rate : m.bytes_per_second) {
+      point.noise = std::max(point.noise, std::fabs(rate / point.bandwidth - 1));
+    }
+    return point;
+  } catch (const ExperimentError& error) {
+    evidence["stopped"] = error.what();
+    return std::nullopt;
+  }
+}
+
 nlohmann::json knee_json(const Knee& knee) {
   return {{"footprint_bytes", knee.footprint_bytes},
           {"last_high_bytes", knee.last_high_bytes},
@@ -51,10 +77,12 @@ void check_knees(ProbeContext& ctx, const BandwidthTarget& target, const Footpri
                  nlohmann::json& evidence) {
   if (!plan.level_size || footprints.empty()) return;
   const double size = static_cast<double>(*plan.level_size);
-  const double resolution = sweep_resolution(footprints);
   const Knee* knee = nearest_knee(knees, size);
+  // Around the knee compared: a plateau measured coarsely elsewhere loosens nothing.
+  const double resolution = knee ? knee_resolution(footprints, *knee) : sweep_resolution(footprints);
   const bool agrees = knee && knee_agrees(*knee, size, resolution);
   evidence["compared_with"] = {{"size_bytes", size}, {"source", plan.level_size_source}};
+  evidence["resolution"] = resolution;
   evidence["agrees"] = agrees;
   if (agrees) return;
   const std::string who = target.element + ".bandwidth: ";
@@ -98,18 +126,21 @@ nlohmann::json sweep_bandwidth(ProbeContext& ctx, const BandwidthTarget& target,
   const std::uint64_t granule = std::uint64_t{kStreamWarpThreads} * best.vector_bytes * best.unroll;
   ctx.progress(target.element + ".bandwidth: sweep " + bytes(first) + " .. " + bytes(last));
 
+  const std::vector<std::uint64_t> grid = sweep_footprints(first, last, granule);
+  // The grid's footprints are whole warp tiles; what ran is recorded all the same.
+  std::map<std::uint64_t, std::uint64_t> streamed_bytes;
+  const KneeSweep sweep = sweep_for_knees(
+      grid,
+      [&](std::uint64_t footprint) {
+        return measure_point(meter, best, footprint, streamed_bytes, evidence);
+      },
+      kCoarseSpacing);
   std::vector<double> footprints, rates;
   nlohmann::json points = nlohmann::json::array();
-  for (const std::uint64_t footprint : sweep_footprints(first, last, granule)) {
-    try {
-      const StreamMeasurement m = meter.measure(best, kSweepTimedLaunches, footprint);
-      footprints.push_back(static_cast<double>(m.result.footprint_bytes));
-      rates.push_back(m.median_bytes_per_second);
-      points.push_back({footprints.back(), rates.back()});
-    } catch (const ExperimentError& error) {
-      evidence["stopped"] = error.what();
-      break;
-    }
+  for (const SweepPoint& point : sweep.points) {
+    footprints.push_back(static_cast<double>(streamed_bytes.at(point.footprint_bytes)));
+    rates.push_back(point.bandwidth);
+    points.push_back({footprints.back(), rates.back()});
   }
   const std::vector<Knee> knees = find_knees(footprints, rates);
   nlohmann::json knee_list = nlohmann::json::array();
@@ -118,7 +149,12 @@ nlohmann::json sweep_bandwidth(ProbeContext& ctx, const BandwidthTarget& target,
   evidence["path"] = std::string(to_string(meter.base().path));
   evidence["launch"] = to_json(best);
   evidence["points_per_octave"] = kPointsPerOctave;
-  evidence["points"] = points;  // [footprint bytes, bytes per second]
+  evidence["points"] = points;  // [footprint bytes, bytes per second], ascending
+  evidence["grid"] = {{"fine_points", sweep.fine_points},
+                      {"measured_points", sweep.points.size()},
+                      {"coarse_spacing", kCoarseSpacing},
+                      {"refinement_rounds", sweep.rounds},
+                      {"flat_tolerance", flat_tolerance()}};
   evidence["knees"] = knee_list;
   check_knees(ctx, target, plan, footprints, knees, evidence);
   return evidence;

@@ -313,14 +313,38 @@ TEST_F(BandwidthOnSim, KneesLandOnTheModelledSizes) {
     const nlohmann::json& knee = sweep.at("knees").at(0);
     EXPECT_LE(knee.at("last_high_bytes").get<double>(), size);
     EXPECT_GT(knee.at("first_low_bytes").get<double>(), size);
-    // Within the sweep's resolution of 4 points per octave.
+    // Within the fine grid's resolution of 4 points per octave, of which fewer were measured.
     EXPECT_NEAR(std::log2(knee.at("footprint_bytes").get<double>() / size), 0, 0.25);
-    EXPECT_GE(sweep.at("points").size(), 16u);
+    // Fine gaps (2^-1/4, rounded to whole warp tiles) either side of the knee's interval.
+    EXPECT_LT(sweep.at("resolution").get<double>(), std::sqrt(1.9));
+    const nlohmann::json& grid = sweep.at("grid");
+    EXPECT_GE(grid.at("fine_points").get<std::size_t>(), 16u);
+    EXPECT_EQ(grid.at("measured_points").get<std::size_t>(), sweep.at("points").size());
+    EXPECT_LT(sweep.at("points").size(), grid.at("fine_points").get<std::size_t>() * 3 / 4);
   };
   const double l1 = truth.cache("L1").at("size_bytes");
   for (const char* element : {"l1", "tex", "ro"}) expect_knee(element, l1);
   expect_knee("l2", truth.cache("L2").at("size_bytes"));
   EXPECT_TRUE(run_->topology.warnings.empty()) << run_->topology.warnings.front();
+}
+
+// Unlike an H200's: an L2 only twice the L1, so the L1 sweep falls twice an octave apart (L1 ->
+// L2 -> DRAM), with noisier launches (2 %): both falls measured finely, the first one compared.
+TEST(BandwidthProbes, TwoKneesAnOctaveApartBothLandOnTheirSizes) {
+  const char* sim = "tests/probes/sims/bandwidth-close-knees.json";
+  const ProbeRun run = run_on_sim(sim, {"l1.size", "l1.bandwidth"});
+  const SimTruth truth = read_truth(sim);
+  const nlohmann::json& sweep = property(run, "l1", "bandwidth").evidence.at("sweep");
+  ASSERT_EQ(sweep.at("knees").size(), 2u) << sweep.dump();
+  const double sizes[] = {truth.cache("L1").at("size_bytes"), truth.cache("L2").at("size_bytes")};
+  for (std::size_t k = 0; k < 2; ++k) {
+    const nlohmann::json& knee = sweep.at("knees").at(k);
+    EXPECT_LE(knee.at("last_high_bytes").get<double>(), sizes[k]);
+    EXPECT_GT(knee.at("first_low_bytes").get<double>(), sizes[k]);
+  }
+  EXPECT_TRUE(sweep.at("agrees").get<bool>());
+  EXPECT_LT(sweep.at("points").size(), sweep.at("grid").at("fine_points").get<std::size_t>());
+  EXPECT_TRUE(run.topology.warnings.empty()) << run.topology.warnings.front();
 }
 
 TEST(BandwidthProbes, DescriptionsWithoutAModelSkipWithTheReason) {
