@@ -96,6 +96,21 @@ StreamMeasurement StreamMeter::measure_sized(const LaunchConfig& config,
   return m;
 }
 
+StreamMeasurement StreamMeter::extend(StreamMeasurement first, std::uint32_t more) {
+  StreamSpec spec = first.spec;
+  spec.warmup_launches = 0;
+  spec.timed_launches = more;
+  const StreamMeasurement added = run_once(spec);
+  first.result.seconds.insert(first.result.seconds.end(), added.result.seconds.begin(),
+                              added.result.seconds.end());
+  first.bytes_per_second.insert(first.bytes_per_second.end(), added.bytes_per_second.begin(),
+                                added.bytes_per_second.end());
+  first.spec.timed_launches += more;
+  first.median_bytes_per_second = median(first.bytes_per_second);
+  rate_estimate_ = std::max(rate_estimate_, first.median_bytes_per_second);
+  return first;
+}
+
 MeasureLaunch StreamMeter::searcher(std::uint32_t timed_launches, bool at_one_clock) {
   return [this, timed_launches, at_one_clock](const LaunchConfig& config,
                                               std::string& not_run) -> std::optional<double> {

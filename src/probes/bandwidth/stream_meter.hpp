@@ -36,6 +36,10 @@ class StreamMeter {
   StreamMeasurement measure_long(const LaunchConfig& config, std::uint32_t timed_launches,
                                  double launch_seconds, std::uint64_t footprint = 0);
 
+  // `first` with `more` timed launches added: its spec again without a warm-up (it just ran,
+  // so the level and the clock are warm), the launches' rates appended.
+  StreamMeasurement extend(StreamMeasurement first, std::uint32_t more);
+
   // Runs with another placement from now on (a one-pass grid over the same array).
   void set_placement(StreamPlacement placement) { base_.placement = placement; }
 

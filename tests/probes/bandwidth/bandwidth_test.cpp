@@ -163,13 +163,27 @@ TEST_F(BandwidthOnSim, DramTriesTheOnePassGridAndKeepsTheOtherShapeInTheEvidence
     const LaunchSpace space = read_launch_space();
     EXPECT_EQ(configs.size(), space.unroll.size() * space.threads_per_block.size());
     std::size_t finals = 0;
+    double fastest = 0;
     for (const nlohmann::json& row : configs) {
       EXPECT_TRUE(row.contains("not_run") ||
                   row.at("search_p50_bytes_per_second").get<double>() > 0)
           << row.dump();
       finals += row.contains("final_p50_bytes_per_second") ? 1 : 0;
+      if (row.contains("search_p50_bytes_per_second")) {
+        fastest = std::max(fastest, row.at("search_p50_bytes_per_second").get<double>());
+      }
     }
     EXPECT_EQ(finals, 3u);
+    // Told by one launch only where far below the fastest; never a finalist then.
+    for (const nlohmann::json& row : configs) {
+      if (row.contains("not_run")) continue;
+      const auto launches = row.at("search_timed_launches").get<std::uint32_t>();
+      EXPECT_TRUE(launches == 1 || launches == 3) << row.dump();
+      if (launches == 1) {
+        EXPECT_LT(row.at("search_p50_bytes_per_second").get<double>(), 0.8 * fastest);
+        EXPECT_FALSE(row.contains("final_p50_bytes_per_second")) << row.dump();
+      }
+    }
     // The looping search's three fastest configurations, each with its final p50.
     const nlohmann::json& finalists = p.evidence.at("finalists");
     EXPECT_EQ(finalists.size(), 3u) << finalists.dump();
