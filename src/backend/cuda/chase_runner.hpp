@@ -71,6 +71,10 @@ class ChaseRunner {
   DeviceBuffer<std::uint32_t> cycles_;
   DeviceBuffer<std::uint32_t> indices_;
   DeviceBuffer<std::uint64_t> wide_indices_;  // records of wide launches
+  // The records of a launch on the host, downloaded in one copy per array (then split per chase).
+  std::vector<std::uint32_t> host_cycles_;
+  std::vector<std::uint32_t> host_indices_;
+  std::vector<std::uint64_t> host_wide_indices_;
   DeviceBuffer<ChaseJob> jobs_;
   DeviceBuffer<ChaseOutcome> outcomes_;
   DeviceBuffer<std::int32_t> job_of_sm_;
