@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
-#include <unordered_map>
 #include <utility>
 
 namespace memtopo {
@@ -19,6 +18,52 @@ constexpr std::size_t kSortedDirectly = 256;
 // one per this many samples.
 constexpr std::size_t kSamplesPerDistinctValue = 16;
 
+// How often each distinct value occurs, by its bits, in a table with open addressing sized for
+// at most `max_distinct` values: one allocation, and a lookup a multiply and a probe or two
+// (a std::unordered_map's were most of summarize's time).
+class ValueCounts {
+ public:
+  explicit ValueCounts(std::size_t max_distinct)
+      : slots_(std::bit_ceil(2 * max_distinct + 2)),
+        shift_(64 - std::countr_zero(slots_.size())),
+        max_distinct_(max_distinct) {}
+
+  // Counts `bits` once more; false (and nothing counted) when it would be a value too many.
+  bool add(std::uint64_t bits) {
+    std::size_t slot = (bits * 0x9E3779B97F4A7C15ull) >> shift_;
+    while (slots_[slot].count != 0 && slots_[slot].bits != bits) slot = (slot + 1) % slots_.size();
+    if (slots_[slot].count == 0) {
+      if (distinct_ == max_distinct_) return false;
+      ++distinct_;
+      slots_[slot].bits = bits;
+    }
+    ++slots_[slot].count;
+    return true;
+  }
+
+  // The distinct values and their counts, ascending.
+  std::vector<std::pair<double, std::size_t>> ascending() const {
+    std::vector<std::pair<double, std::size_t>> values;
+    values.reserve(distinct_);
+    for (const Slot& slot : slots_) {
+      if (slot.count != 0) values.emplace_back(std::bit_cast<double>(slot.bits), slot.count);
+    }
+    std::sort(values.begin(), values.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    return values;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t bits = 0;
+    std::size_t count = 0;  // 0: empty
+  };
+  std::vector<Slot> slots_;
+  int shift_;
+  std::size_t max_distinct_;
+  std::size_t distinct_ = 0;
+};
+
 // The samples in ascending order: the very vector std::sort makes. Latencies take few distinct
 // values (whole cycles less one overhead), so counting each distinct value and sorting only
 // those is several times faster on the long traces the size and staircase probes summarise;
@@ -27,33 +72,19 @@ constexpr std::size_t kSamplesPerDistinctValue = 16;
 // std::sort's, and only the sign of a zero percentile could show it).
 std::vector<double> sorted_copy(std::span<const double> samples) {
   std::vector<double> sorted(samples.begin(), samples.end());
-  const std::size_t max_distinct = samples.size() / kSamplesPerDistinctValue;
   if (samples.size() <= kSortedDirectly) {
     std::sort(sorted.begin(), sorted.end());
     return sorted;
   }
-  std::unordered_map<std::uint64_t, std::size_t> counts;
-  std::size_t* run = nullptr;  // the count of the previous sample's value: runs of equal
-  std::uint64_t run_bits = 0;  // latencies are common, and cheaper than a hash lookup
+  ValueCounts counts(samples.size() / kSamplesPerDistinctValue);
   for (const double x : samples) {
-    const auto bits = std::bit_cast<std::uint64_t>(x);
-    if (run == nullptr || bits != run_bits) {
-      run = &counts[bits];
-      run_bits = bits;
-      if (counts.size() > max_distinct) {
-        std::sort(sorted.begin(), sorted.end());
-        return sorted;
-      }
+    if (!counts.add(std::bit_cast<std::uint64_t>(x))) {
+      std::sort(sorted.begin(), sorted.end());
+      return sorted;
     }
-    ++*run;
   }
-  std::vector<std::pair<double, std::size_t>> values;
-  values.reserve(counts.size());
-  for (const auto& [bits, count] : counts) values.emplace_back(std::bit_cast<double>(bits), count);
-  std::sort(values.begin(), values.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
   auto out = sorted.begin();
-  for (const auto& [value, count] : values) out = std::fill_n(out, count, value);
+  for (const auto& [value, count] : counts.ascending()) out = std::fill_n(out, count, value);
   return sorted;
 }
 
