@@ -3,8 +3,93 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace memtopo {
+
+LineSlowCounts::LineSlowCounts(std::vector<Line> lines) : lines_(std::move(lines)) {
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    if (lines_[i].visits == 0 || lines_[i].slow > lines_[i].visits ||
+        (i > 0 && lines_[i].line <= lines_[i - 1].line)) {
+      throw std::invalid_argument(
+          "LineSlowCounts: lines must ascend, each visited and slow at most on its visits");
+    }
+  }
+}
+
+const LineSlowCounts::Line* LineSlowCounts::find(std::uint64_t line) const {
+  const auto it = std::lower_bound(lines_.begin(), lines_.end(), line,
+                                   [](const Line& l, std::uint64_t x) { return l.line < x; });
+  return it != lines_.end() && it->line == line ? &*it : nullptr;
+}
+
+std::uint32_t LineSlowCounts::visits(std::uint64_t line) const {
+  const Line* found = find(line);
+  return found ? found->visits : 0;
+}
+
+std::uint32_t LineSlowCounts::slow(std::uint64_t line) const {
+  const Line* found = find(line);
+  return found ? found->slow : 0;
+}
+
+bool LineSlowCounts::missed(std::uint64_t line, std::uint32_t min_slow) const {
+  return slow(line) >= std::max<std::uint32_t>(min_slow, 1);
+}
+
+namespace {
+
+// Lines spread over at most this many times the accesses (plus a constant) are counted in a
+// table indexed by line; sparser ones by sorting the accesses by line.
+constexpr std::uint64_t kTableSpanPerAccess = 4;
+constexpr std::uint64_t kTableSpanSlack = 4096;
+
+std::vector<LineSlowCounts::Line> counted_in_a_table(std::span<const double> corrected_cycles,
+                                                     std::span<const std::uint32_t> indices,
+                                                     std::uint32_t line_bytes,
+                                                     double threshold_cycles, std::uint64_t first,
+                                                     std::uint64_t span) {
+  std::vector<LineSlowCounts::Line> table(span);
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    LineSlowCounts::Line& at = table[std::uint64_t{indices[i]} * 4 / line_bytes - first];
+    ++at.visits;
+    at.slow += corrected_cycles[i] > threshold_cycles;
+  }
+  std::size_t kept = 0;
+  for (std::uint64_t at = 0; at < span; ++at) {
+    if (table[at].visits == 0) continue;
+    table[kept] = table[at];
+    table[kept++].line = first + at;
+  }
+  table.resize(kept);
+  return table;
+}
+
+std::vector<LineSlowCounts::Line> counted_by_sorting(std::span<const double> corrected_cycles,
+                                                     std::span<const std::uint32_t> indices,
+                                                     std::uint32_t line_bytes,
+                                                     double threshold_cycles) {
+  std::vector<LineSlowCounts::Line> accesses(indices.size());
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    accesses[i] = {std::uint64_t{indices[i]} * 4 / line_bytes, 1,
+                   corrected_cycles[i] > threshold_cycles ? 1u : 0u};
+  }
+  std::sort(accesses.begin(), accesses.end(),
+            [](const auto& a, const auto& b) { return a.line < b.line; });
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    if (kept > 0 && accesses[kept - 1].line == accesses[i].line) {
+      ++accesses[kept - 1].visits;
+      accesses[kept - 1].slow += accesses[i].slow;
+    } else {
+      accesses[kept++] = accesses[i];
+    }
+  }
+  accesses.resize(kept);
+  return accesses;
+}
+
+}  // namespace
 
 LineSlowCounts slow_counts_per_line(std::span<const double> corrected_cycles,
                                     std::span<const std::uint32_t> indices,
@@ -13,43 +98,27 @@ LineSlowCounts slow_counts_per_line(std::span<const double> corrected_cycles,
     throw std::invalid_argument("slow_counts_per_line: cycles and indices differ in length");
   }
   if (line_bytes == 0) throw std::invalid_argument("slow_counts_per_line: line_bytes is 0");
-  LineSlowCounts counts;
-  if (indices.empty()) return counts;
-  // Counted densely first: a chase over a device-wide cache visits hundreds of thousands of
-  // lines, and one map lookup per access would dominate the analysis of a whole run.
+  if (indices.empty()) return {};
   const auto [low, high] = std::minmax_element(indices.begin(), indices.end());
   const std::uint64_t first = std::uint64_t{*low} * 4 / line_bytes;
   const std::uint64_t span = std::uint64_t{*high} * 4 / line_bytes - first + 1;
-  if (span > 4 * indices.size() + 4096) {  // sparse lines: counted in the maps directly
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-      const std::uint64_t line = std::uint64_t{indices[i]} * 4 / line_bytes;
-      ++counts.visits[line];
-      if (corrected_cycles[i] > threshold_cycles) ++counts.slow[line];
-    }
-    return counts;
+  if (span > kTableSpanPerAccess * indices.size() + kTableSpanSlack) {
+    return LineSlowCounts(
+        counted_by_sorting(corrected_cycles, indices, line_bytes, threshold_cycles));
   }
-  std::vector<std::uint32_t> visits(span, 0), slow(span, 0);
-  for (std::size_t i = 0; i < indices.size(); ++i) {
-    const std::uint64_t at = std::uint64_t{indices[i]} * 4 / line_bytes - first;
-    ++visits[at];
-    if (corrected_cycles[i] > threshold_cycles) ++slow[at];
-  }
-  for (std::uint64_t at = 0; at < span; ++at) {
-    if (visits[at] != 0) counts.visits.emplace_hint(counts.visits.end(), first + at, visits[at]);
-    if (slow[at] != 0) counts.slow.emplace_hint(counts.slow.end(), first + at, slow[at]);
-  }
-  return counts;
+  return LineSlowCounts(
+      counted_in_a_table(corrected_cycles, indices, line_bytes, threshold_cycles, first, span));
 }
 
 OverflowLines overflow_lines(const LineSlowCounts& counts, std::uint32_t min_slow) {
   if (min_slow == 0) throw std::invalid_argument("overflow_lines: min_slow must be at least 1");
   OverflowLines out;
-  for (const auto& [line, slow] : counts.slow) {
-    if (slow < min_slow) continue;
-    out.lines.push_back(line);
-    if (slow < counts.visits.at(line)) ++out.partial;
+  for (const LineSlowCounts::Line& line : counts.lines()) {
+    if (line.slow < min_slow) continue;
+    out.lines.push_back(line.line);
+    if (line.slow < line.visits) ++out.partial;
   }
-  return out;  // std::map iterates in ascending line order
+  return out;  // lines() ascend
 }
 
 PassAgreement passes_overflowing(std::span<const double> corrected_cycles,
@@ -168,7 +237,7 @@ std::vector<bool> overflowed_sets(const LineSlowCounts& counts, std::uint64_t se
                                   std::uint32_t min_slow_accesses) {
   if (sets == 0) throw std::invalid_argument("overflowed_sets: sets must be positive");
   std::vector<std::uint64_t> slow(sets, 0);
-  for (const auto& [line, n] : counts.slow) slow[line % sets] += n;
+  for (const LineSlowCounts::Line& line : counts.lines()) slow[line.line % sets] += line.slow;
   std::vector<bool> out(sets);
   for (std::uint64_t s = 0; s < sets; ++s) out[s] = slow[s] >= min_slow_accesses;
   return out;

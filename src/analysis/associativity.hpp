@@ -19,9 +19,33 @@
 namespace memtopo {
 
 // Per line of a chase: how often its timed accesses were slow (above a hit/miss threshold).
-struct LineSlowCounts {
-  std::map<std::uint64_t, std::uint32_t> visits;  // line number -> timed accesses
-  std::map<std::uint64_t, std::uint32_t> slow;    // line number -> slow timed accesses
+// A flat vector sorted by line, one entry per visited line: a device-wide chase visits hundreds
+// of thousands of lines, and a map's node per line made its allocations a visible part of a
+// whole discovery's host time. Lookups are binary searches.
+class LineSlowCounts {
+ public:
+  struct Line {
+    std::uint64_t line = 0;    // line number
+    std::uint32_t visits = 0;  // timed accesses
+    std::uint32_t slow = 0;    // slow timed accesses, at most visits
+    bool operator==(const Line&) const = default;
+  };
+  LineSlowCounts() = default;
+  // Throws std::invalid_argument unless the lines ascend strictly, each visited (visits > 0)
+  // and slow on at most its visits.
+  explicit LineSlowCounts(std::vector<Line> lines);
+
+  // Every visited line, ascending.
+  std::span<const Line> lines() const { return lines_; }
+  // Timed accesses of `line`, and the slow ones among them: 0 for a line not visited.
+  std::uint32_t visits(std::uint64_t line) const;
+  std::uint32_t slow(std::uint64_t line) const;
+  // Whether `line` was slow at least max(min_slow, 1) times: a line needs a slow access to miss.
+  bool missed(std::uint64_t line, std::uint32_t min_slow) const;
+
+ private:
+  const Line* find(std::uint64_t line) const;
+  std::vector<Line> lines_;
 };
 
 // Line number of word index w = w * 4 / line_bytes. Throws std::invalid_argument when the spans

@@ -181,6 +181,9 @@ FitVerdict judge_fit(std::span<const double> corrected_cycles,
   FitVerdict verdict;
   double expected_outlier_misses = 0;
   verdict.min_passes = std::numeric_limits<std::uint32_t>::max();
+  // The elements mostly share one pass count: its power is computed once per run of them.
+  std::uint32_t powered_passes = 0;
+  double power = 1;  // rate^powered_passes
   for (const ElementAccesses& element :
        accesses_by_element(corrected_cycles, indices, rule.threshold_cycles, "judge_fit")) {
     verdict.min_passes = std::min(verdict.min_passes, element.passes);
@@ -188,7 +191,11 @@ FitVerdict judge_fit(std::span<const double> corrected_cycles,
     verdict.missing += element.slow == element.passes;
     verdict.slow_accesses += element.slow;
     // An element whose every access is an outlier: probability rate^passes.
-    expected_outlier_misses += std::pow(rule.outlier_rate, element.passes);
+    if (element.passes != powered_passes) {
+      powered_passes = element.passes;
+      power = std::pow(rule.outlier_rate, element.passes);
+    }
+    expected_outlier_misses += power;
   }
   verdict.accesses = corrected_cycles.size();
 

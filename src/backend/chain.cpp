@@ -1,6 +1,8 @@
 #include "backend/chain.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -59,13 +61,37 @@ namespace {
 // Arrays up to this many words are checked for repeats with a bitmap (32 MiB at most), when
 // it has at most kBitmapWordsPerIndex bits per index: a few thousand indices over a GiB (the TLB
 // row's ladders) zeroed a 32 MiB bitmap for every chase, half of a simulated TLB row's time;
-// their sorted copy costs microseconds.
+// has_repeat costs microseconds.
 constexpr std::uint64_t kBitmapWords = std::uint64_t{1} << 28;
 constexpr std::uint64_t kBitmapWordsPerIndex = 64;
 
+// Whether `indices` hold a value twice: a set with open addressing in one vector of twice their
+// count (a sorted copy of a geometry probe's eviction tests, indices spread over a large array,
+// was a tenth of their simulated run; a std::unordered_set's node per index was slower still).
+// The largest Index marks an empty slot: validate() has checked that every index lies below
+// `words` (and a wide one below words - 1) first, so none is that large.
+template <typename Index>
+bool has_repeat(std::span<const Index> indices) {
+  if (indices.empty()) return false;
+  constexpr Index kEmpty = std::numeric_limits<Index>::max();
+  const int bits = std::bit_width(std::bit_ceil(2 * indices.size() + 1)) - 1;
+  std::vector<Index> slots(std::size_t{1} << bits, kEmpty);
+  const std::size_t mask = slots.size() - 1;
+  for (const Index index : indices) {
+    // Fibonacci hashing spreads indices that share their low bits (a stride) over the slots.
+    std::size_t slot = (std::uint64_t{index} * 0x9E3779B97F4A7C15ull) >> (64 - bits) & mask;
+    while (slots[slot] != kEmpty) {
+      if (slots[slot] == index) return true;
+      slot = (slot + 1) & mask;
+    }
+    slots[slot] = index;
+  }
+  return false;
+}
+
 // An index that occurs more than once, if any; every index is below `words`. Chains of a million
-// elements are validated for every chase: a bitmap where the array is small enough, else a
-// sorted copy (a hash set's allocations had made this the slowest part of a simulated sweep).
+// elements are validated for every chase: a bitmap where the array is small enough, else
+// has_repeat, and only for a repeat the sorted copy that names the smallest repeated index.
 template <typename Index>
 std::optional<Index> repeated_index(std::span<const Index> indices, std::uint64_t words) {
   if (words <= kBitmapWords && words <= kBitmapWordsPerIndex * indices.size()) {
@@ -76,11 +102,10 @@ std::optional<Index> repeated_index(std::span<const Index> indices, std::uint64_
     }
     return std::nullopt;
   }
+  if (!has_repeat(indices)) return std::nullopt;
   std::vector<Index> sorted(indices.begin(), indices.end());
   std::sort(sorted.begin(), sorted.end());
-  const auto it = std::adjacent_find(sorted.begin(), sorted.end());
-  if (it == sorted.end()) return std::nullopt;
-  return *it;
+  return *std::adjacent_find(sorted.begin(), sorted.end());
 }
 
 template <typename Fail>
@@ -169,24 +194,33 @@ void validate(const ChaseSpec& spec) {
   }
 }
 
-std::vector<std::uint32_t> chain_order(const ChaseSpec& spec) {
-  validate(spec);
+std::span<const std::uint32_t> chain_order_view(const ChaseSpec& spec,
+                                                std::vector<std::uint32_t>& storage,
+                                                SpecCheck check) {
+  if (check == SpecCheck::validate) validate(spec);
   if (is_wide(spec)) throw ExperimentError("chain_order: a wide chain's order is wide_order");
   if (spec.order == ChaseOrder::explicit_indices) return spec.indices;
   const std::uint64_t n = chain_length(spec);
   const std::uint32_t step = spec.stride_bytes / 4;
-  std::vector<std::uint32_t> order(n);
-  for (std::uint64_t k = 0; k < n; ++k) order[k] = static_cast<std::uint32_t>(k * step);
+  storage.resize(n);
+  for (std::uint64_t k = 0; k < n; ++k) storage[k] = static_cast<std::uint32_t>(k * step);
   if (spec.order == ChaseOrder::random_permutation && n > 2) {
     // Sattolo's algorithm yields a uniformly random single cycle; keep element 0 first so the
     // chase from word 0 walks the whole cycle in this order.
     SplitMix64 rng(spec.seed);
     for (std::uint64_t i = n - 1; i > 1; --i) {
       const std::uint64_t j = 1 + rng.below(i);  // j in [1, i)
-      std::swap(order[i], order[j]);
+      std::swap(storage[i], storage[j]);
     }
   }
-  return order;
+  return storage;
+}
+
+std::vector<std::uint32_t> chain_order(const ChaseSpec& spec, SpecCheck check) {
+  std::vector<std::uint32_t> storage;
+  const std::span<const std::uint32_t> order = chain_order_view(spec, storage, check);
+  if (order.data() == storage.data()) return storage;
+  return {order.begin(), order.end()};
 }
 
 std::vector<std::uint32_t> chain_order(const ChaseSpec& spec, std::uint32_t chaser) {
@@ -198,8 +232,9 @@ std::vector<std::uint32_t> chain_order(const ChaseSpec& spec, std::uint32_t chas
   return order;
 }
 
-std::vector<std::uint32_t> build_chain(const ChaseSpec& spec) {
-  const auto order = chain_order(spec);
+std::vector<std::uint32_t> build_chain(const ChaseSpec& spec, SpecCheck check) {
+  std::vector<std::uint32_t> storage;
+  const std::span<const std::uint32_t> order = chain_order_view(spec, storage, check);
   std::vector<std::uint32_t> words(spec.footprint_bytes / 4, kNotOnChain);
   const std::uint32_t segments = spec.private_segments ? spec.chasers : 1;
   const std::uint64_t segment_words = segment_bytes(spec) / 4;
@@ -212,12 +247,13 @@ std::vector<std::uint32_t> build_chain(const ChaseSpec& spec) {
   return words;
 }
 
-std::vector<std::uint64_t> wide_order(const ChaseSpec& spec) {
+std::vector<std::uint64_t> wide_order(const ChaseSpec& spec, SpecCheck check) {
   if (is_wide(spec)) {
-    validate(spec);
+    if (check == SpecCheck::validate) validate(spec);
     return spec.wide_indices;
   }
-  const std::vector<std::uint32_t> order = chain_order(spec);
+  std::vector<std::uint32_t> storage;
+  const std::span<const std::uint32_t> order = chain_order_view(spec, storage, check);
   return std::vector<std::uint64_t>(order.begin(), order.end());
 }
 

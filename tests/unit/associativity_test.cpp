@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace memtopo {
@@ -144,14 +145,51 @@ TEST(Associativity, PerSetSearchFindsUnequalWays) {
 }
 
 TEST(Associativity, OverflowedSetsAndIndexBits) {
-  LineSlowCounts counts;
-  counts.slow = {{1, 4}, {5, 4}, {2, 1}};
-  counts.visits = {{1, 4}, {5, 4}, {2, 4}};
+  const LineSlowCounts counts({{1, 4, 4}, {2, 4, 1}, {5, 4, 4}});
   EXPECT_EQ(overflowed_sets(counts, 4, 4), (std::vector<bool>{false, true, false, false}));
   EXPECT_EQ(index_bits_from_tests({{5, true}, {6, true}, {7, false}, {8, false}, {9, true}}),
             (std::vector<std::uint32_t>{7, 8}));
   EXPECT_THROW(slow_counts_per_line(std::vector<double>{1}, std::vector<std::uint32_t>{}, 128, 1),
                std::invalid_argument);
+}
+
+// The flat counts on known values: one entry per visited line, ascending, whether the lines
+// were counted in a table (close together) or by sorting (spread far apart); lookups of lines
+// not visited answer 0, and a line needs at least one slow access to count as missed.
+TEST(Associativity, SlowCountsPerLineOnKnownValues) {
+  // Lines 3, 1, 3, 7, 1, 3 of 128 bytes (32 words); slow above 100.
+  const std::vector<std::uint32_t> close = {96, 32, 100, 224, 60, 127};
+  const std::vector<double> cycles = {150, 40, 150, 40, 150, 40};
+  const LineSlowCounts near = slow_counts_per_line(cycles, close, 128, 100);
+  const std::vector<LineSlowCounts::Line> expected = {{1, 2, 1}, {3, 3, 2}, {7, 1, 0}};
+  EXPECT_TRUE(std::ranges::equal(near.lines(), expected));
+  EXPECT_EQ(near.visits(3), 3u);
+  EXPECT_EQ(near.slow(3), 2u);
+  EXPECT_EQ(near.slow(7), 0u);
+  EXPECT_EQ(near.visits(2), 0u);
+  EXPECT_EQ(near.slow(100), 0u);
+  EXPECT_TRUE(near.missed(3, 2));
+  EXPECT_FALSE(near.missed(3, 3));
+  EXPECT_FALSE(near.missed(7, 0));  // visited, never slow
+  EXPECT_TRUE(near.missed(1, 0));
+  // The same accesses with each line moved 2^20 lines apart: counted by sorting, same counts.
+  std::vector<std::uint32_t> far;
+  for (std::uint32_t word : close) far.push_back(word % 32 + (word / 32) * (32u << 10));
+  const LineSlowCounts spread = slow_counts_per_line(cycles, far, 128, 100);
+  const std::vector<LineSlowCounts::Line> expected_far = {
+      {1 << 10, 2, 1}, {3 << 10, 3, 2}, {7 << 10, 1, 0}};
+  EXPECT_TRUE(std::ranges::equal(spread.lines(), expected_far));
+  EXPECT_EQ(overflow_lines(spread, 1).lines, (std::vector<std::uint64_t>{1 << 10, 3 << 10}));
+  EXPECT_EQ(overflow_lines(spread, 1).partial, 2u);
+  EXPECT_TRUE(slow_counts_per_line({}, {}, 128, 100).lines().empty());
+}
+
+TEST(Associativity, SlowCountsRejectUnorderedOrUnvisitedLines) {
+  using Line = LineSlowCounts::Line;
+  EXPECT_THROW(LineSlowCounts(std::vector<Line>{{2, 1, 0}, {1, 1, 0}}), std::invalid_argument);
+  EXPECT_THROW(LineSlowCounts(std::vector<Line>{{1, 1, 0}, {1, 1, 0}}), std::invalid_argument);
+  EXPECT_THROW(LineSlowCounts(std::vector<Line>{{1, 0, 0}}), std::invalid_argument);
+  EXPECT_THROW(LineSlowCounts(std::vector<Line>{{1, 1, 2}}), std::invalid_argument);
 }
 
 }  // namespace

@@ -134,6 +134,33 @@ TEST(Chain, RepeatedIndicesAreRejectedInSmallAndHugeArrays) {
   }
 }
 
+// Thousands of indices spread over 4 GiB (no bitmap: the open-addressing check), many sharing
+// their low bits: a repeat anywhere is found and the smallest repeated index named.
+TEST(Chain, RepeatsAmongManySpreadIndicesAreFoundAndTheSmallestNamed) {
+  ChaseSpec spec;
+  spec.footprint_bytes = std::uint64_t{4} << 30;
+  spec.order = ChaseOrder::explicit_indices;
+  for (std::uint32_t k = 0; k < 5000; ++k) spec.indices.push_back(k << 17);  // 512 KiB apart
+  EXPECT_NO_THROW(validate(spec));
+  spec.indices.push_back(4999u << 17);  // the last again, at the end
+  spec.indices.push_back(7u << 17);     // and a smaller one
+  try {
+    validate(spec);
+    ADD_FAILURE() << "a repeated index was accepted";
+  } catch (const ExperimentError& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(7u << 17) + " repeats"), std::string::npos)
+        << e.what();
+  }
+  ChaseSpec wide;
+  wide.path = LoadPath::ca;
+  wide.footprint_bytes = std::uint64_t{64} << 30;
+  wide.order = ChaseOrder::explicit_indices;
+  for (std::uint64_t k = 0; k < 3000; ++k) wide.wide_indices.push_back(k << 22);
+  EXPECT_NO_THROW(validate(wide));
+  wide.wide_indices.push_back(std::uint64_t{1234} << 22);
+  EXPECT_THROW(validate(wide), ExperimentError);
+}
+
 TEST(Chain, PrivateSegmentsGiveEveryChaserItsOwnCycle) {
   ChaseSpec spec;
   spec.footprint_bytes = 4 * 1024 + 100;  // not a multiple of chasers x stride: rounded down
@@ -211,6 +238,38 @@ TEST(Chain, BadEvictionSweepsAreRejectedWithTheReason) {
   rejects({LoadPath::ca, 1024, 128, 0}, LoadPath::ca, "passes");
   rejects({LoadPath::ca, 1024, 6, 1}, LoadPath::ca, "stride");
   rejects({LoadPath::ca, 64, 128, 1}, LoadPath::ca, "footprint");
+}
+
+// A backend validates a spec once and builds its chain with SpecCheck::validated_by_caller: the
+// same chain as with validation. chain_order_view reads an explicit chain's indices in place
+// and fills the storage for the other orders.
+TEST(Chain, ValidatedByTheCallerBuildsTheSameChainAndViewsExplicitIndices) {
+  ChaseSpec random;
+  random.footprint_bytes = 64 * 1024;
+  random.stride_bytes = 64;
+  random.order = ChaseOrder::random_permutation;
+  random.seed = 5;
+  ChaseSpec listed;
+  listed.footprint_bytes = 4096;
+  listed.order = ChaseOrder::explicit_indices;
+  listed.indices = {512, 8, 40, 1000};
+  listed.start_index = 512;
+  for (const ChaseSpec& spec : {random, listed}) {
+    EXPECT_EQ(build_chain(spec, SpecCheck::validated_by_caller), build_chain(spec));
+    EXPECT_EQ(chain_order(spec, SpecCheck::validated_by_caller), chain_order(spec));
+    EXPECT_EQ(wide_order(spec, SpecCheck::validated_by_caller), wide_order(spec));
+    std::vector<std::uint32_t> storage;
+    const auto view = chain_order_view(spec, storage);
+    EXPECT_TRUE(std::ranges::equal(view, chain_order(spec)));
+  }
+  std::vector<std::uint32_t> storage;
+  EXPECT_EQ(chain_order_view(listed, storage).data(), listed.indices.data());
+  EXPECT_TRUE(storage.empty());
+  const auto generated = chain_order_view(random, storage);
+  EXPECT_EQ(generated.data(), storage.data());
+  EXPECT_EQ(storage.size(), 1024u);
+  listed.indices.push_back(8);  // a repeat: rejected unless the caller says it validated
+  EXPECT_THROW(chain_order_view(listed, storage), ExperimentError);
 }
 
 TEST(Chain, SplitMixBelowStaysInRangeAndCoversIt) {

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -134,6 +137,58 @@ TEST(Stats, PairwiseDifferencesHoldBothSidesVariation) {
   EXPECT_DOUBLE_EQ(s.max, 11);
   EXPECT_DOUBLE_EQ(s.p50, 9);
   EXPECT_THROW(pairwise_differences(after, std::vector<double>{}), std::invalid_argument);
+}
+
+// The summary as std::sort and the formulas of stats.hpp give it: what summarize must equal
+// exactly, however it orders the samples.
+Spread sorted_reference(std::vector<double> sorted) {
+  std::sort(sorted.begin(), sorted.end());
+  Spread s;
+  s.samples = sorted.size();
+  s.min = sorted.front();
+  s.max = sorted.back();
+  s.p5 = percentile_of_sorted(sorted, 0.05);
+  s.p50 = percentile_of_sorted(sorted, 0.50);
+  s.p95 = percentile_of_sorted(sorted, 0.95);
+  const double n = static_cast<double>(sorted.size());
+  s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / n;
+  double squares = 0;
+  for (double x : sorted) squares += (x - s.mean) * (x - s.mean);
+  s.stdev = std::sqrt(squares / (n - 1));
+  return s;
+}
+
+void expect_identical(const Spread& a, const Spread& b) {
+  EXPECT_EQ(a.samples, b.samples);
+  EXPECT_EQ(a.min, b.min);
+  EXPECT_EQ(a.max, b.max);
+  EXPECT_EQ(a.p5, b.p5);
+  EXPECT_EQ(a.p50, b.p50);
+  EXPECT_EQ(a.p95, b.p95);
+  EXPECT_EQ(a.mean, b.mean);  // summed in the same (ascending) order: bit for bit
+  EXPECT_EQ(a.stdev, b.stdev);
+}
+
+// Long traces of whole cycles less a fractional overhead (few distinct values, the case
+// summarize counts instead of sorting) and of values all distinct (sorted): both summaries
+// equal the std::sort reference bit for bit, and so does the median.
+TEST(Stats, LongTracesSummariseExactlyAsSortingThem) {
+  std::uint64_t state = 7;
+  const auto next = [&] {
+    return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33;
+  };
+  std::vector<double> levels, distinct;
+  for (int i = 0; i < 20001; ++i) {
+    const double cycles =
+        next() % 100 == 0 ? 400 + next() % 50 : (next() % 2 ? 33 : 260) + next() % 3;
+    levels.push_back(cycles - 20.37);
+    distinct.push_back(static_cast<double>(next()) * 1e-3);
+  }
+  expect_identical(summarize(levels), sorted_reference(levels));
+  expect_identical(summarize(distinct), sorted_reference(distinct));
+  EXPECT_EQ(median(levels), sorted_reference(levels).p50);
+  levels.pop_back();  // an even count: the mean of the middle two
+  EXPECT_EQ(median(levels), sorted_reference(levels).p50);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "backend/cuda/chain_links.hpp"
 
+#include <span>
+
 #include "backend/chain.hpp"
 
 namespace memtopo {
@@ -23,10 +25,11 @@ bool upload_sparse(const ChaseSpec& spec) {
   return on_chain_words(spec) * kSparseWordsPerLink <= spec.footprint_bytes / 4;
 }
 
-std::vector<ChainLink> chain_links(const ChaseSpec& spec) {
+std::vector<ChainLink> chain_links(const ChaseSpec& spec, SpecCheck check) {
   // One order for all segments (a random order's shuffle runs once), shifted per segment as
-  // build_chain does.
-  const std::vector<std::uint32_t> order = chain_order(spec);
+  // build_chain does; an explicit chain's indices are read in place.
+  std::vector<std::uint32_t> storage;
+  const std::span<const std::uint32_t> order = chain_order_view(spec, storage, check);
   const std::uint32_t segments = segment_count(spec);
   const std::uint64_t segment_words = segment_bytes(spec) / 4;
   std::vector<ChainLink> links;
@@ -40,8 +43,8 @@ std::vector<ChainLink> chain_links(const ChaseSpec& spec) {
   return links;
 }
 
-std::vector<WideChainLink> wide_chain_links(const ChaseSpec& spec) {
-  const std::vector<std::uint64_t> order = wide_order(spec);
+std::vector<WideChainLink> wide_chain_links(const ChaseSpec& spec, SpecCheck check) {
+  const std::vector<std::uint64_t> order = wide_order(spec, check);
   std::vector<WideChainLink> links;
   links.reserve(order.size());
   for (std::size_t k = 0; k < order.size(); ++k) {

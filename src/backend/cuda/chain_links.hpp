@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/chain.hpp"
 #include "backend/experiment.hpp"
 
 namespace memtopo {
@@ -53,11 +54,13 @@ bool upload_sparse(const ChaseSpec& spec);
 // Every on-chain word of build_chain(spec) and what it holds, segment by segment in visiting
 // order: scattered into an array of footprint_bytes / 4 words of kNotOnChain, they give
 // exactly build_chain(spec). Host memory proportional to the chain, never to the footprint.
-// Validates the spec (ExperimentError).
-std::vector<ChainLink> chain_links(const ChaseSpec& spec);
+// Validates the spec (ExperimentError) unless `check` says the caller has (chain.hpp).
+std::vector<ChainLink> chain_links(const ChaseSpec& spec, SpecCheck check = SpecCheck::validate);
 
 // Every element of a wide chain and what it holds, in visiting order (the last holds the
-// first). A wide chain always goes up this way. Validates the spec (ExperimentError).
-std::vector<WideChainLink> wide_chain_links(const ChaseSpec& spec);
+// first). A wide chain always goes up this way. Validates the spec (ExperimentError) unless
+// `check` says the caller has.
+std::vector<WideChainLink> wide_chain_links(const ChaseSpec& spec,
+                                            SpecCheck check = SpecCheck::validate);
 
 }  // namespace memtopo

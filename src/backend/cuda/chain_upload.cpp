@@ -15,16 +15,16 @@ std::uint32_t array_words(const ChaseSpec& chain_spec) {
 
 DeviceChain put_chain(const ChaseSpec& chain_spec, DeviceBuffer<std::uint32_t>& buffer,
                       std::uint64_t offset, LinkScratch& link_scratch,
-                      std::vector<TextureObject>& textures) {
+                      std::vector<TextureObject>& textures, SpecCheck check) {
   if (chain_spec.path == LoadPath::constant) {
-    upload_constant_chain(build_chain(chain_spec));  // at most 64 KiB
+    upload_constant_chain(build_chain(chain_spec, check));  // at most 64 KiB
     return {};
   }
   if (is_wide(chain_spec)) {
-    write_wide_chain(chain_spec, buffer, offset, link_scratch.wide);
+    write_wide_chain(chain_spec, buffer, offset, link_scratch.wide, kScatterChunkLinks, check);
     return {buffer.data() + offset, 0};  // ca or cg: no texture
   }
-  write_chain(chain_spec, buffer, offset, link_scratch.narrow);
+  write_chain(chain_spec, buffer, offset, link_scratch.narrow, kScatterChunkLinks, check);
   DeviceChain chain{buffer.data() + offset, 0};
   if (chain_spec.path == LoadPath::tex) {
     textures.emplace_back(chain.words, array_words(chain_spec));

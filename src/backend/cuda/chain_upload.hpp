@@ -38,9 +38,10 @@ std::uint32_t array_words(const ChaseSpec& chain_spec);
 // write_chain, write_wide_chain), with a texture object over the whole array for the tex path
 // (kept in `textures` until the launch is over). The texture spans footprint_bytes / 4 words
 // either way, so the width limit that check_runnable applies to the footprint still holds.
+// `check`: whether the caller validated chain_spec already (chain.hpp).
 DeviceChain put_chain(const ChaseSpec& chain_spec, DeviceBuffer<std::uint32_t>& buffer,
                       std::uint64_t offset, LinkScratch& link_scratch,
-                      std::vector<TextureObject>& textures);
+                      std::vector<TextureObject>& textures, SpecCheck check);
 
 // The eviction sweep's part of a descriptor: its chain, its path and how many loads.
 void describe_sweep(const ChaseSpec& spec, const DeviceChain& sweep, ChaseJob& job);

@@ -57,10 +57,10 @@ void scatter_in_chunks(const std::vector<Link>& links, DeviceBuffer<Link>& scrat
 
 void write_sparse_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer,
                         std::size_t offset, DeviceBuffer<ChainLink>& scratch,
-                        std::size_t chunk_links) {
+                        std::size_t chunk_links, SpecCheck check) {
   // Queued first: the device fills the array while the host computes the links.
   buffer.fill_bytes_async(kNotOnChainByte, offset, spec.footprint_bytes / 4);
-  scatter_in_chunks(chain_links(spec), scratch, chunk_links,
+  scatter_in_chunks(chain_links(spec, check), scratch, chunk_links,
                     [&](const ChainLink* links, std::size_t count) {
                       scatter_chain_links(buffer.data() + offset, links, count);
                     });
@@ -69,7 +69,7 @@ void write_sparse_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buff
 }  // namespace
 
 void write_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer, std::size_t offset,
-                 DeviceBuffer<ChainLink>& scratch, std::size_t chunk_links) {
+                 DeviceBuffer<ChainLink>& scratch, std::size_t chunk_links, SpecCheck check) {
   if (chunk_links == 0) throw std::invalid_argument("write_chain: chunk_links must be positive");
   if (spec.path == LoadPath::constant) {
     throw std::invalid_argument("write_chain: the constant path's chain goes to the bank");
@@ -77,15 +77,15 @@ void write_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer, std
   if (is_wide(spec))
     throw std::invalid_argument("write_chain: a wide chain needs write_wide_chain");
   if (upload_sparse(spec)) {
-    write_sparse_chain(spec, buffer, offset, scratch, chunk_links);
+    write_sparse_chain(spec, buffer, offset, scratch, chunk_links, check);
   } else {
-    buffer.upload(build_chain(spec), offset);
+    buffer.upload(build_chain(spec, check), offset);
   }
 }
 
 void write_wide_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer,
                       std::size_t offset, DeviceBuffer<WideChainLink>& scratch,
-                      std::size_t chunk_links) {
+                      std::size_t chunk_links, SpecCheck check) {
   if (chunk_links == 0)
     throw std::invalid_argument("write_wide_chain: chunk_links must be positive");
   if (!is_wide(spec)) throw std::invalid_argument("write_wide_chain: not a wide chain");
@@ -93,7 +93,7 @@ void write_wide_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer
   if (spec.footprint_bytes / 4 > buffer.size() - std::min(offset, buffer.size())) {
     throw std::out_of_range("write_wide_chain: the chain's array exceeds the buffer");
   }
-  scatter_in_chunks(wide_chain_links(spec), scratch, chunk_links,
+  scatter_in_chunks(wide_chain_links(spec, check), scratch, chunk_links,
                     [&](const WideChainLink* links, std::size_t count) {
                       scatter_wide_chain_links(buffer.data() + offset, links, count);
                     });

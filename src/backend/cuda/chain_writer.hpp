@@ -20,9 +20,11 @@ inline constexpr std::size_t kScatterChunkLinks = std::size_t{1} << 20;
 // (grown as needed, kept by the caller) in pieces of `chunk_links` links, each scattered by a
 // kernel; no host memory proportional to the footprint. Not for the constant path.
 // Queued on the default stream: a chase launched there afterwards reads the whole array.
-// Throws OutOfMemoryError when the scratch cannot be allocated, ExperimentError for a bad spec.
+// Throws OutOfMemoryError when the scratch cannot be allocated, ExperimentError for a bad spec
+// (unless `check` says the caller validated it: chain.hpp).
 void write_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer, std::size_t offset,
-                 DeviceBuffer<ChainLink>& scratch, std::size_t chunk_links = kScatterChunkLinks);
+                 DeviceBuffer<ChainLink>& scratch, std::size_t chunk_links = kScatterChunkLinks,
+                 SpecCheck check = SpecCheck::validate);
 
 // Writes a wide chain (is_wide(spec)) into `buffer` from word `offset` (even): its links go up
 // through `scratch` and a kernel scatters them, as for a sparse chain. The rest of the array is
@@ -32,6 +34,7 @@ void write_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer, std
 // buffer.
 void write_wide_chain(const ChaseSpec& spec, DeviceBuffer<std::uint32_t>& buffer,
                       std::size_t offset, DeviceBuffer<WideChainLink>& scratch,
-                      std::size_t chunk_links = kScatterChunkLinks);
+                      std::size_t chunk_links = kScatterChunkLinks,
+                      SpecCheck check = SpecCheck::validate);
 
 }  // namespace memtopo

@@ -228,14 +228,18 @@ ChaseRunner::UploadedJobs ChaseRunner::upload_jobs(const PlannedLaunch& launch,
     const ChaseSpec& spec = batch[launch.jobs[k].spec_index];
     ChaseJob& job = uploaded.descriptors[k];
     const std::uint64_t chain_offset = placement.chain_base + placement.chain_offset[k];
-    const DeviceChain chain =
-        put_chain(spec, chains_, chain_offset, link_scratch_, uploaded.textures);
+    // CudaBackend::run validated every spec of the batch (check_runnable), and the sweep of a
+    // valid spec is valid (a sequential chain validate_eviction checked): each chain is built
+    // without validating its spec again.
+    const DeviceChain chain = put_chain(spec, chains_, chain_offset, link_scratch_,
+                                        uploaded.textures, SpecCheck::validated_by_caller);
     job.chain = chain.words;
     job.texture = chain.texture;
     if (spec.eviction) {
-      const DeviceChain sweep = put_chain(eviction_chain_spec(spec), sweep_chains_,
-                                          placement.sweep_base + placement.sweep_offset[k],
-                                          link_scratch_, uploaded.textures);
+      const DeviceChain sweep =
+          put_chain(eviction_chain_spec(spec), sweep_chains_,
+                    placement.sweep_base + placement.sweep_offset[k], link_scratch_,
+                    uploaded.textures, SpecCheck::validated_by_caller);
       describe_sweep(spec, sweep, job);
     }
     if (spec.path == LoadPath::shared) {

@@ -29,7 +29,8 @@ class ChaseRunner {
  public:
   explicit ChaseRunner(ChaseRunnerConfig config);
 
-  // Runs `launch` (whose jobs index `batch`) and fills traces[job.spec_index] for each job.
+  // Runs `launch` (whose jobs index `batch`, every spec of it validated by the caller) and
+  // fills traces[job.spec_index] for each job.
   // Jobs whose SM got no block are launched again, a bounded number of times. Throws
   // ExperimentError when a job cannot run, CudaError & co. when CUDA fails. Arrays over 1 GiB
   // are freed afterwards, unless the run succeeded and every spec asked to keep them

@@ -48,9 +48,12 @@ class ChaseRun {
         description_(description),
         memory_(memory),
         seed_(placement.seed),
-        order_(wide_order(spec)),
-        sweep_order_(spec.eviction ? wide_order(eviction_chain_spec(spec))
-                                   : std::vector<std::uint64_t>{}),
+        // run_chase's spec passed validate (SimBackend::run's check_runnable), and so does
+        // the sweep of a valid spec: neither is validated again.
+        order_(wide_order(spec, SpecCheck::validated_by_caller)),
+        sweep_order_(spec.eviction
+                         ? wide_order(eviction_chain_spec(spec), SpecCheck::validated_by_caller)
+                         : std::vector<std::uint64_t>{}),
         record_noise_(description.noise, derive_seed(placement.seed, kRecordNoiseStream)) {
     // The order is the chain build_chain writes into memory; walking it by position visits the
     // same words without materialising footprint_bytes / 4 of them on the host. Segment k's

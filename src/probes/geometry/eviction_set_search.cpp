@@ -38,14 +38,10 @@ ChaseSpec test_chase(const GeometryMeasurement& g, const std::vector<std::uint64
 }
 
 // Per line of a chase, in its order: slow on at least `min_slow` timed accesses.
-std::vector<bool> missed_lines(const GeometryMeasurement& g, const Trace& trace,
+std::vector<bool> missed_lines(const LineSlowCounts& counts,
                                const std::vector<std::uint64_t>& lines, std::uint32_t min_slow) {
-  const LineSlowCounts counts = g.counts(trace);
-  std::vector<bool> missed;
-  for (std::uint64_t line : lines) {
-    const auto it = counts.slow.find(line);
-    missed.push_back(it != counts.slow.end() && it->second >= min_slow);
-  }
+  std::vector<bool> missed(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) missed[i] = counts.missed(lines[i], min_slow);
   return missed;
 }
 
@@ -98,8 +94,9 @@ bool chase_pools(GeometryMeasurement& g, EvictionSetSearch& s, std::vector<std::
   std::vector<std::uint64_t> still;
   for (std::size_t i = 0; i < pending.size(); ++i) {
     const auto lines = pool_chase_lines(pending[i], pool_lines);
-    const auto missed = missed_lines(g, traces[i], lines, s.min_slow);
-    const OverflowLines over = overflow_lines(g.counts(traces[i]), s.min_slow);
+    const LineSlowCounts counts = g.counts(traces[i]);
+    const auto missed = missed_lines(counts, lines, s.min_slow);
+    const OverflowLines over = overflow_lines(counts, s.min_slow);
     deterministic = deterministic && (over.lines.empty() || over.deterministic());
     if (!missed.front()) {
       still.push_back(pending[i]);
@@ -162,7 +159,7 @@ void reduce_all(GeometryMeasurement& g, EvictionSetSearch& s) {
       if (r.finished()) continue;
       std::vector<std::vector<bool>> missed;
       for (const auto& chase : r.round()) {
-        missed.push_back(missed_lines(g, traces[next++], chase, s.min_slow));
+        missed.push_back(missed_lines(g.counts(traces[next++]), chase, s.min_slow));
       }
       r.record(missed);
     }

@@ -103,9 +103,7 @@ void check_predictions(GeometryMeasurement& g, EvictionSetSearch& s, HashedIndex
   s.batches += g.batches() - batches;
   s.critical_path_loads += g.critical_path_loads() - critical;
   for (std::size_t i = 0; i < predictions.size(); ++i) {
-    const LineSlowCounts counts = g.counts(traces[i]);
-    const auto it = counts.slow.find(predictions[i].probe);
-    const bool observed = it != counts.slow.end() && it->second >= s.min_slow;
+    const bool observed = g.counts(traces[i]).missed(predictions[i].probe, s.min_slow);
     ++x.checks;
     if (observed == predictions[i].same_set) ++x.agreeing_checks;
     x.check_evidence.push_back({{"kind", predictions[i].kind},
