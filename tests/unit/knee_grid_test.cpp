@@ -20,8 +20,8 @@
 namespace memtopo {
 namespace {
 
-constexpr double kKiB = 1024;
-constexpr double kMiB = 1024 * kKiB;
+constexpr double kGridKiB = 1024;
+constexpr double kGridMiB = 1024 * kGridKiB;
 const double kFineStep = std::exp2(0.25);  // before rounding
 
 using Curve = std::function<double(double footprint)>;
@@ -116,12 +116,12 @@ std::vector<Knee> expect_same_knees(const std::vector<std::uint64_t>& grid, cons
 }
 
 TEST(KneeGrid, OneKneeIsMeasuredFinelyAndThePlateausCoarsely) {
-  const auto grid = fine_grid(4 * kKiB, 1 * kMiB);  // 33 points
-  const Curve curve = steps({240 * kKiB}, {120, 40});
+  const auto grid = fine_grid(4 * kGridKiB, 1 * kGridMiB);  // 33 points
+  const Curve curve = steps({240 * kGridKiB}, {120, 40});
   const KneeSweep sweep = adaptive(grid, curve);
   const auto knees = expect_same_knees(grid, curve, sweep);
   ASSERT_EQ(knees.size(), 1u);
-  EXPECT_TRUE(knee_agrees(knees[0], 240 * kKiB, knee_resolution(measured(sweep.points).footprints,
+  EXPECT_TRUE(knee_agrees(knees[0], 240 * kGridKiB, knee_resolution(measured(sweep.points).footprints,
                                                                  knees[0])));
   EXPECT_EQ(sweep.fine_points, grid.size());
   EXPECT_EQ(sweep.points.size(), 17u + 3u);  // the coarse pass, the fall and a gap either side
@@ -134,10 +134,10 @@ TEST(KneeGrid, OneKneeIsMeasuredFinelyAndThePlateausCoarsely) {
 }
 
 TEST(KneeGrid, TwoKneesFarApartAndCloseTogether) {
-  const auto grid = fine_grid(16 * kKiB, 32 * kMiB);
-  for (const double l2 : {4 * kMiB, 320 * kKiB}) {  // 4.4 octaves, then 0.7 octave after L1's
+  const auto grid = fine_grid(16 * kGridKiB, 32 * kGridMiB);
+  for (const double l2 : {4 * kGridMiB, 320 * kGridKiB}) {  // 4.4 octaves, then 0.7 octave after L1's
     SCOPED_TRACE(l2);
-    const Curve curve = steps({192 * kKiB, l2}, {100, 40, 10});
+    const Curve curve = steps({192 * kGridKiB, l2}, {100, 40, 10});
     const KneeSweep sweep = adaptive(grid, curve);
     EXPECT_EQ(expect_same_knees(grid, curve, sweep).size(), 2u);
     EXPECT_LT(sweep.points.size(), grid.size() * 2 / 3);
@@ -145,7 +145,7 @@ TEST(KneeGrid, TwoKneesFarApartAndCloseTogether) {
 }
 
 TEST(KneeGrid, KneesInTheFirstAndTheLastGap) {
-  const auto grid = fine_grid(4 * kKiB, 1 * kMiB);
+  const auto grid = fine_grid(4 * kGridKiB, 1 * kGridMiB);
   for (const double size : {static_cast<double>(grid[0]) + 1,
                             static_cast<double>(grid[grid.size() - 2]) + 1}) {
     SCOPED_TRACE(size);
@@ -155,25 +155,25 @@ TEST(KneeGrid, KneesInTheFirstAndTheLastGap) {
 }
 
 TEST(KneeGrid, NoisyPlateausKeepTheirKnees) {
-  const auto grid = fine_grid(16 * kKiB, 32 * kMiB);
-  const Curve curve = rippled(steps({192 * kKiB, 4 * kMiB}, {100, 40, 10}), 0.02);
+  const auto grid = fine_grid(16 * kGridKiB, 32 * kGridMiB);
+  const Curve curve = rippled(steps({192 * kGridKiB, 4 * kGridMiB}, {100, 40, 10}), 0.02);
   const KneeSweep sweep = adaptive(grid, curve, 0.005);
   EXPECT_EQ(expect_same_knees(grid, curve, sweep).size(), 2u);
   EXPECT_LT(sweep.points.size(), grid.size());
 }
 
 TEST(KneeGrid, LaunchesNoisierThanTheToleranceMeasureTheWholeGrid) {
-  const auto grid = fine_grid(4 * kKiB, 1 * kMiB);
-  const Curve curve = steps({240 * kKiB}, {120, 40});
+  const auto grid = fine_grid(4 * kGridKiB, 1 * kGridMiB);
+  const Curve curve = steps({240 * kGridKiB}, {120, 40});
   const KneeSweep sweep = adaptive(grid, curve, flat_tolerance() / 2);
   EXPECT_EQ(sweep.points.size(), grid.size());
   expect_same_knees(grid, curve, sweep);
 }
 
 TEST(KneeGrid, ASlowRampIsNoKneeAndStaysCoarse) {
-  const auto grid = fine_grid(4 * kKiB, 4 * kMiB);
+  const auto grid = fine_grid(4 * kGridKiB, 4 * kGridMiB);
   // 2 % lower per fine step (4 % per gap of the coarse pass), 10 octaves: 100 down to 45.
-  const Curve ramp = [](double f) { return 100 * std::pow(0.98, 4 * std::log2(f / (4 * kKiB))); };
+  const Curve ramp = [](double f) { return 100 * std::pow(0.98, 4 * std::log2(f / (4 * kGridKiB))); };
   const KneeSweep sweep = adaptive(grid, ramp);
   EXPECT_TRUE(expect_same_knees(grid, ramp, sweep).empty());
   EXPECT_EQ(sweep.points.size(), (grid.size() + 1) / 2 + (grid.size() % 2 == 0 ? 1 : 0));
@@ -181,11 +181,11 @@ TEST(KneeGrid, ASlowRampIsNoKneeAndStaysCoarse) {
 }
 
 TEST(KneeGrid, AGradualFallLikeAnH200sL2KeepsItsKnee) {
-  const auto grid = fine_grid(1 * kMiB, 256 * kMiB);
+  const auto grid = fine_grid(1 * kGridMiB, 256 * kGridMiB);
   // A slow decline on the plateau, then a fall over an octave to the DRAM level.
   const Curve curve = [](double f) {
-    const double x = std::log2(f / (60 * kMiB));
-    return 3.9 + 6.7 / (1 + std::exp(4 * x)) - 0.3 * std::log2(f / kMiB) / 8;
+    const double x = std::log2(f / (60 * kGridMiB));
+    return 3.9 + 6.7 / (1 + std::exp(4 * x)) - 0.3 * std::log2(f / kGridMiB) / 8;
   };
   const KneeSweep sweep = adaptive(grid, curve);
   EXPECT_EQ(expect_same_knees(grid, curve, sweep).size(), 1u);
@@ -193,7 +193,7 @@ TEST(KneeGrid, AGradualFallLikeAnH200sL2KeepsItsKnee) {
 }
 
 TEST(KneeGrid, ADipOfOnePointInAFlatGapIsNoKneeOnEitherGrid) {
-  const auto grid = fine_grid(4 * kKiB, 1 * kMiB);
+  const auto grid = fine_grid(4 * kGridKiB, 1 * kGridMiB);
   const double dip = static_cast<double>(grid[9]);  // between coarse points 8 and 10
   const Curve curve = [&](double f) { return f == dip ? 30.0 : 100.0; };
   const KneeSweep sweep = adaptive(grid, curve);
@@ -208,8 +208,8 @@ TEST(KneeGrid, ADipOfOnePointInAFlatGapIsNoKneeOnEitherGrid) {
 }
 
 TEST(KneeGrid, ASweepThatCannotRunOnStopsBelowAndMeasuresTheTail) {
-  const auto grid = fine_grid(4 * kKiB, 1 * kMiB);
-  const Curve curve = steps({64 * kKiB}, {100, 40});
+  const auto grid = fine_grid(4 * kGridKiB, 1 * kGridMiB);
+  const Curve curve = steps({64 * kGridKiB}, {100, 40});
   const double limit = static_cast<double>(grid[21]);  // grid[22], a coarse point, cannot run
   std::vector<std::uint64_t> order;
   const KneeSweep sweep = sweep_for_knees(grid, [&](std::uint64_t f) -> std::optional<SweepPoint> {
@@ -249,12 +249,12 @@ namespace {
 TEST(KneeGridRandom, RandomCurvesGiveTheWholeGridsKnees) {
   std::mt19937_64 random(35);
   std::uniform_real_distribution<double> unit(0, 1);
-  const auto grid = fine_grid(4 * kKiB, 64 * kMiB);  // 14 octaves
+  const auto grid = fine_grid(4 * kGridKiB, 64 * kGridMiB);  // 14 octaves
   std::size_t measured = 0, knees = 0;
   for (int curve_index = 0; curve_index < 500; ++curve_index) {
     SCOPED_TRACE(curve_index);
     std::vector<double> sizes, levels = {100}, widths;
-    double at = 8 * kKiB;
+    double at = 8 * kGridKiB;
     for (int k = 1 + static_cast<int>(unit(random) * 3); k > 0; --k) {
       at *= std::exp2(1 + 3 * unit(random));
       sizes.push_back(at);
