@@ -53,6 +53,18 @@ FitRule rule() {
   return fit_rule_for({.hit_cycles = kHit, .next_level_cycles = kNext});
 }
 
+// Two verdicts on the same accesses counted two ways, field by field.
+void expect_same_verdict(const FitVerdict& a, const FitVerdict& b) {
+  EXPECT_EQ(a.fits, b.fits);
+  EXPECT_EQ(a.missing, b.missing);
+  EXPECT_EQ(a.elements, b.elements);
+  EXPECT_EQ(a.slow_accesses, b.slow_accesses);
+  EXPECT_EQ(a.min_passes, b.min_passes);
+  EXPECT_EQ(a.allowed, b.allowed);
+  EXPECT_EQ(a.miss_fraction, b.miss_fraction);
+  EXPECT_EQ(a.miss_score, b.miss_score);
+}
+
 TEST(SizeRule, ThresholdIsTheMidpointOfHitAndNextLevel) {
   EXPECT_DOUBLE_EQ(rule().threshold_cycles, 146.5);
 }
@@ -160,12 +172,7 @@ TEST(SizeRule, TheVerdictDoesNotDependOnHowFarApartTheWordsLie) {
   const FitVerdict a = judge_fit(close.cycles, close.indices, rule());
   const FitVerdict b = judge_fit(far.cycles, far.indices, rule());
   EXPECT_FALSE(a.fits);
-  EXPECT_EQ(a.fits, b.fits);
-  EXPECT_EQ(a.missing, b.missing);
-  EXPECT_EQ(a.elements, b.elements);
-  EXPECT_EQ(a.slow_accesses, b.slow_accesses);
-  EXPECT_EQ(a.min_passes, b.min_passes);
-  EXPECT_EQ(a.miss_fraction, b.miss_fraction);
+  expect_same_verdict(a, b);
   EXPECT_EQ(elements_slow_on_most_passes(close.cycles, close.indices, rule().threshold_cycles),
             elements_slow_on_most_passes(far.cycles, far.indices, rule().threshold_cycles));
 }
@@ -193,14 +200,7 @@ TEST(SizeRule, APassRepeatedGivesTheVerdictOfTheSameAccessesInAnyOrder) {
     const FitVerdict b = judge_fit(shuffled.cycles, shuffled.indices, rule());
     EXPECT_EQ(a.elements, 300u);
     EXPECT_EQ(a.min_passes, 3u);
-    EXPECT_EQ(a.fits, b.fits);
-    EXPECT_EQ(a.missing, b.missing);
-    EXPECT_EQ(a.elements, b.elements);
-    EXPECT_EQ(a.slow_accesses, b.slow_accesses);
-    EXPECT_EQ(a.min_passes, b.min_passes);
-    EXPECT_EQ(a.allowed, b.allowed);
-    EXPECT_EQ(a.miss_fraction, b.miss_fraction);
-    EXPECT_EQ(a.miss_score, b.miss_score);
+    expect_same_verdict(a, b);
     EXPECT_EQ(elements_slow_on_most_passes(periodic.cycles, periodic.indices, kNext - 1),
               elements_slow_on_most_passes(shuffled.cycles, shuffled.indices, kNext - 1));
   }
