@@ -49,20 +49,20 @@ void expect_report_renders_as_the_run(const std::string& name, const SavedKind& 
   }
   const ProcessResult original = memtopo(run);
   ASSERT_EQ(original.exit_code, 0) << original.err;
-  const std::string json = (dir / "run.json").string();
+  const std::string run_json = (dir / "run.json").string();
 
-  const ProcessResult console = memtopo({"report", json});
+  const ProcessResult console = memtopo({"report", run_json});
   EXPECT_EQ(console.exit_code, 0) << console.err;
   EXPECT_EQ(console.out, original.out);
 
-  const ProcessResult files = memtopo({"report", json, "--html", (dir / "again.html").string(),
+  const ProcessResult files = memtopo({"report", run_json, "--html", (dir / "again.html").string(),
                                        "--markdown", (dir / "again.md").string()});
   ASSERT_EQ(files.exit_code, 0) << files.err;
   EXPECT_TRUE(files.out.empty()) << files.out;  // an output file replaces the console report
   EXPECT_EQ(read(dir / "again.html"), read(dir / "run.html"));
   expect_plots_linked_and_written(dir / "again.md");
 
-  const ProcessResult map = memtopo({"report", json, "--svg", (dir / "again.svg").string()});
+  const ProcessResult map = memtopo({"report", run_json, "--svg", (dir / "again.svg").string()});
   if (kind.has_map) {
     EXPECT_EQ(map.exit_code, 0) << map.err;
     EXPECT_EQ(read(dir / "again.svg"), read(dir / "run.svg"));
@@ -124,12 +124,13 @@ TEST(CliReportKinds, MultiDeviceMarkdownHasEveryGpu) {
 // The H200's stride study recorded at 3876637 (tests/data) renders in every format a study has.
 TEST(CliReportKinds, ARecordedH200StudyRenders) {
   const fs::path dir = fresh_directory("report_kinds_h200_study");
-  const std::string json = source_file("tests/data/h200-stride-study-3876637.json");
-  const ProcessResult console = memtopo({"report", json});
+  const std::string study_json = source_file("tests/data/h200-stride-study-3876637.json");
+  const ProcessResult console = memtopo({"report", study_json});
   EXPECT_EQ(console.exit_code, 0) << console.err;
   EXPECT_NE(console.out.find("stride"), std::string::npos) << console.out.substr(0, 400);
   const ProcessResult files = memtopo(
-      {"report", json, "--html", (dir / "s.html").string(), "--markdown", (dir / "s.md").string()});
+      {"report", study_json, "--html", (dir / "s.html").string(), "--markdown",
+       (dir / "s.md").string()});
   ASSERT_EQ(files.exit_code, 0) << files.err;
   EXPECT_NE(read(dir / "s.html").find("<section id=\"findings\">"), std::string::npos);
   // Recorded before the tables carried their drawing hint: no charts, the sections all there.
