@@ -68,7 +68,6 @@ std::vector<std::uint64_t> EvictionSetReduction::group(std::size_t g) const {
 }
 
 std::vector<std::uint64_t> EvictionSetReduction::without_group(std::size_t g) const {
-  const auto members = group(g);
   return minus(set_, sorted(group(g)));
 }
 

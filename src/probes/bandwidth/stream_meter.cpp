@@ -71,19 +71,16 @@ StreamMeasurement StreamMeter::measure_sized(const LaunchConfig& config,
   spec.unroll = config.unroll;
   spec.timed_launches = timed_launches;
   if (footprint > 0) spec.footprint_bytes = footprint;
-  const auto size_for = [&](double rate) {
-    return std::max(kMinBytesPerLaunch,
-                    static_cast<std::uint64_t>(std::ceil(rate * launch_seconds)));
+  const auto bytes_for = [](double rate, double seconds) {
+    return std::max(kMinBytesPerLaunch, static_cast<std::uint64_t>(std::ceil(rate * seconds)));
   };
   // A longer series warms up with a launch of the search's length (StreamSpec::
   // warmup_bytes_per_launch); the estimate comes from a search over this level just before.
   const auto sized = [&](double rate) {
-    spec.bytes_per_launch = size_for(rate);
+    spec.bytes_per_launch = bytes_for(rate, launch_seconds);
     spec.warmup_bytes_per_launch =
         launch_seconds > kTargetLaunchSeconds
-            ? std::min(spec.bytes_per_launch,
-                       std::max(kMinBytesPerLaunch,
-                                static_cast<std::uint64_t>(std::ceil(rate * kTargetLaunchSeconds))))
+            ? std::min(spec.bytes_per_launch, bytes_for(rate, kTargetLaunchSeconds))
             : 0;
   };
   sized(rate_estimate_);
