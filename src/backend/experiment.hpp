@@ -90,7 +90,7 @@ struct ChaseSpec {
   // them in a kernel of its own on the chase's SM just before the chase (warm_progression.hpp
   // says why). The same lines in the same order, so the L2 and the TLBs end in the same state;
   // an L2 size chase over 25 MiB spent ~46 of its ~50 ms on an H200 in a warm pass of one L2
-  // latency per load. Opt-in per probe: the L2 row, segments and line ask for it.
+  // latency per load. Opt-in per probe: the L2 row, segments, line and ways ask for it.
   bool stream_warm = false;
   // A hint: the next chase needs arrays about as large as this one's. The CUDA backend then
   // keeps them allocated after the run (it frees arrays over 1 GiB after every run otherwise),

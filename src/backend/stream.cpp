@@ -187,7 +187,8 @@ bool stream_writes_global(const StreamSpec& spec) {
 }
 
 bool stream_reads_second_source(const StreamSpec& spec) {
-  return spec.path != LoadPath::shared && (spec.op == StreamOp::triad || spec.op == StreamOp::triad3);
+  return spec.path != LoadPath::shared &&
+         (spec.op == StreamOp::triad || spec.op == StreamOp::triad3);
 }
 
 bool stream_reads_third_source(const StreamSpec& spec) {

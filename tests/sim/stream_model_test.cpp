@@ -272,8 +272,8 @@ TEST(StreamSpecs, AnArrayOffsetTakesMemoryBeforeEveryArray) {
   EXPECT_EQ(stream_device_bytes(spec), 2 * (64ull << 20));
 }
 
-// A triad (b + s x c to a) moves three arrays' bytes per warp tile, as STREAM counts them, and
-// takes three arrays of device memory.
+// gpu-stream's triad (b x d + c to a) moves four arrays' bytes per warp tile, as gpu-stream
+// counts them, takes four arrays of device memory, and reads through cg only.
 TEST(StreamSpecs, ATriad3MovesAndHoldsFourArraysAndReadsThroughCgOnly) {
   StreamSpec spec = stream(LoadPath::cg, StreamPlacement::shared_by_all, 100000);
   spec.op = StreamOp::triad3;
@@ -293,6 +293,8 @@ TEST(StreamSpecs, ATriad3MovesAndHoldsFourArraysAndReadsThroughCgOnly) {
   EXPECT_DOUBLE_EQ(sim::triad_factor_of(0.5, 3), 4.0 / 5.0);  // 3 reads at 1, 1 write at 1/2
 }
 
+// A triad (b + s x c to a) moves three arrays' bytes per warp tile, as STREAM counts them, and
+// takes three arrays of device memory.
 TEST(StreamSpecs, ATriadMovesAndHoldsThreeArrays) {
   StreamSpec spec = stream(LoadPath::cg, StreamPlacement::shared_by_all, 100000);
   spec.op = StreamOp::triad;

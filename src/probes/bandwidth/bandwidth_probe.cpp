@@ -286,13 +286,13 @@ Property BandwidthMeasurement::finding(const std::string& name, const OpOutcome&
 // STREAM counts them). An H200 copied at most 4.27 TB/s in every launch shape tried, where
 // gpu-stream's triad (a 3:1 mix: measure_triad3) reached 4.48 and a triad of memtopo's
 // 4.40-4.41 (reads alone 4.67, writes 4.71): the mix, not a missed launch shape, is what the
-// copy lacks. Cheap, with no
-// search of its own (about 0.2 s on an H200): the looping copy's final configuration with the
-// final launches, then the one-pass grid at every threads x unroll with short launches
-// (try_one_pass), its 2 best with the final launches; the higher p50 is the finding. No
-// footprint sweep: its three arrays of the planned footprint (16 L2s each) are 48 L2s a pass,
-// of which an L2 that kept lines against the stream could answer at most 1/48 (the copy's sweep
-// bounds that effect for this level). Inconclusive, with the reason, where no triad could run.
+// copy lacks. Cheap, with no search of its own (about 0.2 s on an H200): the looping copy's
+// final configuration with the final launches, then the one-pass grid at every threads x
+// unroll with short launches (try_one_pass), its 2 best with the final launches; the higher p50
+// is the finding. No footprint sweep: its three arrays of the planned footprint (16 L2s each)
+// are 48 L2s a pass, of which an L2 that kept lines against the stream could answer at most
+// 1/48 (the copy's sweep bounds that effect for this level). Inconclusive, with the reason,
+// where no triad could run.
 Property BandwidthMeasurement::measure_triad(const OpOutcome& copy,
                                              std::optional<OpOutcome>& measured) {
   const std::uint64_t footprint =

@@ -79,7 +79,8 @@ void check_knees(ProbeContext& ctx, const BandwidthTarget& target, const Footpri
   const double size = static_cast<double>(*plan.level_size);
   const Knee* knee = nearest_knee(knees, size);
   // Around the knee compared: a plateau measured coarsely elsewhere loosens nothing.
-  const double resolution = knee ? knee_resolution(footprints, *knee) : sweep_resolution(footprints);
+  const double resolution =
+      knee ? knee_resolution(footprints, *knee) : sweep_resolution(footprints);
   const bool agrees = knee && knee_agrees(*knee, size, resolution);
   evidence["compared_with"] = {{"size_bytes", size}, {"source", plan.level_size_source}};
   evidence["resolution"] = resolution;
