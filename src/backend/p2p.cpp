@@ -26,6 +26,10 @@ const char* to_string(TransferDirection direction) {
   return direction == TransferDirection::read ? "read" : "write";
 }
 
+void check_transfer(const TransferSpec& spec) {
+  if (spec.passes == 0) throw PeerExperimentError("a transfer makes at least one pass");
+}
+
 namespace {
 
 class SelectedPeers final : public PeerBackend {

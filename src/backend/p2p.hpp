@@ -64,14 +64,18 @@ struct TransferSpec {
   int memory = 0;  // a GPU index other than actor, or kHostMemory
   TransferEngine engine = TransferEngine::sm;
   TransferDirection direction = TransferDirection::read;
-  std::uint64_t bytes = 0;  // per timed repetition
+  std::uint64_t bytes = 0;  // the buffer: what one pass moves
   std::uint32_t warmups = 0;
   std::uint32_t repetitions = 0;
+  // Passes over the buffer in each timed repetition: an SM launch loops over it `passes` times,
+  // copies run `passes` times back to back. A launch's or copy's fixed cost (~13 us on NVLink)
+  // is then paid once per launch, or once per copy of `bytes`, not per pass of a short launch.
+  std::uint32_t passes = 1;  // last: the older brace-initialised specs keep their meaning
 };
 
 struct TransferResult {
   std::vector<double> seconds;  // one per timed repetition
-  std::uint64_t bytes = 0;      // moved by each
+  std::uint64_t bytes = 0;      // moved by each: bytes x passes
   std::string note;             // e.g. "staged through the host: no peer access"
 };
 
@@ -80,6 +84,9 @@ class PeerExperimentError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Throws PeerExperimentError for a transfer no backend can run: no pass over the buffer.
+void check_transfer(const TransferSpec& spec);
 
 // What a run asks of its GPUs directly, as the API (or the description) tells it: their
 // number, access and links. No experiment: those go through the run engine

@@ -108,11 +108,11 @@ P2pReport run_pairs(const std::vector<int>& indices, const P2pSelection& selecti
                     std::ostream& err) {
   const auto peers = open_peer_devices(options, indices);
   std::vector<P2pDevice> devices;
-  std::vector<std::uint64_t> l2_bytes;
+  std::vector<P2pMemorySizes> sizes;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const DeviceFacts& facts = runs[i]->topology.device;
     devices.push_back(P2pDevice{static_cast<int>(i), facts.device_index, facts.name, facts.uuid});
-    l2_bytes.push_back(facts.l2_bytes);
+    sizes.push_back(P2pMemorySizes{facts.l2_bytes, facts.global_memory_bytes});
   }
   DeviceRun& first = *runs.front();
   Measurement measurement(options, *first.opened->backend, first.topology, nullptr, {},
@@ -120,7 +120,7 @@ P2pReport run_pairs(const std::vector<int>& indices, const P2pSelection& selecti
                             if (!quiet) err << "memtopo: " << line << "\n";
                           });
   measurement.context().peer_backend = peers.get();
-  return run_p2p(measurement.context(), selection, devices, l2_bytes);
+  return run_p2p(measurement.context(), selection, devices, sizes);
 }
 
 }  // namespace
@@ -189,8 +189,7 @@ int run_multi_device(const Options& options, const std::vector<std::string>& arg
   }
   for (const auto& run : runs) report.devices.push_back(run->topology);
   report.run.duration_seconds = seconds_since(run_start);
-  if (const int code = write_multi_reports(report, options, plan, out, err); code != 0)
-    return code;
+  if (const int code = write_multi_reports(report, options, plan, out, err); code != 0) return code;
   return combined_exit_code(report, options);
 }
 

@@ -1,6 +1,7 @@
 // The p2p family on real GPUs: the host link on any GPU, the pairs where two are visible. Skips
 // with the reason where there is no GPU (or only one, for the pairs). Bounds are physical
 // plausibility, not a GPU model's expected values.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -44,11 +45,14 @@ P2pReport run_family(const std::vector<int>& gpus) {
   const RunContext context{
       .backend = *first_gpu, .topology = topology, .peer_backend = peers.get()};
   std::vector<P2pDevice> devices;
+  std::vector<P2pMemorySizes> sizes;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     devices.push_back({static_cast<int>(i), gpus[i], "gpu", ""});
+    cudaDeviceProp properties{};
+    EXPECT_EQ(cudaGetDeviceProperties(&properties, gpus[i]), cudaSuccess);
+    sizes.push_back({kL2Bytes, properties.totalGlobalMem});
   }
-  return run_p2p(context, P2pSelection::all(), devices,
-                 std::vector<std::uint64_t>(gpus.size(), kL2Bytes));
+  return run_p2p(context, P2pSelection::all(), devices, sizes);
 }
 
 void expect_plausible(const P2pPair& pair) {

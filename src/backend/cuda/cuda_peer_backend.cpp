@@ -229,6 +229,7 @@ RemoteChaseResult CudaPeerBackend::run_remote_chase(const RemoteChaseSpec& spec)
 }
 
 TransferResult CudaPeerBackend::run_transfer(const TransferSpec& spec) {
+  check_transfer(spec);
   check(spec.actor, spec.memory);
   const bool sm = spec.engine == TransferEngine::sm;
   if (sm && !can_access(spec.actor, spec.memory)) {
@@ -244,10 +245,11 @@ TransferResult CudaPeerBackend::run_transfer(const TransferSpec& spec) {
   const bool write = spec.direction == TransferDirection::write;
   const int sm_count = sm_count_[static_cast<std::size_t>(spec.actor)];
   const auto launch = [&] {
-    launch_remote_stream(memory.data(), spec.bytes, write, sm_count, actor.data(), stream.get());
+    launch_remote_stream(memory.data(), spec.bytes, spec.passes, write, sm_count, actor.data(),
+                         stream.get());
   };
   TransferResult result;
-  result.bytes = spec.bytes;
+  result.bytes = spec.bytes * spec.passes;
   for (std::uint32_t i = 0; i < spec.warmups; ++i) events.time(stream.get(), launch);
   for (std::uint32_t i = 0; i < spec.repetitions; ++i) {
     result.seconds.push_back(events.time(stream.get(), launch));
@@ -263,7 +265,7 @@ TransferResult CudaPeerBackend::run_copies(const TransferSpec& spec, void* actor
   const bool read = spec.direction == TransferDirection::read;
   void* destination = read ? actor_data : memory_data;
   const void* source = read ? memory_data : actor_data;
-  const auto copy = [&] {
+  const auto copy_once = [&] {
     if (spec.memory == kHostMemory) {
       CUDA_CALL(cudaMemcpyAsync(destination, source, spec.bytes,
                                 read ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
@@ -275,8 +277,11 @@ TransferResult CudaPeerBackend::run_copies(const TransferSpec& spec, void* actor
                                     spec.bytes, stream.get()));
     }
   };
+  const auto copy = [&] {
+    for (std::uint32_t pass = 0; pass < spec.passes; ++pass) copy_once();
+  };
   TransferResult result;
-  result.bytes = spec.bytes;
+  result.bytes = spec.bytes * spec.passes;
   if (spec.memory != kHostMemory && !can_access(spec.actor, spec.memory)) {
     result.note = "staged through the host: no peer access";
   }

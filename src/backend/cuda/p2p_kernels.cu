@@ -37,39 +37,44 @@ __global__ void remote_chase_kernel(const std::uint32_t* chain, std::uint32_t lo
   *sink = last;
 }
 
-__global__ void remote_read_kernel(const uint4* data, std::size_t count, uint4* sink) {
+__global__ void remote_read_kernel(const uint4* data, std::size_t count, std::uint32_t passes,
+                                   uint4* sink) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   uint4 acc = make_uint4(0, 0, 0, 0);
-  for (; i + (kStreamUnroll - 1) * stride < count; i += kStreamUnroll * stride) {
-    uint4 v[kStreamUnroll];
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + (kStreamUnroll - 1) * stride < count; i += kStreamUnroll * stride) {
+      uint4 v[kStreamUnroll];
 #pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) v[u] = __ldcg(data + i + u * stride);
+      for (int u = 0; u < kStreamUnroll; ++u) v[u] = __ldcg(data + i + u * stride);
 #pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) {
-      acc.x ^= v[u].x;
-      acc.y ^= v[u].y;
-      acc.z ^= v[u].z;
-      acc.w ^= v[u].w;
+      for (int u = 0; u < kStreamUnroll; ++u) {
+        acc.x ^= v[u].x;
+        acc.y ^= v[u].y;
+        acc.z ^= v[u].z;
+        acc.w ^= v[u].w;
+      }
     }
-  }
-  for (; i < count; i += stride) {
-    const uint4 v = __ldcg(data + i);
-    acc.x ^= v.x;
-    acc.y ^= v.y;
-    acc.z ^= v.z;
-    acc.w ^= v.w;
+    for (; i < count; i += stride) {
+      const uint4 v = __ldcg(data + i);
+      acc.x ^= v.x;
+      acc.y ^= v.y;
+      acc.z ^= v.z;
+      acc.w ^= v.w;
+    }
   }
   // Never true for the zero-filled buffers, but the compiler cannot know: the loads stay.
   if ((acc.x & acc.y & acc.z & acc.w) == 0xFFFFFFFFu) *sink = acc;
 }
 
-__global__ void remote_write_kernel(uint4* data, std::size_t count) {
+__global__ void remote_write_kernel(uint4* data, std::size_t count, std::uint32_t passes) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const uint4 value = make_uint4(threadIdx.x, blockIdx.x, 0, 0);
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += stride) {
-    __stcg(data + i, value);
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += stride) {
+      __stcg(data + i, value);
+    }
   }
 }
 
@@ -82,16 +87,17 @@ void launch_remote_chase(const std::uint32_t* chain, std::uint32_t loads_per_sam
   CUDA_CHECK_LAUNCH("remote_chase_kernel");
 }
 
-void launch_remote_stream(void* data, std::size_t bytes, bool write, int sm_count, void* sink,
-                          cudaStream_t stream) {
+void launch_remote_stream(void* data, std::size_t bytes, std::uint32_t passes, bool write,
+                          int sm_count, void* sink, cudaStream_t stream) {
   const std::size_t count = bytes / sizeof(uint4);
   const int blocks = sm_count * kStreamBlocksPerSm;
   if (write) {
-    remote_write_kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<uint4*>(data), count);
+    remote_write_kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<uint4*>(data), count,
+                                                               passes);
     CUDA_CHECK_LAUNCH("remote_write_kernel");
   } else {
-    remote_read_kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<const uint4*>(data),
-                                                              count, static_cast<uint4*>(sink));
+    remote_read_kernel<<<blocks, kStreamThreads, 0, stream>>>(
+        static_cast<const uint4*>(data), count, passes, static_cast<uint4*>(sink));
     CUDA_CHECK_LAUNCH("remote_read_kernel");
   }
 }

@@ -27,7 +27,7 @@ inline constexpr std::uint64_t kOnePageChainBytes = std::uint64_t{2} << 20;
 
 // How fast one direction of a link (or the host link) answers and moves data.
 struct LinkRates {
-  double latency_ns = 0;                   // a dependent load's round trip, remote memory included
+  double latency_ns = 0;  // a dependent load's round trip, remote memory included
   // The same inside one 2 MiB page the remote L2 holds (a chain of at most kOnePageChainBytes);
   // latency_ns where the description gives none.
   double latency_one_page_ns = 0;
@@ -35,6 +35,10 @@ struct LinkRates {
   double sm_write_bytes_per_second = 0;    // the actor's SMs storing to it
   double copy_read_bytes_per_second = 0;   // a copy engine copying remote -> actor
   double copy_write_bytes_per_second = 0;  // actor -> remote
+  // Fixed costs that a short transfer pays in full: an SM launch's ramp-up and drain (once per
+  // launch, however many passes it makes), and a copy's setup (once per copy). 0: none.
+  double sm_launch_overhead_ns = 0;
+  double copy_overhead_ns = 0;
 };
 
 // A link between two GPUs; it serves both directions alike.

@@ -13,11 +13,23 @@ constexpr std::string_view kSmReadKey = "sm_read_bytes_per_second";
 constexpr std::string_view kSmWriteKey = "sm_write_bytes_per_second";
 constexpr std::string_view kCopyReadKey = "copy_read_bytes_per_second";
 constexpr std::string_view kCopyWriteKey = "copy_write_bytes_per_second";
+constexpr std::string_view kLaunchOverheadKey = "sm_launch_overhead_ns";
+constexpr std::string_view kCopyOverheadKey = "copy_overhead_ns";
 
 double read_positive(const StrictObject& object, std::string_view key, double max) {
   const double number = read_number(object.required(key), object.place(key));
   if (!(number > 0 && number <= max)) {
     object.fail(key, "must be a positive number of at most " + json_excerpt(max) + ", got " +
+                         json_excerpt(object.required(key)));
+  }
+  return number;
+}
+
+double read_nonnegative_or_zero(const StrictObject& object, std::string_view key, double max) {
+  if (!object.has(key)) return 0;
+  const double number = read_number(object.required(key), object.place(key));
+  if (!(number >= 0 && number <= max)) {
+    object.fail(key, "must be a number in [0, " + json_excerpt(max) + "], got " +
                          json_excerpt(object.required(key)));
   }
   return number;
@@ -37,8 +49,11 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
       read_positive(object, kCopyReadKey, limits::kMaxLinkBytesPerSecond);
   rates.copy_write_bytes_per_second =
       read_positive(object, kCopyWriteKey, limits::kMaxLinkBytesPerSecond);
+  rates.copy_overhead_ns =
+      read_nonnegative_or_zero(object, kCopyOverheadKey, limits::kMaxLinkLatencyNs);
   if (!sm_access) {
-    for (const std::string_view key : {kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey}) {
+    for (const std::string_view key :
+         {kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey, kLaunchOverheadKey}) {
       if (object.has(key)) {
         object.fail(key, "a link without peer_access has no SM access to describe");
       }
@@ -54,14 +69,16 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
       read_positive(object, kSmReadKey, limits::kMaxLinkBytesPerSecond);
   rates.sm_write_bytes_per_second =
       read_positive(object, kSmWriteKey, limits::kMaxLinkBytesPerSecond);
+  rates.sm_launch_overhead_ns =
+      read_nonnegative_or_zero(object, kLaunchOverheadKey, limits::kMaxLinkLatencyNs);
   return rates;
 }
 
 HostLinkDescription read_host(const json& value, const JsonPlace& place) {
-  const StrictObject object(value, place,
-                            {"pcie_generation", "pcie_width", kLatencyKey, kOnePageLatencyKey,
-                             kSmReadKey, kSmWriteKey,
-                             kCopyReadKey, kCopyWriteKey});
+  const StrictObject object(
+      value, place,
+      {"pcie_generation", "pcie_width", kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey,
+       kCopyReadKey, kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey});
   HostLinkDescription host;
   host.pcie_generation =
       static_cast<std::uint32_t>(object.uint_or("pcie_generation", 0, limits::kMaxPcieGeneration));
@@ -89,10 +106,10 @@ void read_ends(const StrictObject& object, std::uint32_t gpus, GpuLinkDescriptio
 }
 
 GpuLinkDescription read_link(const json& value, const JsonPlace& place, std::uint32_t gpus) {
-  const StrictObject object(value, place,
-                            {"between", "kind", "count", "version", "peer_access", kLatencyKey,
-                             kOnePageLatencyKey,
-                             kSmReadKey, kSmWriteKey, kCopyReadKey, kCopyWriteKey});
+  const StrictObject object(
+      value, place,
+      {"between", "kind", "count", "version", "peer_access", kLatencyKey, kOnePageLatencyKey,
+       kSmReadKey, kSmWriteKey, kCopyReadKey, kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey});
   GpuLinkDescription link;
   read_ends(object, gpus, link);
   link.kind = read_kind(object);

@@ -15,6 +15,7 @@ using sim::MultiGpuDescription;
 
 // Cycles = ns x kHz / (ns per ms).
 constexpr double kNsPerMillisecond = 1e6;
+constexpr double kNsPerSecond = 1e9;
 // Separates the p2p family's noise from the chases' and streams' under one seed.
 constexpr std::uint64_t kPeerNoiseSalt = 0x5032504E4F495345ull;  // "P2PNOISE"
 
@@ -84,22 +85,26 @@ class SimPeerBackend final : public PeerBackend {
   }
 
   TransferResult run_transfer(const TransferSpec& spec) override {
+    check_transfer(spec);
     check_pair(spec.actor, spec.memory);
     if (spec.memory == spec.actor) throw PeerExperimentError("a transfer needs two endpoints");
     TransferResult result;
-    result.bytes = spec.bytes;
-    double rate = 0;
+    result.bytes = spec.bytes * spec.passes;
+    const double moved = static_cast<double>(result.bytes);
+    double seconds = 0;
     if (spec.engine == TransferEngine::sm) {
       if (!can_access(spec.actor, spec.memory)) throw no_access(spec.actor, spec.memory);
       const LinkRates* link = rates(spec.actor, spec.memory);
-      rate = spec.direction == TransferDirection::read ? link->sm_read_bytes_per_second
-                                                       : link->sm_write_bytes_per_second;
+      const double rate = spec.direction == TransferDirection::read
+                              ? link->sm_read_bytes_per_second
+                              : link->sm_write_bytes_per_second;
+      seconds = link->sm_launch_overhead_ns / kNsPerSecond + moved / rate;  // one launch
     } else {
-      rate = copy_rate(spec, result.note);
+      const CopyPath path = copy_path(spec, result.note);
+      seconds = spec.passes * path.overhead_ns / kNsPerSecond + moved / path.rate;  // a copy a pass
     }
-    for (std::uint32_t i = 0; i < spec.repetitions; ++i) {
-      result.seconds.push_back(jittered(static_cast<double>(spec.bytes) / rate));
-    }
+    for (std::uint32_t i = 0; i < spec.repetitions; ++i)
+      result.seconds.push_back(jittered(seconds));
     return result;
   }
 
@@ -131,10 +136,16 @@ class SimPeerBackend final : public PeerBackend {
     return link ? &link->rates : nullptr;
   }
 
-  double copy_rate(const TransferSpec& spec, std::string& note) const {
+  // A copy's rate and fixed cost on the path from `actor` to `memory`.
+  struct CopyPath {
+    double rate = 0;
+    double overhead_ns = 0;
+  };
+  CopyPath copy_path(const TransferSpec& spec, std::string& note) const {
     const bool read = spec.direction == TransferDirection::read;
     const auto pick = [read](const LinkRates& rates) {
-      return read ? rates.copy_read_bytes_per_second : rates.copy_write_bytes_per_second;
+      return CopyPath{read ? rates.copy_read_bytes_per_second : rates.copy_write_bytes_per_second,
+                      rates.copy_overhead_ns};
     };
     if (spec.memory == kHostMemory) {
       if (!multi_.host) throw PeerExperimentError("no host link described");
@@ -152,7 +163,8 @@ class SimPeerBackend final : public PeerBackend {
     note = kStagedNote;
     const LinkRates& host = multi_.host->rates;
     // Out of one GPU (its write to the host), into the other (its read from the host).
-    return staged_rate(host.copy_write_bytes_per_second, host.copy_read_bytes_per_second);
+    return CopyPath{staged_rate(host.copy_write_bytes_per_second, host.copy_read_bytes_per_second),
+                    2 * host.copy_overhead_ns};
   }
 
   // `value` times a uniform factor in [1 - jitter, 1 + jitter].

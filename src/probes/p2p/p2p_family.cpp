@@ -5,6 +5,7 @@
 
 #include "probes/core/findings.hpp"
 #include "probes/p2p/p2p_values.hpp"
+#include "probes/p2p/transfer_plan.hpp"
 #include "run/clock.hpp"
 #include "run/phase.hpp"
 
@@ -27,12 +28,21 @@ constexpr std::uint32_t kChaseSamples = 32;
 constexpr std::uint64_t kOnePageBytes = std::uint64_t{2} << 20;
 constexpr std::uint32_t kOnePageStrideBytes =
     static_cast<std::uint32_t>(kOnePageBytes / kChaseLoadsPerSample);
-// Large enough that launch and event overheads are < 1 % at NVLink rates (~0.7 ms at 400 GB/s).
+// The first transfer's buffer: beyond both L2s, so that an SM's passes over it reach the memory;
+// its rate sizes the timed transfers (transfer_plan.hpp).
 constexpr std::uint64_t kPeerTransferBytes = std::uint64_t{256} << 20;
 // The host link is ~10x slower: half the bytes still take several milliseconds.
 constexpr std::uint64_t kHostTransferBytes = std::uint64_t{128} << 20;
-constexpr std::uint32_t kTransferWarmups = 2;
-constexpr std::uint32_t kTransferRepetitions = 10;
+// The first transfer: one warm-up (the mapping's first touch), one timed repetition.
+constexpr std::uint32_t kSizingWarmups = 1;
+constexpr std::uint32_t kSizingRepetitions = 1;
+// Timed repetitions of kRepetitionSeconds each.
+constexpr std::uint32_t kTransferWarmups = 1;
+constexpr std::uint32_t kTransferRepetitions = 5;
+// A copy's buffers (one in each memory) take at most this share of the smaller GPU's memory;
+// a host buffer at most this share of the acting GPU's (pinned host memory is taken from the
+// operating system, so it stays as small as the device side's).
+constexpr std::uint64_t kMemoryShare = 16;
 
 const char* memory_text(int memory) {
   return memory == kHostMemory ? "the host" : "GPU";
@@ -50,8 +60,8 @@ using PairStep = std::function<void(P2pPair& pair)>;
 class FamilyRun {
  public:
   FamilyRun(const RunContext& context, const std::vector<P2pDevice>& devices,
-            const std::vector<std::uint64_t>& l2_bytes)
-      : context_(context), devices_(devices), l2_bytes_(l2_bytes) {
+            const std::vector<P2pMemorySizes>& sizes)
+      : context_(context), devices_(devices), sizes_(sizes) {
     for (const P2pDevice& actor : devices_) {
       for (const P2pDevice& memory : devices_) {
         if (memory.position != actor.position) add_pair(actor.position, memory.position);
@@ -109,21 +119,28 @@ class FamilyRun {
     return access && access->value.is_boolean() && access->value.get<bool>();
   }
   std::uint64_t chase_footprint(const P2pPair& pair) const {
-    std::uint64_t l2 = l2_bytes_.at(static_cast<std::size_t>(pair.actor));
-    if (pair.memory != kHostMemory) {
-      l2 = std::max(l2, l2_bytes_.at(static_cast<std::size_t>(pair.memory)));
-    }
+    std::uint64_t l2 = size_of(pair.actor).l2_bytes;
+    if (pair.memory != kHostMemory) l2 = std::max(l2, size_of(pair.memory).l2_bytes);
     return std::max(kMinChaseFootprint, kChaseFootprintPerL2 * l2);
+  }
+  // The largest copy buffer the pair's memories can spare (kMemoryShare).
+  std::uint64_t buffer_limit(const P2pPair& pair) const {
+    std::uint64_t memory = size_of(pair.actor).memory_bytes;
+    if (pair.memory != kHostMemory) memory = std::min(memory, size_of(pair.memory).memory_bytes);
+    return memory / kMemoryShare;
   }
   std::uint64_t next_seed() { return context_.seed + seeds_used_++; }
   P2pReport take() { return std::move(report_); }
 
  private:
   void add_pair(int actor, int memory) { report_.pairs.push_back(P2pPair{actor, memory, {}}); }
+  const P2pMemorySizes& size_of(int device) const {
+    return sizes_.at(static_cast<std::size_t>(device));
+  }
 
   const RunContext& context_;
   const std::vector<P2pDevice>& devices_;
-  const std::vector<std::uint64_t>& l2_bytes_;
+  const std::vector<P2pMemorySizes>& sizes_;
   P2pReport report_;
   std::string probe_id_;
   bool stopped_ = false;
@@ -151,35 +168,41 @@ void measure_latency(FamilyRun& run, P2pPair& pair) {
   }
 }
 
+// The first transfer's rate (bytes per second), or 0 when it took no measurable time.
+double first_rate(const TransferResult& result) {
+  if (result.seconds.empty() || !(result.seconds.front() > 0)) return 0;
+  return static_cast<double>(result.bytes) / result.seconds.front();
+}
+
 void measure_transfers(FamilyRun& run, P2pPair& pair, TransferEngine engine) {
   const bool sm = engine == TransferEngine::sm;
   for (const TransferDirection direction : {TransferDirection::read, TransferDirection::write}) {
     const bool read = direction == TransferDirection::read;
     const char* name = sm ? (read ? p2p_property::kSmRead : p2p_property::kSmWrite)
                           : (read ? p2p_property::kCopyRead : p2p_property::kCopyWrite);
-    const TransferSpec spec{pair.actor,
-                            pair.memory,
-                            engine,
-                            direction,
-                            pair.memory == kHostMemory ? kHostTransferBytes : kPeerTransferBytes,
-                            kTransferWarmups,
-                            kTransferRepetitions};
     if (sm && !run.accessible(pair)) {
       pair.set(inconclusive_property(name, "bytes/second", "SM loads and stores", kNoAccess));
       continue;
     }
-    pair.set(bandwidth_property(name, spec, run.transfer(spec)));
+    const std::uint64_t base = pair.memory == kHostMemory ? kHostTransferBytes : kPeerTransferBytes;
+    const TransferSpec sizing{pair.actor,     pair.memory,       engine, direction, base,
+                              kSizingWarmups, kSizingRepetitions};
+    const double sizing_rate = first_rate(run.transfer(sizing));
+    const TransferPlan plan = plan_transfer(engine, base, sizing_rate, run.buffer_limit(pair));
+    const TransferSpec spec{
+        pair.actor,       pair.memory,          engine,     direction, plan.bytes,
+        kTransferWarmups, kTransferRepetitions, plan.passes};
+    pair.set(bandwidth_property(name, spec, run.transfer(spec), sizing_rate));
   }
 }
 
 }  // namespace
 
 P2pReport run_p2p(const RunContext& context, const P2pSelection& selection,
-                  const std::vector<P2pDevice>& devices,
-                  const std::vector<std::uint64_t>& l2_bytes) {
+                  const std::vector<P2pDevice>& devices, const std::vector<P2pMemorySizes>& sizes) {
   const auto start = Clock::now();
   PeerDevices& peers = context.peers();
-  FamilyRun run(context, devices, l2_bytes);
+  FamilyRun run(context, devices, sizes);
   const std::string_view kind = peers.kind();
   if (selection.peer_access) {
     run.probe("p2p.peer_access", [&](P2pPair& pair) {

@@ -28,18 +28,27 @@ const char* memory_word(const TransferSpec& spec) {
   return spec.memory == kHostMemory ? "the host's pinned memory" : "the peer GPU's memory";
 }
 
+std::string passes_word(const TransferSpec& spec) {
+  return spec.passes == 1 ? "one pass" : std::to_string(spec.passes) + " passes";
+}
+
+std::string copies_word(const TransferSpec& spec) {
+  return spec.passes == 1 ? "one copy" : std::to_string(spec.passes) + " copies";
+}
+
 std::string bandwidth_method(const TransferSpec& spec) {
   const bool read = spec.direction == TransferDirection::read;
   if (spec.engine == TransferEngine::sm) {
     return std::string("the acting GPU's SMs ") +
            (read ? "load 16-byte vectors from " : "store 16-byte vectors to ") + memory_word(spec) +
-           " (every SM, a grid-stride loop), timed with CUDA events";
+           " (every SM, a grid-stride loop, " + passes_word(spec) +
+           " in one launch), timed with CUDA events";
   }
   const bool host = spec.memory == kHostMemory;
   const char* call = host ? "cudaMemcpyAsync" : "cudaMemcpyPeerAsync";
   return std::string(call) + (read ? " from " : " to ") + memory_word(spec) +
-         (read ? " into" : " from") + " the acting GPU's memory on its stream, timed with CUDA " +
-         "events";
+         (read ? " into" : " from") + " the acting GPU's memory on its stream (" +
+         copies_word(spec) + " back to back), timed with CUDA events";
 }
 
 }  // namespace
@@ -139,14 +148,14 @@ Property latency_property(const std::string& name, const RemoteChaseSpec& spec,
 }
 
 Property bandwidth_property(const std::string& name, const TransferSpec& spec,
-                            const TransferResult& result) {
+                            const TransferResult& result, double sizing_rate) {
   std::vector<double> rates;
   for (const double seconds : result.seconds) {
     if (seconds > 0) rates.push_back(static_cast<double>(result.bytes) / seconds);
   }
   if (rates.empty()) {
     return inconclusive_property(name, "bytes/second", bandwidth_method(spec),
-                               "no repetition took a measurable time");
+                                 "no repetition took a measurable time");
   }
   Property property;
   property.name = name;
@@ -157,6 +166,9 @@ Property bandwidth_property(const std::string& name, const TransferSpec& spec,
   property.value = spread.p50;
   property.spread = spread;
   property.evidence = {{"bytes_per_repetition", result.bytes},
+                       {"buffer_bytes", spec.bytes},
+                       {"passes", spec.passes},
+                       {"sizing_rate", sizing_rate},
                        {"repetitions", spec.repetitions},
                        {"warmups", spec.warmups},
                        {"engine", to_string(spec.engine)},

@@ -14,9 +14,10 @@ Property link_property(const PeerLink& link, bool host, std::string_view backend
 // chain inside one 2 MiB page, held in the memory's L2 after the warm group).
 Property latency_property(const std::string& name, const RemoteChaseSpec& spec,
                           const RemoteChaseResult& result);
-// `name` is one of p2p_property's bandwidth names.
+// `name` is one of p2p_property's bandwidth names; `sizing_rate` the first short transfer's
+// rate, which planned `spec`'s buffer and passes (transfer_plan.hpp), kept as evidence.
 Property bandwidth_property(const std::string& name, const TransferSpec& spec,
-                            const TransferResult& result);
+                            const TransferResult& result, double sizing_rate);
 
 // The text a link shows: "NVLink x18 (v4)", "PCIe gen5 x16", "none", "unknown".
 std::string link_text(const PeerLink& link);
