@@ -26,8 +26,17 @@ const char* to_string(TransferDirection direction) {
   return direction == TransferDirection::read ? "read" : "write";
 }
 
+const char* to_string(SmReadShape shape) {
+  return shape == SmReadShape::registers ? "registers" : "actor_memory";
+}
+
 void check_transfer(const TransferSpec& spec) {
   if (spec.passes == 0) throw PeerExperimentError("a transfer makes at least one pass");
+  const bool copies_in = spec.read_shape == SmReadShape::actor_memory;
+  if (copies_in &&
+      (spec.engine != TransferEngine::sm || spec.direction != TransferDirection::read)) {
+    throw PeerExperimentError("only an SM read copies into the acting GPU's memory");
+  }
 }
 
 namespace {

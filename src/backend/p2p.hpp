@@ -53,11 +53,16 @@ struct RemoteChaseResult {
 };
 
 enum class TransferEngine { sm, copy_engine };
+// Where an SM read puts what it loads: nowhere past the registers, or into a buffer of the
+// acting GPU's memory (an SM copy, as nvbandwidth's SM test cases do; on an H200's NVLink it
+// read 0.1-0.3 % faster than loads alone). SM writes and copies take `registers`.
+enum class SmReadShape { registers, actor_memory };
 // read: data moves from `memory` to `actor` (SM loads of the remote memory; a copy memory ->
 // actor). write: from `actor` to `memory` (SM stores; a copy actor -> memory).
 enum class TransferDirection { read, write };
 const char* to_string(TransferEngine engine);
 const char* to_string(TransferDirection direction);
+const char* to_string(SmReadShape shape);
 
 struct TransferSpec {
   int actor = 0;
@@ -71,6 +76,7 @@ struct TransferSpec {
   // copies run `passes` times back to back. A launch's or copy's fixed cost (~13 us on NVLink)
   // is then paid once per launch, or once per copy of `bytes`, not per pass of a short launch.
   std::uint32_t passes = 1;  // last: the older brace-initialised specs keep their meaning
+  SmReadShape read_shape = SmReadShape::registers;
 };
 
 struct TransferResult {

@@ -236,7 +236,8 @@ TransferResult CudaPeerBackend::run_transfer(const TransferSpec& spec) {
     throw PeerExperimentError("the actor's SMs cannot access this memory");
   }
   LocatedBuffer memory(location(spec.memory), spec.bytes);
-  LocatedBuffer actor(cuda_index(spec.actor), sm ? sizeof(uint4) : spec.bytes);
+  const bool copy_in = spec.read_shape == SmReadShape::actor_memory;
+  LocatedBuffer actor(cuda_index(spec.actor), sm && !copy_in ? sizeof(uint4) : spec.bytes);
   if (!sm) return run_copies(spec, actor.data(), memory.data());
 
   ScopedDevice on(cuda_index(spec.actor));
@@ -246,7 +247,7 @@ TransferResult CudaPeerBackend::run_transfer(const TransferSpec& spec) {
   const int sm_count = sm_count_[static_cast<std::size_t>(spec.actor)];
   const auto launch = [&] {
     launch_remote_stream(memory.data(), spec.bytes, spec.passes, write, sm_count, actor.data(),
-                         stream.get());
+                         stream.get(), copy_in ? actor.data() : nullptr);
   };
   TransferResult result;
   result.bytes = spec.bytes * spec.passes;

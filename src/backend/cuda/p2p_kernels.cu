@@ -67,6 +67,23 @@ __global__ void remote_read_kernel(const uint4* data, std::size_t count, std::ui
   if ((acc.x & acc.y & acc.z & acc.w) == 0xFFFFFFFFu) *sink = acc;
 }
 
+// The read of remote_read_kernel, each vector stored into `copy` (the acting GPU's memory).
+__global__ void remote_copy_in_kernel(const uint4* data, std::size_t count, std::uint32_t passes,
+                                      uint4* copy) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + (kStreamUnroll - 1) * stride < count; i += kStreamUnroll * stride) {
+      uint4 v[kStreamUnroll];
+#pragma unroll
+      for (int u = 0; u < kStreamUnroll; ++u) v[u] = __ldcg(data + i + u * stride);
+#pragma unroll
+      for (int u = 0; u < kStreamUnroll; ++u) copy[i + u * stride] = v[u];
+    }
+    for (; i < count; i += stride) copy[i] = __ldcg(data + i);
+  }
+}
+
 __global__ void remote_write_kernel(uint4* data, std::size_t count, std::uint32_t passes) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const uint4 value = make_uint4(threadIdx.x, blockIdx.x, 0, 0);
@@ -88,9 +105,15 @@ void launch_remote_chase(const std::uint32_t* chain, std::uint32_t loads_per_sam
 }
 
 void launch_remote_stream(void* data, std::size_t bytes, std::uint32_t passes, bool write,
-                          int sm_count, void* sink, cudaStream_t stream) {
+                          int sm_count, void* sink, cudaStream_t stream, void* copy) {
   const std::size_t count = bytes / sizeof(uint4);
   const int blocks = sm_count * kStreamBlocksPerSm;
+  if (copy != nullptr) {
+    remote_copy_in_kernel<<<blocks, kStreamThreads, 0, stream>>>(
+        static_cast<const uint4*>(data), count, passes, static_cast<uint4*>(copy));
+    CUDA_CHECK_LAUNCH("remote_copy_in_kernel");
+    return;
+  }
   if (write) {
     remote_write_kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<uint4*>(data), count,
                                                                passes);

@@ -17,7 +17,9 @@ void launch_remote_chase(const std::uint32_t* chain, std::uint32_t loads_per_sam
 // Every SM of the current device loads (read) or stores (write) `bytes` at `data` (16-byte
 // aligned, a multiple of 16 bytes), in 16-byte vectors with a grid-stride loop, `passes` times
 // over in one launch. `sink` (device memory, 16 bytes) keeps the loads alive. Queued on `stream`.
+// With `copy` (a read only: `bytes` of the current device's memory), every loaded vector is
+// stored there instead: an SM copy in.
 void launch_remote_stream(void* data, std::size_t bytes, std::uint32_t passes, bool write,
-                          int sm_count, void* sink, cudaStream_t stream);
+                          int sm_count, void* sink, cudaStream_t stream, void* copy = nullptr);
 
 }  // namespace memtopo

@@ -168,6 +168,11 @@ void measure_latency(FamilyRun& run, P2pPair& pair) {
   }
 }
 
+// A bandwidth property's value, 0 where it is inconclusive.
+double rate_of(const Property& property) {
+  return property.value.is_number() ? property.value.get<double>() : 0.0;
+}
+
 // The first transfer's rate (bytes per second), or 0 when it took no measurable time.
 double first_rate(const TransferResult& result) {
   if (result.seconds.empty() || !(result.seconds.front() > 0)) return 0;
@@ -189,10 +194,21 @@ void measure_transfers(FamilyRun& run, P2pPair& pair, TransferEngine engine) {
                               kSizingWarmups, kSizingRepetitions};
     const double sizing_rate = first_rate(run.transfer(sizing));
     const TransferPlan plan = plan_transfer(engine, base, sizing_rate, run.buffer_limit(pair));
-    const TransferSpec spec{
-        pair.actor,       pair.memory,          engine,     direction, plan.bytes,
-        kTransferWarmups, kTransferRepetitions, plan.passes};
-    pair.set(bandwidth_property(name, spec, run.transfer(spec), sizing_rate));
+    TransferSpec spec{pair.actor,       pair.memory,          engine,     direction, plan.bytes,
+                      kTransferWarmups, kTransferRepetitions, plan.passes};
+    Property measured = bandwidth_property(name, spec, run.transfer(spec), sizing_rate);
+    if (sm && read) {  // the launch shape search: loads alone, or copied in (SmReadShape)
+      spec.read_shape = SmReadShape::actor_memory;
+      Property copied = bandwidth_property(name, spec, run.transfer(spec), sizing_rate);
+      const bool copied_faster = rate_of(copied) > rate_of(measured);
+      Property& kept = copied_faster ? copied : measured;
+      const Property& other = copied_faster ? measured : copied;
+      kept.evidence["other_read_shape"] = other.evidence.at("read_shape");
+      kept.evidence["other_read_shape_rate"] = other.value;
+      pair.set(std::move(kept));
+      continue;
+    }
+    pair.set(std::move(measured));
   }
 }
 

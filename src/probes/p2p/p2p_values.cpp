@@ -38,6 +38,11 @@ std::string copies_word(const TransferSpec& spec) {
 
 std::string bandwidth_method(const TransferSpec& spec) {
   const bool read = spec.direction == TransferDirection::read;
+  if (spec.engine == TransferEngine::sm && spec.read_shape == SmReadShape::actor_memory) {
+    return std::string("the acting GPU's SMs copy 16-byte vectors from ") + memory_word(spec) +
+           " into its own memory (every SM, a grid-stride loop, " + passes_word(spec) +
+           " in one launch), timed with CUDA events";
+  }
   if (spec.engine == TransferEngine::sm) {
     return std::string("the acting GPU's SMs ") +
            (read ? "load 16-byte vectors from " : "store 16-byte vectors to ") + memory_word(spec) +
@@ -173,6 +178,9 @@ Property bandwidth_property(const std::string& name, const TransferSpec& spec,
                        {"warmups", spec.warmups},
                        {"engine", to_string(spec.engine)},
                        {"direction", to_string(spec.direction)}};
+  if (spec.engine == TransferEngine::sm && spec.direction == TransferDirection::read) {
+    property.evidence["read_shape"] = to_string(spec.read_shape);
+  }
   if (!result.note.empty()) property.note = result.note;
   set_confidence(property,
                  Confidence{share_within(rates, spread.p50, kBandwidthBand, "repetitions")});

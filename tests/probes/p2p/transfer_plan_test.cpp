@@ -105,8 +105,8 @@ TEST(P2pTransfersWithLaunchCosts, TheTimedTransfersRecoverTheLinksRate) {
                 nvlink.sm_write_bytes_per_second * 0.003);
     // The 16 GiB GPUs spare 1 GiB per copy buffer: a 2.7 ms copy pays 0.5 % for its 13.5 us
     // setup (a 256 MiB one would pay 2 %).
-    EXPECT_NEAR(rate(actor, 1 - actor, p2p_property::kCopyRead),
-                nvlink.copy_read_bytes_per_second, nvlink.copy_read_bytes_per_second * 0.007);
+    EXPECT_NEAR(rate(actor, 1 - actor, p2p_property::kCopyRead), nvlink.copy_read_bytes_per_second,
+                nvlink.copy_read_bytes_per_second * 0.007);
     EXPECT_NEAR(rate(actor, 1 - actor, p2p_property::kCopyWrite),
                 nvlink.copy_write_bytes_per_second, nvlink.copy_write_bytes_per_second * 0.007);
   }
@@ -120,6 +120,10 @@ TEST(P2pTransfersWithLaunchCosts, TheEvidenceNamesTheBufferPassesAndFirstRate) {
   // The first, single-pass launch read the link 1.8 % low: that is what the passes are for.
   EXPECT_LT(sm.evidence.at("sizing_rate").get<double>(), 3.76e11 * 0.99);
   EXPECT_NE(sm.method.find("passes in one launch"), std::string::npos) << sm.method;
+  // Both read shapes were timed; the faster is kept, the other's rate beside it.
+  EXPECT_NE(sm.evidence.at("read_shape"), sm.evidence.at("other_read_shape"));
+  EXPECT_GT(sm.evidence.at("other_read_shape_rate").get<double>(), 0);
+  EXPECT_LE(sm.evidence.at("other_read_shape_rate").get<double>(), sm.value.get<double>());
   // 16 GiB GPUs spare 1 GiB per copy buffer, below the 2 GB a 5 ms copy would move.
   const Property& copy = *report.find(0, 1)->find(p2p_property::kCopyRead);
   EXPECT_EQ(copy.evidence.at("buffer_bytes"), kGiB);
