@@ -105,7 +105,10 @@ struct TileCopyLatencyResult {
 };
 
 struct TileCopyThroughputResult {
-  std::vector<double> bytes_per_second;        // per timed launch
+  std::vector<double> bytes_per_second;        // per timed launch: bytes / its event time
+  // Per timed launch: the sum over its blocks of each one's bytes over its own %globaltimer span
+  // (cuda/block_rates.hpp): the copies' rate, without the launch's start and end.
+  std::vector<double> block_bytes_per_second;
   std::vector<double> bytes_per_cycle_per_sm;  // per timed launch: median over the blocks
   std::vector<double> sm_clock_khz;  // per timed launch: cycles / globaltimer ns, block median
   std::uint32_t blocks = 0;

@@ -63,7 +63,8 @@ constexpr Field kTileRow[] = {
     {"p50", Kind::number, {}, false},  {"rows", Kind::non_negative},
     {"row_bytes", Kind::non_negative}, {"tile_bytes", Kind::non_negative, {}, false},
     {"blocks", Kind::non_negative},    {"bytes_per_cycle_per_sm", Kind::number},
-    {"spread", Kind::spread},          {"launch_spread", Kind::spread}};
+    {"spread", Kind::spread},          {"launch_spread", Kind::spread},
+    {"event_timed", Kind::spread}};
 constexpr Field kPatternRow[] = {{"data", Kind::text},
                                  {"path", Kind::text},
                                  {"why", Kind::text},

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/block_rates.hpp"
 #include "backend/cuda/cuda_call.hpp"
 #include "backend/cuda/device_buffer.hpp"
 #include "backend/cuda/hopper_kernels.hpp"
@@ -322,6 +323,8 @@ TileCopyThroughputResult tile_copy_throughput(const TileCopySpec& spec, std::uin
     block_ns.download(host_ns);
     result.sm_clock_khz.push_back(median_sm_clock_khz(host_cycles, host_ns));
     result.bytes_per_second.push_back(static_cast<double>(result.bytes_per_launch) / seconds);
+    result.block_bytes_per_second.push_back(
+        summed_block_rate(host_ns, static_cast<double>(bytes) * args.copies));
     result.bytes_per_cycle_per_sm.push_back(median_bytes_per_cycle_per_sm(
         host_sm, host_cycles, static_cast<double>(bytes) * args.copies));
   }
