@@ -44,12 +44,18 @@ struct RemoteChaseSpec {
   std::uint32_t loads_per_sample = 0;
   std::uint32_t samples = 0;  // timed groups of loads_per_sample, after one warm group
   std::uint64_t seed = 0;
+  // One thread on every SM of the reader in turn, each continuing the chain where the last
+  // stopped, with its own warm group and `samples` timed ones: where an SM sits decides how far
+  // its loads travel (an H200 reached a peer's page in 794-807 ns from half its SMs and 845-858
+  // from the other half). false: one thread on one SM.
+  bool every_sm = false;
 };
 
 struct RemoteChaseResult {
-  std::vector<double> cycles_per_load;  // one per sample, in `reader`'s SM cycles
-  std::vector<double> ns_per_load;      // the same samples by the global timer
-  double sm_clock_khz = 0;              // cycles / ns over all samples
+  std::vector<double> cycles_per_load;      // one per sample, in `reader`'s SM cycles
+  std::vector<double> ns_per_load;          // the same samples by the global timer
+  double sm_clock_khz = 0;                  // cycles / ns over all samples
+  std::vector<std::uint32_t> sm_of_sample;  // the %smid that timed each sample (every_sm only)
 };
 
 enum class TransferEngine { sm, copy_engine };

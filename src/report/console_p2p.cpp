@@ -23,9 +23,9 @@ const std::vector<P2pMatrixView> kMatrices = {
     {p2p_property::kLink,
      "Link (NVn: n NVLinks, \"sw\" through NVSwitches; PCIe<generation> x<width>)"},
     {p2p_property::kLatency,
-     "Latency of a dependent load, ns (p50): random loads across pages, beyond both L2s"},
+     "Latency of a dependent load, ns (p50; near / far SMs): across pages, beyond both L2s"},
     {p2p_property::kLatencyOnePage,
-     "Latency of a dependent load, ns (p50): inside one 2 MiB page, held in the memory's L2"},
+     "Latency of a dependent load, ns (p50; near / far SMs): inside one 2 MiB page, in its L2"},
     {p2p_property::kSmRead, "SM read bandwidth, GB/s: the GPU's SMs load the memory (p50)"},
     {p2p_property::kSmWrite, "SM write bandwidth, GB/s: the GPU's SMs store to the memory (p50)"},
     {p2p_property::kCopyRead, "Copy-engine read bandwidth, GB/s: memory -> GPU (p50)"},
@@ -64,7 +64,9 @@ std::string p2p_gpu_label(const P2pDevice& device) {
   return "GPU " + std::to_string(device.cuda_index);
 }
 
-const std::vector<P2pMatrixView>& p2p_matrix_views() { return kMatrices; }
+const std::vector<P2pMatrixView>& p2p_matrix_views() {
+  return kMatrices;
+}
 
 bool p2p_has_property(const P2pReport& report, const char* name) {
   for (const P2pPair& pair : report.pairs) {
@@ -79,7 +81,18 @@ std::string p2p_value_text(const Property& property) {
   }
   if (property.name == p2p_property::kLink) return link_cell(property);
   if (p2p_property::is_latency(property.name)) {
-    return format_number(*property.seconds_value * kNsPerSecond, 1);
+    const double ns = *property.seconds_value * kNsPerSecond;
+    // Two modes (near and far SMs): "near / far", each mode's cycles at the headline's clock.
+    if (property.modes.size() >= 2 && property.value.is_number() &&
+        property.value.get<double>() > 0) {
+      const double ns_per_cycle = ns / property.value.get<double>();
+      std::string text;
+      for (const Mode& mode : property.modes) {
+        text += (text.empty() ? "" : " / ") + format_number(mode.value * ns_per_cycle, 1);
+      }
+      return text;
+    }
+    return format_number(ns, 1);
   }
   return format_number(property.value.get<double>() / kBytesPerGigabyte, 1);
 }

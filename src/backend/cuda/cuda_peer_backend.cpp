@@ -203,22 +203,43 @@ RemoteChaseResult CudaPeerBackend::run_remote_chase(const RemoteChaseSpec& spec)
   CUDA_CALL(cudaMemcpy(memory.data(), chain.data(), chain.size() * sizeof(std::uint32_t),
                        cudaMemcpyDefault));
   ScopedDevice on(cuda_index(spec.reader));
-  DeviceBuffer<std::uint64_t> cycles(spec.samples);
-  DeviceBuffer<std::uint64_t> ns(spec.samples);
+  const std::size_t slots =
+      spec.every_sm ? std::size_t{kRemoteChaseMaxSms} * spec.samples : std::size_t{spec.samples};
+  DeviceBuffer<std::uint64_t> cycles(slots);
+  DeviceBuffer<std::uint64_t> ns(slots);
   DeviceBuffer<std::uint32_t> sink(1);
   Stream stream;
-  launch_remote_chase(static_cast<const std::uint32_t*>(memory.data()), spec.loads_per_sample,
-                      spec.samples, cycles.data(), ns.data(), sink.data(), stream.get());
-  CUDA_CALL(cudaStreamSynchronize(stream.get()));
-  std::vector<std::uint64_t> cycle_counts(spec.samples);
-  std::vector<std::uint64_t> ns_counts(spec.samples);
+  RemoteChaseResult result;
+  std::size_t samples = spec.samples;
+  if (spec.every_sm) {
+    DeviceBuffer<RemoteChaseTurns> turns(1);
+    DeviceBuffer<std::uint32_t> sm_of_turn(kRemoteChaseMaxSms);
+    CUDA_CALL(cudaMemsetAsync(turns.data(), 0, sizeof(RemoteChaseTurns), stream.get()));
+    launch_remote_chase_every_sm(static_cast<const std::uint32_t*>(memory.data()),
+                                 spec.loads_per_sample, spec.samples,
+                                 sm_count_[static_cast<std::size_t>(spec.reader)], turns.data(),
+                                 cycles.data(), ns.data(), sm_of_turn.data(), stream.get());
+    CUDA_CALL(cudaStreamSynchronize(stream.get()));
+    RemoteChaseTurns taken{};
+    CUDA_CALL(cudaMemcpy(&taken, turns.data(), sizeof taken, cudaMemcpyDeviceToHost));
+    std::vector<std::uint32_t> turn_sm(kRemoteChaseMaxSms);
+    sm_of_turn.download(turn_sm);
+    samples = static_cast<std::size_t>(taken.tickets) * spec.samples;
+    for (std::size_t i = 0; i < samples; ++i)
+      result.sm_of_sample.push_back(turn_sm[i / spec.samples]);
+  } else {
+    launch_remote_chase(static_cast<const std::uint32_t*>(memory.data()), spec.loads_per_sample,
+                        spec.samples, cycles.data(), ns.data(), sink.data(), stream.get());
+    CUDA_CALL(cudaStreamSynchronize(stream.get()));
+  }
+  std::vector<std::uint64_t> cycle_counts(slots);
+  std::vector<std::uint64_t> ns_counts(slots);
   cycles.download(cycle_counts);
   ns.download(ns_counts);
 
-  RemoteChaseResult result;
   double total_cycles = 0;
   double total_ns = 0;
-  for (std::uint32_t i = 0; i < spec.samples; ++i) {
+  for (std::size_t i = 0; i < samples; ++i) {
     result.cycles_per_load.push_back(static_cast<double>(cycle_counts[i]) / spec.loads_per_sample);
     result.ns_per_load.push_back(static_cast<double>(ns_counts[i]) / spec.loads_per_sample);
     total_cycles += static_cast<double>(cycle_counts[i]);

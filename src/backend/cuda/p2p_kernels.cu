@@ -13,6 +13,8 @@ constexpr int kStreamThreads = 1024;
 constexpr int kStreamBlocksPerSm = 2;
 // Independent 16-byte loads per thread and iteration: more loads in flight per thread.
 constexpr int kStreamUnroll = 4;
+// A waiting block looks whose turn it is every 4 us: 130 waiting SMs make ~30 loads per us.
+constexpr unsigned kTurnWaitNs = 4000;
 
 __global__ void remote_chase_kernel(const std::uint32_t* chain, std::uint32_t loads_per_sample,
                                     std::uint32_t samples, std::uint64_t* cycles, std::uint64_t* ns,
@@ -35,6 +37,42 @@ __global__ void remote_chase_kernel(const std::uint32_t* chain, std::uint32_t lo
     }
   }
   *sink = last;
+}
+
+// remote_chase_kernel from every SM in turn: the first block on each %smid claims it and draws a
+// ticket; tickets run one after another, each continuing the chain from `turns->position`.
+// Blocks that wait sleep between looks at whose turn it is, so that they barely load the memory
+// system the chase crosses.
+__global__ void remote_chase_every_sm_kernel(const std::uint32_t* chain,
+                                             std::uint32_t loads_per_sample, std::uint32_t samples,
+                                             RemoteChaseTurns* turns, std::uint64_t* cycles,
+                                             std::uint64_t* ns, std::uint32_t* sm_of_turn) {
+  __shared__ std::uint32_t last;
+  if (threadIdx.x != 0) return;
+  const std::uint32_t smid = special_registers::sm_id();
+  if (smid >= kRemoteChaseMaxSms || atomicCAS(&turns->claimed[smid], 0u, 1u) != 0u) return;
+  const std::uint32_t ticket = atomicAdd(&turns->tickets, 1u);
+  while (*static_cast<volatile std::uint32_t*>(&turns->serving) != ticket) __nanosleep(kTurnWaitNs);
+  __threadfence();
+  std::uint32_t index = *static_cast<volatile std::uint32_t*>(&turns->position);
+  for (std::uint32_t sample = 0; sample <= samples; ++sample) {
+    const std::uint64_t cycles_start = special_registers::clock64_now();
+    const std::uint64_t ns_start = special_registers::globaltimer_ns();
+    for (std::uint32_t i = 0; i < loads_per_sample; ++i) index = __ldcg(chain + index);
+    last = index;
+    __syncwarp(1u);
+    const std::uint64_t cycles_end = special_registers::clock64_now();
+    const std::uint64_t ns_end = special_registers::globaltimer_ns();
+    if (sample > 0) {  // each SM's sample 0 warms its TLBs and path
+      const std::size_t slot = static_cast<std::size_t>(ticket) * samples + sample - 1;
+      cycles[slot] = cycles_end - cycles_start;
+      ns[slot] = ns_end - ns_start;
+    }
+  }
+  sm_of_turn[ticket] = smid;
+  *static_cast<volatile std::uint32_t*>(&turns->position) = last;
+  __threadfence();
+  atomicAdd(&turns->serving, 1u);
 }
 
 __global__ void remote_read_kernel(const uint4* data, std::size_t count, std::uint32_t passes,
@@ -102,6 +140,16 @@ void launch_remote_chase(const std::uint32_t* chain, std::uint32_t loads_per_sam
                          std::uint32_t* sink, cudaStream_t stream) {
   remote_chase_kernel<<<1, 1, 0, stream>>>(chain, loads_per_sample, samples, cycles, ns, sink);
   CUDA_CHECK_LAUNCH("remote_chase_kernel");
+}
+
+void launch_remote_chase_every_sm(const std::uint32_t* chain, std::uint32_t loads_per_sample,
+                                  std::uint32_t samples, int sm_count, RemoteChaseTurns* turns,
+                                  std::uint64_t* cycles, std::uint64_t* ns,
+                                  std::uint32_t* sm_of_turn, cudaStream_t stream) {
+  // Twice as many one-warp blocks as SMs, all resident at once: every SM gets one to claim it.
+  remote_chase_every_sm_kernel<<<2 * sm_count, 32, 0, stream>>>(chain, loads_per_sample, samples,
+                                                                turns, cycles, ns, sm_of_turn);
+  CUDA_CHECK_LAUNCH("remote_chase_every_sm_kernel");
 }
 
 void launch_remote_stream(void* data, std::size_t bytes, std::uint32_t passes, bool write,

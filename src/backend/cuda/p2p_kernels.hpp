@@ -14,6 +14,24 @@ void launch_remote_chase(const std::uint32_t* chain, std::uint32_t loads_per_sam
                          std::uint32_t samples, std::uint64_t* cycles, std::uint64_t* ns,
                          std::uint32_t* sink, cudaStream_t stream);
 
+// The turns of a chase from every SM (device memory, zeroed before the launch).
+inline constexpr std::uint32_t kRemoteChaseMaxSms = 256;  // %smid values below this take a turn
+struct RemoteChaseTurns {
+  std::uint32_t claimed[kRemoteChaseMaxSms];  // 1 once a block on that %smid took it
+  std::uint32_t tickets;                      // turns handed out
+  std::uint32_t serving;                      // the turn now chasing
+  std::uint32_t position;                     // where the chain continues
+};
+
+// The chase of launch_remote_chase from every SM of the current device (`sm_count` of them) in
+// turn: turn t writes its samples to cycles[t * samples + s], ns[...] and its %smid to
+// sm_of_turn[t]; `turns->tickets` counts the turns. `cycles` and `ns` hold kRemoteChaseMaxSms *
+// samples entries, `sm_of_turn` kRemoteChaseMaxSms. Queued on `stream`.
+void launch_remote_chase_every_sm(const std::uint32_t* chain, std::uint32_t loads_per_sample,
+                                  std::uint32_t samples, int sm_count, RemoteChaseTurns* turns,
+                                  std::uint64_t* cycles, std::uint64_t* ns,
+                                  std::uint32_t* sm_of_turn, cudaStream_t stream);
+
 // Every SM of the current device loads (read) or stores (write) `bytes` at `data` (16-byte
 // aligned, a multiple of 16 bytes), in 16-byte vectors with a grid-stride loop, `passes` times
 // over in one launch. `sink` (device memory, 16 bytes) keeps the loads alive. Queued on `stream`.

@@ -39,6 +39,9 @@ struct LinkRates {
   // launch, however many passes it makes), and a copy's setup (once per copy). 0: none.
   double sm_launch_overhead_ns = 0;
   double copy_overhead_ns = 0;
+  // Added to both latencies from the far SMs, every other pair of SMs (SMs 2-3, 6-7, ...): where
+  // an SM sits decides how far its loads travel. 0: every SM alike.
+  double far_sms_extra_ns = 0;
 };
 
 // A link between two GPUs; it serves both directions alike.

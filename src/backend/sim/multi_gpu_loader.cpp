@@ -15,6 +15,7 @@ constexpr std::string_view kCopyReadKey = "copy_read_bytes_per_second";
 constexpr std::string_view kCopyWriteKey = "copy_write_bytes_per_second";
 constexpr std::string_view kLaunchOverheadKey = "sm_launch_overhead_ns";
 constexpr std::string_view kCopyOverheadKey = "copy_overhead_ns";
+constexpr std::string_view kFarSmsKey = "far_sms_extra_ns";
 
 double read_positive(const StrictObject& object, std::string_view key, double max) {
   const double number = read_number(object.required(key), object.place(key));
@@ -52,8 +53,8 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
   rates.copy_overhead_ns =
       read_nonnegative_or_zero(object, kCopyOverheadKey, limits::kMaxLinkLatencyNs);
   if (!sm_access) {
-    for (const std::string_view key :
-         {kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey, kLaunchOverheadKey}) {
+    for (const std::string_view key : {kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey,
+                                       kLaunchOverheadKey, kFarSmsKey}) {
       if (object.has(key)) {
         object.fail(key, "a link without peer_access has no SM access to describe");
       }
@@ -71,6 +72,7 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
       read_positive(object, kSmWriteKey, limits::kMaxLinkBytesPerSecond);
   rates.sm_launch_overhead_ns =
       read_nonnegative_or_zero(object, kLaunchOverheadKey, limits::kMaxLinkLatencyNs);
+  rates.far_sms_extra_ns = read_nonnegative_or_zero(object, kFarSmsKey, limits::kMaxLinkLatencyNs);
   return rates;
 }
 
@@ -78,7 +80,7 @@ HostLinkDescription read_host(const json& value, const JsonPlace& place) {
   const StrictObject object(
       value, place,
       {"pcie_generation", "pcie_width", kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey,
-       kCopyReadKey, kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey});
+       kCopyReadKey, kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey, kFarSmsKey});
   HostLinkDescription host;
   host.pcie_generation =
       static_cast<std::uint32_t>(object.uint_or("pcie_generation", 0, limits::kMaxPcieGeneration));
@@ -106,10 +108,10 @@ void read_ends(const StrictObject& object, std::uint32_t gpus, GpuLinkDescriptio
 }
 
 GpuLinkDescription read_link(const json& value, const JsonPlace& place, std::uint32_t gpus) {
-  const StrictObject object(
-      value, place,
-      {"between", "kind", "count", "version", "peer_access", kLatencyKey, kOnePageLatencyKey,
-       kSmReadKey, kSmWriteKey, kCopyReadKey, kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey});
+  const StrictObject object(value, place,
+                            {"between", "kind", "count", "version", "peer_access", kLatencyKey,
+                             kOnePageLatencyKey, kSmReadKey, kSmWriteKey, kCopyReadKey,
+                             kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey, kFarSmsKey});
   GpuLinkDescription link;
   read_ends(object, gpus, link);
   link.kind = read_kind(object);

@@ -31,6 +31,7 @@ class SimPeerBackend final : public PeerBackend {
  public:
   explicit SimPeerBackend(sim::SimDescription description)
       : clock_khz_(static_cast<double>(description.clock_khz)),
+        sm_count_(std::max<std::uint32_t>(description.sm_count, 1)),
         multi_(description.multi_gpu.value_or(MultiGpuDescription{})),
         rng_(sim::derive_seed(description.noise.seed ^ kPeerNoiseSalt, 0)) {}
 
@@ -76,10 +77,16 @@ class SimPeerBackend final : public PeerBackend {
                                   : link->latency_ns;
     RemoteChaseResult result;
     result.sm_clock_khz = clock_khz_;
-    for (std::uint32_t i = 0; i < spec.samples; ++i) {
-      const double ns = jittered(latency_ns);
-      result.ns_per_load.push_back(ns);
-      result.cycles_per_load.push_back(ns * clock_khz_ / kNsPerMillisecond);
+    const std::uint32_t sms = spec.every_sm ? sm_count_ : 1;
+    for (std::uint32_t sm = 0; sm < sms; ++sm) {
+      // One SM alone is SM 0, a near one; every other pair of SMs is far.
+      const double extra = (sm / 2) % 2 == 1 ? link->far_sms_extra_ns : 0;
+      for (std::uint32_t i = 0; i < spec.samples; ++i) {
+        const double ns = jittered(latency_ns + extra);
+        result.ns_per_load.push_back(ns);
+        result.cycles_per_load.push_back(ns * clock_khz_ / kNsPerMillisecond);
+        if (spec.every_sm) result.sm_of_sample.push_back(sm);
+      }
     }
     return result;
   }
@@ -174,6 +181,7 @@ class SimPeerBackend final : public PeerBackend {
   }
 
   double clock_khz_;
+  std::uint32_t sm_count_;
   MultiGpuDescription multi_;
   SplitMix64 rng_;
 };

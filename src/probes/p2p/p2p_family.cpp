@@ -20,14 +20,16 @@ constexpr std::uint64_t kChaseFootprintPerL2 = 2;
 constexpr std::uint64_t kMinChaseFootprint = std::uint64_t{64} << 20;
 // Elements on distinct 128-byte lines and sectors; 512 B also spreads them over DRAM channels.
 constexpr std::uint32_t kChaseStrideBytes = 512;
-// 32 samples of 256 dependent loads: ~8 ms per pair at ~1 us per remote load.
-constexpr std::uint32_t kChaseLoadsPerSample = 256;
-constexpr std::uint32_t kChaseSamples = 32;
+// From every SM in turn (RemoteChaseSpec::every_sm), 4 samples of 64 dependent loads after a
+// warm group of 64: ~0.3 ms per SM at ~1 us per remote load, 40 ms for 132 SMs.
+constexpr std::uint32_t kChaseLoadsPerSample = 64;
+constexpr std::uint32_t kChaseSamples = 4;
 // The chase inside one page: 2 MiB (the GPUs' large page, and nvbandwidth's latency buffer),
-// kChaseLoadsPerSample elements, so that the warm group visits each once before the timed ones.
+// 256 elements; the first SM's loads visit every one before the later SMs' timed ones.
 constexpr std::uint64_t kOnePageBytes = std::uint64_t{2} << 20;
+constexpr std::uint32_t kOnePageElements = 256;
 constexpr std::uint32_t kOnePageStrideBytes =
-    static_cast<std::uint32_t>(kOnePageBytes / kChaseLoadsPerSample);
+    static_cast<std::uint32_t>(kOnePageBytes / kOnePageElements);
 // The first transfer's buffer: beyond both L2s, so that an SM's passes over it reach the memory;
 // its rate sizes the timed transfers (transfer_plan.hpp).
 constexpr std::uint64_t kPeerTransferBytes = std::uint64_t{256} << 20;
@@ -150,14 +152,16 @@ class FamilyRun {
 const char* kNoAccess = "no peer access: the acting GPU's SMs cannot address this memory";
 
 // Two latencies: across pages beyond both L2s (what a random access sees), and inside one page
-// that the memory's L2 holds (what nvbandwidth reports; an H200 pair read 933 against its 829 ns).
+// that the memory's L2 holds (what nvbandwidth reports; an H200 pair read 933 against its 829 ns
+// from one SM). Each from every SM of the reader in turn: an H200's SMs reach a peer's page in
+// one of two times, 794-807 or 845-858 ns, half of them each; nvbandwidth's 827 is their mean.
 void measure_latency(FamilyRun& run, P2pPair& pair) {
   const RemoteChaseSpec across{pair.actor,        pair.memory,          run.chase_footprint(pair),
                                kChaseStrideBytes, kChaseLoadsPerSample, kChaseSamples,
-                               run.next_seed()};
+                               run.next_seed(),   /*every_sm=*/true};
   const RemoteChaseSpec one_page{pair.actor,          pair.memory,          kOnePageBytes,
                                  kOnePageStrideBytes, kChaseLoadsPerSample, kChaseSamples,
-                                 run.next_seed()};
+                                 run.next_seed(),     /*every_sm=*/true};
   for (const auto& [name, spec] : {std::pair{p2p_property::kLatency, across},
                                    std::pair{p2p_property::kLatencyOnePage, one_page}}) {
     if (!run.accessible(pair)) {

@@ -1,22 +1,42 @@
 #include "probes/p2p/p2p_values.hpp"
 
+#include <map>
 #include <vector>
 
 #include "analysis/confidence.hpp"
 #include "analysis/stats.hpp"
 #include "model/p2p.hpp"
 #include "probes/core/findings.hpp"
+#include "probes/core/latency_modes.hpp"
 
 namespace memtopo {
 namespace {
 
-// A remote latency is one level (link plus remote DRAM): its samples should sit within 10 % of
-// their median, as a single cache level's do.
-constexpr double kLatencyBand = 0.10;
 // Repeated copies of hundreds of megabytes vary by less than a few percent when nothing else
 // uses the link.
 constexpr double kBandwidthBand = 0.05;
 constexpr double kSecondsPerNs = 1e-9;
+
+// Each SM's median ns by %smid, and their mean: the latency of an SM picked at random (what
+// nvbandwidth's chase from each SM in turn, averaged, reports).
+void add_per_sm_evidence(const RemoteChaseResult& result, std::uint32_t samples_per_sm,
+                         nlohmann::json& evidence) {
+  std::map<std::uint32_t, std::vector<double>> by_sm;
+  for (std::size_t i = 0; i < result.sm_of_sample.size() && i < result.ns_per_load.size(); ++i) {
+    by_sm[result.sm_of_sample[i]].push_back(result.ns_per_load[i]);
+  }
+  nlohmann::json per_sm = nlohmann::json::array();
+  double sum = 0;
+  for (const auto& [sm, ns] : by_sm) {
+    const double p50 = median(ns);
+    sum += p50;
+    per_sm.push_back({sm, p50});
+  }
+  evidence["sms"] = by_sm.size();
+  evidence["samples_per_sm"] = samples_per_sm;
+  evidence["per_sm_ns"] = std::move(per_sm);  // [%smid, p50 ns] pairs
+  if (!by_sm.empty()) evidence["mean_over_sms_ns"] = sum / static_cast<double>(by_sm.size());
+}
 
 nlohmann::json spread_json(const Spread& spread) {
   return {{"p50", spread.p50}, {"mean", spread.mean},      {"stdev", spread.stdev},
@@ -126,29 +146,32 @@ Property latency_property(const std::string& name, const RemoteChaseSpec& spec,
   property.source = Source::measured;
   const bool one_page = name == p2p_property::kLatencyOnePage;
   property.method =
-      "one thread of the acting GPU chases a random cyclic chain (" +
-      std::to_string(spec.stride_bytes) + " B apart) over " +
+      std::string(spec.every_sm ? "one thread on every SM of the acting GPU in turn"
+                                : "one thread of the acting GPU") +
+      " chases a random cyclic chain (" + std::to_string(spec.stride_bytes) + " B apart) over " +
       std::to_string(spec.footprint_bytes >> 20) + " MiB of " +
       (spec.memory == kHostMemory ? "host pinned" : "the peer GPU's") + " memory " +
-      (one_page ? "(one 2 MiB page, as nvbandwidth's latency test chases; the warm group visits "
-                  "every element, so the timed loads find them in the memory's L2 where it "
-                  "caches them)"
+      (one_page ? "(one 2 MiB page, as nvbandwidth's latency test chases; the timed loads find "
+                  "the elements in the memory's L2 where it caches them)"
                 : "(across pages, beyond both L2s)") +
       ", every load needing the previous one; cycles of the acting SM per load, ns by the "
-      "global timer";
-  const Spread cycles = summarize(result.cycles_per_load);
+      "global timer" +
+      (spec.every_sm ? "; where the SMs fall into two modes (near and far SMs), the headline "
+                       "is the near mode's, both modes with their shares"
+                     : "");
+  const LatencyDescription described = describe_latency(LatencyLoads{result.cycles_per_load, {}},
+                                                        /*split_modes=*/spec.every_sm, "samples");
+  set_latency(property, described, result.sm_clock_khz);
   const Spread ns = summarize(result.ns_per_load);
-  property.value = cycles.p50;
-  property.spread = cycles;
-  property.seconds_value = ns.p50 * kSecondsPerNs;
-  property.evidence = {{"ns", spread_json(ns)},
-                       {"sm_clock_khz", result.sm_clock_khz},
-                       {"footprint_bytes", spec.footprint_bytes},
-                       {"stride_bytes", spec.stride_bytes},
-                       {"loads_per_sample", spec.loads_per_sample},
-                       {"warm_samples", 1}};
-  set_confidence(property, Confidence{share_within(result.cycles_per_load, cycles.p50, kLatencyBand,
-                                                   "samples within 10 % of p50")});
+  if (!property.seconds_value) property.seconds_value = ns.p50 * kSecondsPerNs;
+  property.evidence["ns"] = spread_json(ns);
+  property.evidence["sm_clock_khz"] = result.sm_clock_khz;
+  property.evidence["footprint_bytes"] = spec.footprint_bytes;
+  property.evidence["stride_bytes"] = spec.stride_bytes;
+  property.evidence["loads_per_sample"] = spec.loads_per_sample;
+  property.evidence["warm_samples"] = 1;
+  if (spec.every_sm) add_per_sm_evidence(result, spec.samples, property.evidence);
+  set_confidence(property, described.confidence);
   return property;
 }
 

@@ -93,7 +93,10 @@ TEST(P2pFamily, LatencyRecoversTheDescribedLinkLatency) {
     EXPECT_EQ(latency.unit, "cycles");
     EXPECT_NEAR(number(latency), ns * clock_khz / 1e6, ns * clock_khz / 1e6 * kTolerance);
     ASSERT_TRUE(latency.spread);
-    EXPECT_EQ(latency.spread->samples, 32u);
+    // From each of the description's 4 SMs in turn, 4 samples each; every SM alike here.
+    EXPECT_EQ(latency.spread->samples, 16u);
+    EXPECT_EQ(latency.evidence.at("sms"), 4u);
+    EXPECT_TRUE(latency.modes.empty());
     ASSERT_TRUE(latency.confidence);
     EXPECT_GT(*latency.confidence, 0.9);  // every sample within 10 % of the median
     EXPECT_TRUE(latency.evidence.contains("confidence_factors"));

@@ -1,6 +1,6 @@
 // A p2p transfer's buffer and passes (probes/p2p/transfer_plan.hpp) on known rates, and the
 // family on simulated GPUs whose launches and copies cost a fixed time
-// (tests/sims/multi-gpu/two-gpus-launch-costs.json): the timed transfers recover the link's
+// (tests/sims/multi-gpu/two-gpus-h200-like.json): the timed transfers recover the link's
 // rate, where one short launch or copy per repetition would read it low.
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include "backend/sim/sim_peer_backend.hpp"
 #include "model/p2p.hpp"
 #include "probes/p2p/p2p_family.hpp"
+#include "probes/p2p/p2p_selection.hpp"
 #include "probes/p2p/transfer_plan.hpp"
 #include "run/context.hpp"
 
@@ -66,7 +67,7 @@ TEST(TransferPlan, ARateThatIsNoNumberPlansTheFirstTransferUnchanged) {
 }
 
 const std::string kCostlySim =
-    std::string(MEMTOPO_SOURCE_DIR) + "/tests/sims/multi-gpu/two-gpus-launch-costs.json";
+    std::string(MEMTOPO_SOURCE_DIR) + "/tests/sims/multi-gpu/two-gpus-h200-like.json";
 
 P2pReport run_costly_pairs() {
   const auto first_gpu = make_sim_backend_from_file(kCostlySim);
@@ -80,11 +81,7 @@ P2pReport run_costly_pairs() {
     devices.push_back({i, i, "sim", ""});
     sizes.push_back({std::uint64_t{256} << 10, description.global_memory_bytes});
   }
-  P2pSelection selection;
-  selection.peer_access = true;
-  selection.sm_bandwidth = true;
-  selection.copy_bandwidth = true;
-  return run_p2p(context, selection, devices, sizes);
+  return run_p2p(context, P2pSelection::all(), devices, sizes);
 }
 
 TEST(P2pTransfersWithLaunchCosts, TheTimedTransfersRecoverTheLinksRate) {
@@ -133,6 +130,33 @@ TEST(P2pTransfersWithLaunchCosts, TheEvidenceNamesTheBufferPassesAndFirstRate) {
   const Property& host = *report.find(0, kHostColumn)->find(p2p_property::kCopyRead);
   EXPECT_EQ(host.evidence.at("passes"), 1u);
   EXPECT_EQ(host.evidence.at("buffer_bytes"), 128 * kMiB);
+}
+
+// The far SMs (every other pair of the description's 32) reach the peer's page 52 ns later: the
+// chase from every SM finds both modes, the near one the headline, as an H200's did (797 / 849).
+TEST(P2pLatencyFromEverySm, TwoModesOfSmsAreBothReported) {
+  const P2pReport report = run_costly_pairs();
+  const sim::MultiGpuDescription multi = *sim::load_description_file(kCostlySim).multi_gpu;
+  const sim::LinkRates& nvlink = multi.link_between(0, 1)->rates;
+  const Property& one_page = *report.find(0, 1)->find(p2p_property::kLatencyOnePage);
+  ASSERT_TRUE(one_page.seconds_value);
+  EXPECT_NEAR(*one_page.seconds_value * 1e9, nvlink.latency_one_page_ns,
+              nvlink.latency_one_page_ns * 0.005);
+  ASSERT_EQ(one_page.modes.size(), 2u);
+  EXPECT_EQ(one_page.modes[0].name, "near");
+  EXPECT_NEAR(one_page.modes[0].share, 0.5, 1e-9);  // 16 of 32 SMs
+  const double ns_per_cycle = *one_page.seconds_value / one_page.value.get<double>() * 1e9;
+  EXPECT_NEAR(one_page.modes[1].value * ns_per_cycle,
+              nvlink.latency_one_page_ns + nvlink.far_sms_extra_ns,
+              (nvlink.latency_one_page_ns + nvlink.far_sms_extra_ns) * 0.005);
+  EXPECT_EQ(one_page.evidence.at("sms"), 32u);
+  // The mean over the SMs: nvbandwidth's figure, halfway between the modes.
+  EXPECT_NEAR(one_page.evidence.at("mean_over_sms_ns").get<double>(),
+              nvlink.latency_one_page_ns + nvlink.far_sms_extra_ns / 2, 2.0);
+  ASSERT_TRUE(one_page.confidence);
+  EXPECT_GT(*one_page.confidence, 0.5);
+  // The host link describes no far SMs: one mode.
+  EXPECT_TRUE(report.find(0, kHostColumn)->find(p2p_property::kLatencyOnePage)->modes.empty());
 }
 
 }  // namespace
