@@ -438,5 +438,43 @@ TEST(StreamModel, AnL2ThatKeepsLinesAnswersPartOfEveryPass) {
   expect_load_error(bad, "no cache is named \"L3\"");
 }
 
+
+// Looping warps whose DRAM rate moves with the footprint (looping_dram: faster up to the bound,
+// slower beyond, as an H200's were); a one-pass grid keeps DRAM's rate, as does every stream of
+// a description without the key.
+TEST(StreamModel, LoopingWarpsReadDramAtTheirFactorWithinAndBeyondTheBound) {
+  json looping = base_description();
+  looping["throughput"]["looping_dram"] = {
+      {"beyond_bytes", 64 << 20}, {"factor_within", 1.01}, {"factor_beyond", 0.96}};
+  const SimDescription d = described(looping);
+  StreamSpec busy = stream(LoadPath::cg, StreamPlacement::shared_by_all, 32 << 20);
+  busy.blocks_per_sm = 8;  // beyond Little's law's limit: the level's rate
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d), 200 * 1.01);
+  busy.footprint_bytes = 128 << 20;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d), 200 * 0.96);
+  // A copy's two arrays of 32 MiB span the bound exactly: within it.
+  busy.footprint_bytes = 32 << 20;
+  busy.op = StreamOp::copy;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d), 200 * 1.01 * 0.25);
+  busy.op = StreamOp::read;
+  busy.footprint_bytes = 128 << 20;
+  busy.placement = StreamPlacement::one_pass;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d), 200);
+  busy.placement = StreamPlacement::shared_by_all;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, described(base_description())), 200);
+  // Inside the L2 the factor does not apply.
+  busy.footprint_bytes = 256 << 10;
+  EXPECT_DOUBLE_EQ(modelled_bytes_per_cycle(busy, d),
+                   modelled_bytes_per_cycle(busy, described(base_description())));
+
+  json bad = base_description();
+  bad["throughput"]["looping_dram"] = {{"factor_beyond", 0.9}};
+  expect_load_error(bad, "throughput.looping_dram.beyond_bytes");
+  bad["throughput"]["looping_dram"] = {{"beyond_bytes", 1}, {"factor_beyond", 0}};
+  expect_load_error(bad, "throughput.looping_dram.factor_beyond: must be a positive number");
+  bad["throughput"]["looping_dram"] = {{"beyond_bytes", 1}, {"loss", 0.1}};
+  expect_load_error(bad, "unknown key \"loss\"");
+}
+
 }  // namespace
 }  // namespace memtopo::sim

@@ -86,6 +86,35 @@ void check_runnable(const StreamSpec& spec, const SimDescription& description) {
   }
 }
 
+// A looping DRAM stream's rate relative to a one-pass grid's (looping_dram_factor_within up to
+// the model's bound, _beyond above it); 1 for every other stream.
+double looping_dram_factor(const StreamSpec& spec, const SimDescription& description,
+                           const ServingLevel& level) {
+  const ThroughputDescription& model = *description.throughput;
+  if (level.name != "DRAM" || spec.placement == StreamPlacement::one_pass) return 1;
+  const std::uint64_t device_set =
+      stream_arrays(spec.op) * stream_geometry(spec, description.sm_count).footprint_bytes;
+  return device_set > model.looping_dram_beyond_bytes ? model.looping_dram_factor_beyond
+                                                      : model.looping_dram_factor_within;
+}
+
+// Writes, copies and triads relative to reads of the same level.
+double op_factor(StreamOp op, const ThroughputDescription& model) {
+  switch (op) {
+    case StreamOp::read:
+      return 1;
+    case StreamOp::write:
+      return model.write_factor;
+    case StreamOp::copy:
+      return model.copy_factor;
+    case StreamOp::triad:
+      return model.triad_factor;
+    case StreamOp::triad3:
+      return model.triad3_factor;
+  }
+  return 1;
+}
+
 }  // namespace
 
 ServingLevel serving_level(const StreamSpec& spec, const SimDescription& description) {
@@ -135,19 +164,7 @@ double modelled_bytes_per_cycle(const StreamSpec& spec, const SimDescription& de
   const double sms = description.sm_count;
   const double rate = level.per_sm ? sms * std::min(level.bytes_per_cycle, per_sm_demand)
                                    : std::min(level.bytes_per_cycle, sms * per_sm_demand);
-  switch (spec.op) {
-    case StreamOp::read:
-      return rate;
-    case StreamOp::write:
-      return rate * model.write_factor;
-    case StreamOp::copy:
-      return rate * model.copy_factor;
-    case StreamOp::triad:
-      return rate * model.triad_factor;
-    case StreamOp::triad3:
-      return rate * model.triad3_factor;
-  }
-  return rate;
+  return rate * looping_dram_factor(spec, description, level) * op_factor(spec.op, model);
 }
 
 StreamResult simulate_stream(const StreamSpec& spec, const SimDescription& description,

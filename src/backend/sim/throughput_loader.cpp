@@ -70,6 +70,21 @@ std::vector<double> read_retained_shares(const StrictObject& object,
       });
 }
 
+// {"beyond_bytes": B, "factor_within": w, "factor_beyond": f}: a looping DRAM stream runs at w x
+// its rate over at most B bytes, at f x beyond.
+void read_looping_dram(const StrictObject& throughput, ThroughputDescription& out) {
+  constexpr std::string_view kKey = "looping_dram";
+  if (!throughput.has(kKey)) return;
+  const StrictObject looping(throughput.required(kKey), throughput.place(kKey),
+                             {"beyond_bytes", "factor_within", "factor_beyond"});
+  out.looping_dram_beyond_bytes = looping.uint("beyond_bytes", limits::kMaxGlobalMemoryBytes);
+  const auto factor = [&](std::string_view key) {
+    return looping.has(key) ? read_positive(looping, key, limits::kMaxRateFactor) : 1.0;
+  };
+  out.looping_dram_factor_within = factor("factor_within");
+  out.looping_dram_factor_beyond = factor("factor_beyond");
+}
+
 }  // namespace
 
 ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPlace& place,
@@ -78,12 +93,13 @@ ThroughputDescription read_throughput(const nlohmann::json& value, const JsonPla
       value, place,
       {"cache_bytes_per_cycle", "loop_retained_share", "shared_bytes_per_cycle",
        "dram_bytes_per_cycle", "write_factor", "copy_factor", "triad_factor",
-       "triad3_factor",
+       "triad3_factor", "looping_dram",
        "load_instructions_per_cycle", "max_threads_per_sm", "launch_jitter", "memory_clock_khz",
        "memory_bus_width_bits"});
   ThroughputDescription throughput;
   throughput.cache_bytes_per_cycle = read_cache_rates(object, caches);
   throughput.loop_retained_share = read_retained_shares(object, caches);
+  read_looping_dram(object, throughput);
   const auto positive_or = [&](std::string_view key, double fallback, double max) {
     return object.has(key) ? read_positive(object, key, max) : fallback;
   };
