@@ -119,6 +119,10 @@ nlohmann::json evidence_of(const OpOutcome& outcome, const FootprintPlan& plan) 
                                       {"p50_bytes_per_second", other.median_bytes_per_second},
                                       {"bytes_per_launch", other.result.bytes_moved},
                                       {"seconds", other.result.seconds}};
+    if (outcome.other_shape_sweep) {
+      evidence["other_launch_shape"]["footprint_sweep"] = to_json(*outcome.other_shape_sweep);
+      evidence["other_launch_shape"]["reason"] = outcome.shape_choice;
+    }
   } else if (!outcome.other_shape_not_run.empty()) {
     evidence["other_launch_shape"] = {{"not_run", outcome.other_shape_not_run}};
   }
@@ -246,6 +250,11 @@ Property rate_property(const std::string& name, const OpOutcome& outcome, const 
                 format_bytes(static_cast<double>(sweep->points.front().result.footprint_bytes)) +
                 " whose rates agree (each launch beginning where the one before ended), not at "
                 "the search's footprint, which an L2 could partly serve";
+  }
+  if (outcome.other_shape_sweep) {
+    p.method += "; both launch shapes swept (the other read faster at the search's footprint "
+                "than this finding): the faster at its largest footprints "
+                "(evidence.other_launch_shape.reason)";
   }
   p.spread = summarize(samples);
   p.value = p.spread->p50;

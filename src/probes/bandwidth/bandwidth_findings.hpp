@@ -46,6 +46,10 @@ struct OpOutcome {
   // elsewhere in device memory, which moved an H200's rate by up to 0.3 % between processes
   // (docs/results/nvidia-h200/2026-11-25_6f0d00e).
   std::optional<DramFootprintSweep> footprint_sweep;
+  // DRAM: the other shape's sweep at the same footprints, where its rate at the search's
+  // footprint exceeded the finding (shape_at_footprints.hpp), and what the comparison decided.
+  std::optional<DramFootprintSweep> other_shape_sweep;
+  std::string shape_choice;
 };
 
 // The launch configuration a measurement ran (a one-pass grid may have its own unroll).
