@@ -469,7 +469,7 @@ TEST(StreamModel, LoopingWarpsReadDramAtTheirFactorWithinAndBeyondTheBound) {
 
   json bad = base_description();
   bad["throughput"]["looping_dram"] = {{"factor_beyond", 0.9}};
-  expect_load_error(bad, "throughput.looping_dram.beyond_bytes");
+  expect_load_error(bad, "throughput.looping_dram: missing required key \"beyond_bytes\"");
   bad["throughput"]["looping_dram"] = {{"beyond_bytes", 1}, {"factor_beyond", 0}};
   expect_load_error(bad, "throughput.looping_dram.factor_beyond: must be a positive number");
   bad["throughput"]["looping_dram"] = {{"beyond_bytes", 1}, {"loss", 0.1}};
