@@ -45,7 +45,7 @@ constexpr double kMinThroughputLaunchSeconds = 1e-3;
 // it all (docs/method.md, "TMA").
 constexpr std::uint32_t kThroughputPlacements = 3;
 
-const char* kLatencyMethod =
+const char* kTileLatencyMethod =
     "one block copies 16 tiles global -> shared, tile after tile, each once untimed first and "
     "then timed (different addresses, so either L2 partition, as a kernel's tiles are), at 3 "
     "placements of the source (a source's length apart in one allocation), pooled: "
@@ -53,7 +53,7 @@ const char* kLatencyMethod =
     "map (cuTensorMapEncodeTiled, 4 B elements, no swizzle), both from issue to the mbarrier's "
     "completion; plain_loads: 512 threads, ld.global.cg v4 -> st.shared v4, then __syncthreads; "
     "%clock64 cycles per copy; the source is warm in L2";
-const char* kThroughputMethod =
+const char* kTileThroughputMethod =
     "one block per SM copies tiles of an L2-resident source (a quarter of the API's L2, at most "
     "16 MiB): TMA with up to 4 copies in flight per block (one mbarrier each), plain loads by "
     "512 threads; 64 tiles per block, or as many more as make a launch last 1 ms (from the "
@@ -148,7 +148,7 @@ class TmaProbe final : public HopperProbe {
     p.name = question_ == TmaQuestion::latency ? "copy_latency" : "copy_throughput";
     p.unit = question_ == TmaQuestion::latency ? "cycles" : "bytes/second";
     p.source = Source::measured;
-    p.method = question_ == TmaQuestion::latency ? kLatencyMethod : kThroughputMethod;
+    p.method = question_ == TmaQuestion::latency ? kTileLatencyMethod : kTileThroughputMethod;
     p.value = rows;
     p.evidence["source_bytes"] = spec_of(tile_shapes().front(), ctx.backend.facts()).source_bytes;
     set_confidence(p, Confidence{weakest_of(row_confidences, "every tile's samples")});
