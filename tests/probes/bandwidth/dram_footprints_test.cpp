@@ -80,16 +80,11 @@ TEST(DramFootprints, DisagreementLowersTheConfidenceAndIsSaidInWords) {
   EXPECT_NEAR(footprint_agreement(none).value(), 1 - 1.0 / 16, 1e-12);
 }
 
-double modelled_dram(const SimTruth& truth) {
-  return truth.description.at("throughput").at("dram_bytes_per_cycle").get<double>() *
-         truth.number("clock_khz") * 1e3;
-}
-
 // The L2 keeps 1 MiB of every pass: 6.7 % faster over the search's 16 MiB, 0.1 % over 1 GiB.
 TEST(DramBandwidthOnSim, AnL2ThatKeepsLinesDoesNotInflateTheFinding) {
   const char* kSim = "tests/probes/sims/bandwidth-l2-keeps-lines.json";
   const ProbeRun run = run_on_sim(kSim, {"dram.bandwidth"});
-  const double dram = modelled_dram(read_truth(kSim));
+  const double dram = read_truth(kSim).dram_bytes_per_second();
   for (const char* name : {"bandwidth", "write_bandwidth", "copy_bandwidth"}) {
     SCOPED_TRACE(name);
     const Property& p = property(run, "dram", name);
@@ -143,7 +138,7 @@ TEST(DramBandwidthOnSim, LargestFootprintsThatDisagreeAreAWarningAndLowConfidenc
   ASSERT_EQ(sweep.at("points").size(), 2u) << sweep.dump();
   EXPECT_EQ(sweep.at("points")[0].at("footprint_bytes").get<std::uint64_t>(), 4 * kGiB);
   EXPECT_EQ(sweep.at("agreeing_largest").get<int>(), 1);
-  const double dram = modelled_dram(read_truth(kSim));
+  const double dram = read_truth(kSim).dram_bytes_per_second();
   EXPECT_NEAR(read.value.get<double>(), dram / (1 - 1.0 / 64), 1e-6 * dram);
   EXPECT_LT(*read.confidence, kLowConfidence);
   ASSERT_FALSE(run.topology.warnings.empty());
@@ -187,7 +182,7 @@ TEST(L2Residency, AnL2FasterThanDramShowsThatTheFootprintStayedInIt) {
 TEST(L2Residency, AnL2NoFasterThanDramIsAnInconclusiveLowerBoundWithBothNumbers) {
   const char* kSim = "tests/probes/sims/bandwidth-l2-as-fast-as-dram.json";
   const ProbeRun run = run_on_sim(kSim, {"dram.bandwidth", "l2.bandwidth"});
-  const double dram = modelled_dram(read_truth(kSim));
+  const double dram = read_truth(kSim).dram_bytes_per_second();
   for (const char* name : {"bandwidth", "write_bandwidth", "copy_bandwidth"}) {
     SCOPED_TRACE(name);
     const Property& p = property(run, "l2", name);

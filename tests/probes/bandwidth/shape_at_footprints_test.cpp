@@ -15,11 +15,11 @@
 namespace memtopo::testing {
 namespace {
 
-constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr std::uint64_t kShapeMiB = 1ull << 20;
 constexpr double kMinGain = 0.003;
 
-StreamMeasurement launches(std::vector<double> rates, StreamPlacement placement,
-                           std::uint64_t footprint) {
+StreamMeasurement shape_launches(std::vector<double> rates, StreamPlacement placement,
+                                 std::uint64_t footprint) {
   StreamMeasurement m;
   m.bytes_per_second = std::move(rates);
   std::vector<double> sorted = m.bytes_per_second;
@@ -35,10 +35,10 @@ DramFootprintSweep sweep_at(double rate, StreamPlacement placement) {
   DramFootprintSweep sweep;
   for (const std::uint64_t gib : {8, 4, 2}) {
     const double r = rate;
-    sweep.points.push_back(launches({r * 0.999, r, r * 1.001, r}, placement, gib << 30));
+    sweep.points.push_back(shape_launches({r * 0.999, r, r * 1.001, r}, placement, gib << 30));
   }
   sweep.agreeing = 3;
-  sweep.planned_bytes = 960 * kMiB;
+  sweep.planned_bytes = 960 * kShapeMiB;
   return sweep;
 }
 
@@ -48,10 +48,10 @@ OpOutcome looping_won(double looping_beyond, double one_pass_at_search) {
   OpOutcome outcome;
   outcome.search.min_gain = kMinGain;
   const auto loop = StreamPlacement::shared_by_all;
-  outcome.final = launches({4.667, 4.666, 4.668}, loop, 960 * kMiB);
+  outcome.final = shape_launches({4.667, 4.666, 4.668}, loop, 960 * kShapeMiB);
   outcome.other_shape =
-      launches({one_pass_at_search, one_pass_at_search * 1.0005, one_pass_at_search * 0.9995},
-               StreamPlacement::one_pass, 960 * kMiB);
+      shape_launches({one_pass_at_search, one_pass_at_search * 1.0005, one_pass_at_search * 0.9995},
+                     StreamPlacement::one_pass, 960 * kShapeMiB);
   outcome.footprint_sweep = sweep_at(looping_beyond, loop);
   outcome.ties.push_back(outcome.final);
   return outcome;
@@ -66,7 +66,8 @@ TEST(ShapeAtFootprints, TheOtherShapeIsSweptWhenItReadFasterThanTheFindingBeyond
   EXPECT_FALSE(other_shape_may_be_faster(looping_won(4.7, 4.634)));   // slower
   // Launches that scatter by a few per cent cannot tell 1.7 % apart.
   OpOutcome noisy = looping_won(4.555, 4.634);
-  noisy.other_shape = launches({4.45, 4.634, 4.80}, StreamPlacement::one_pass, 960 * kMiB);
+  noisy.other_shape =
+      shape_launches({4.45, 4.634, 4.80}, StreamPlacement::one_pass, 960 * kShapeMiB);
   EXPECT_FALSE(other_shape_may_be_faster(noisy));
   // Nothing to sweep without another shape or a sweep of the winner.
   OpOutcome alone = looping_won(4.555, 4.634);
@@ -110,11 +111,6 @@ TEST(ShapeAtFootprints, AnOtherShapeNoFasterAtTheLargestFootprintsLeavesTheFindi
       << outcome.shape_choice;
 }
 
-double modelled_dram(const SimTruth& truth) {
-  return truth.description.at("throughput").at("dram_bytes_per_cycle").get<double>() *
-         truth.number("clock_khz") * 1e3;
-}
-
 double looping_beyond(const SimTruth& truth) {
   return truth.description.at("throughput").at("looping_dram").at("factor_beyond").get<double>();
 }
@@ -132,7 +128,7 @@ TEST(DramShapeOnSim, AShapeThatWinsAtTheSearchFootprintButLosesBeyondItIsDisplac
   const char* kSim = "tests/probes/sims/bandwidth-looping-loses-beyond.json";
   const ProbeRun run = run_on_sim(kSim, {"dram.bandwidth"});
   const SimTruth truth = read_truth(kSim);
-  const double dram = modelled_dram(truth);
+  const double dram = truth.dram_bytes_per_second();
   for (const Op& op : kOps) {
     SCOPED_TRACE(op.name);
     const Property& p = property(run, "dram", op.name);
@@ -163,7 +159,7 @@ TEST(DramShapeOnSim, AShapeThatLosesLessThanTheSearchCanTellStaysTheFinding) {
   const char* kSim = "tests/probes/sims/bandwidth-looping-loses-little.json";
   const ProbeRun run = run_on_sim(kSim, {"dram.bandwidth"});
   const SimTruth truth = read_truth(kSim);
-  const double dram = modelled_dram(truth);
+  const double dram = truth.dram_bytes_per_second();
   for (const Op& op : kOps) {
     SCOPED_TRACE(op.name);
     const Property& p = property(run, "dram", op.name);

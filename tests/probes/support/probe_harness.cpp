@@ -33,6 +33,11 @@ double SimTruth::jitter() const {
   return description.at("noise").value("jitter_cycles", 0.0);
 }
 
+double SimTruth::dram_bytes_per_second() const {
+  return description.at("throughput").at("dram_bytes_per_cycle").get<double>() *
+         number("clock_khz") * 1e3;
+}
+
 SimTruth read_truth(const std::string& relative_path) {
   std::ifstream in(source_path(relative_path));
   if (!in) throw std::runtime_error("cannot read " + relative_path);

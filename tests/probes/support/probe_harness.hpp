@@ -27,6 +27,8 @@ struct SimTruth {
   const nlohmann::json& cache(const std::string& name) const;
   double jitter() const;
   double number(const std::string& key) const { return description.at(key).get<double>(); }
+  // The described DRAM rate, bytes per second: throughput.dram_bytes_per_cycle at clock_khz.
+  double dram_bytes_per_second() const;
 };
 SimTruth read_truth(const std::string& relative_path);
 
