@@ -1,7 +1,8 @@
 // A p2p transfer's buffer and passes (probes/p2p/transfer_plan.hpp) on known rates, and the
 // family on simulated GPUs whose launches and copies cost a fixed time
 // (tests/sims/multi-gpu/two-gpus-h200-like.json): the timed transfers recover the link's
-// rate, where one short launch or copy per repetition would read it low.
+// rate, where one short launch or copy per repetition would read it low; and the latency chased
+// from every SM of that description, whose far SMs give a second mode.
 #include <gtest/gtest.h>
 
 #include <cmath>
