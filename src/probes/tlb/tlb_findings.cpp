@@ -114,6 +114,7 @@ Property page_property(const PageTest& page) {
       "strides s: the page is the smallest stride at which the twin no longer finds its "
       "element's entry (the smallest stride that still misses)");
   p.evidence = {{"strides", page.evidence}, {"loads", page.loads}};
+  if (!page.earlier.empty()) p.evidence["earlier_tests"] = page.earlier;
   if (!page.unknown.empty()) {
     set_unknown(p, page.unknown);
   } else if (page.bound == Bound::lower) {

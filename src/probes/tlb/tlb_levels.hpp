@@ -80,14 +80,18 @@ struct PageTest {
   // Non-empty: the test could not tell the page (its chain of elements overflowed the level for
   // too few pairs even at 4 KiB), and says why; `bytes` is then 0.
   std::string unknown;
+  // The tests before this one that could not tell (a retry with the pairs elsewhere, a ladder at
+  // a smaller page): each one's ladder, why, and its strides.
+  nlohmann::json earlier = nlohmann::json::array();
   bool exact() const { return unknown.empty() && bound == Bound::none; }
 };
 
 // Level k's page, from the ladder that found it: the smallest power-of-two stride s (4 KiB to
 // the ladder's stride) at which an element and its twin s further no longer share an entry.
-// Chains up to `footprint_limit` bytes.
+// Chains up to `footprint_limit` bytes. `attempt` 0 places the pairs by the run's seed; a retry
+// (attempt 1, ...) places them by another, still reproducible one.
 PageTest find_page(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k,
-                   std::uint64_t footprint_limit);
+                   std::uint64_t footprint_limit, std::uint64_t attempt = 0);
 
 // What the scan of miss counts found for level k of a ladder at its page.
 struct LevelSets {

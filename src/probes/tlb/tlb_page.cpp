@@ -162,8 +162,9 @@ struct StrideVerdict {
 class PageSearch {
  public:
   PageSearch(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k,
-             std::uint64_t footprint_limit)
+             std::uint64_t footprint_limit, std::uint64_t seed)
       : ctx_(ctx),
+        seed_(seed),
         row_(row),
         ladder_(ladder),
         k_(k),
@@ -175,7 +176,7 @@ class PageSearch {
   // `count` pairs `stride` apart (the test's own count unless given fewer).
   StrideVerdict test(std::uint64_t stride, PageTest& result, std::uint64_t count = 0) {
     if (count == 0) count = count_;
-    const Pairs pairs = make_pairs(count, slot_for(stride), stride, ctx_.seed);
+    const Pairs pairs = make_pairs(count, slot_for(stride), stride, seed_);
     const std::uint32_t timed = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(kTimedPasses * 2 * count, ctx_.backend.limits().max_timed_loads));
     std::vector<ChaseSpec> chases;
@@ -183,7 +184,7 @@ class PageSearch {
       chases.push_back(
           make_chase(row_.path, pairs.footprint(), static_cast<std::uint32_t>(pairs.slot))
               .on_sm(ladder_.sweep->layout().sm)
-              .visiting_wide(order(pairs, together, ctx_.seed))
+              .visiting_wide(order(pairs, together, seed_))
               .timed_loads(timed)
               .keeping_arrays());
     }
@@ -242,6 +243,7 @@ class PageSearch {
 
  private:
   ProbeContext& ctx_;
+  std::uint64_t seed_;
   const StaircaseRow& row_;
   const Ladder& ladder_;
   std::size_t k_;
@@ -379,8 +381,8 @@ PageTest search_page(PageSearch& search, const Ladder& ladder, std::uint64_t foo
 }  // namespace
 
 PageTest find_page(ProbeContext& ctx, const StaircaseRow& row, const Ladder& ladder, std::size_t k,
-                   std::uint64_t footprint_limit) {
-  PageSearch search(ctx, row, ladder, k, footprint_limit);
+                   std::uint64_t footprint_limit, std::uint64_t attempt) {
+  PageSearch search(ctx, row, ladder, k, footprint_limit, ctx.seed + attempt * kPairSeedMultiplier);
   PageTest result = search_page(search, ladder, footprint_limit);
   result.loads = search.loads();
   return result;

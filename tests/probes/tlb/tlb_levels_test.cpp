@@ -198,5 +198,27 @@ TEST(TlbLevelsWiderThanTheFirstStride, ClimbTheFirstLadderAgainAtTwiceTheStride)
             ladders[1].at("stride_bytes"));
 }
 
+// A page test that cannot tell is tested again with its pairs elsewhere, then on the ladder at a
+// smaller page; each earlier test stays in the page's evidence with why it could not tell (on an
+// H200 one run in six lost the L2 TLB's page to one such test, and nothing showed why). Here the
+// first ladder's random 16 MiB strides overflow the 2 MiB-page L2 TLB for only half the pairs,
+// twice, and the ladder at 2 MiB tells the page.
+TEST(TlbPageTestsThatCannotTell, AreTriedAgainAndKeptInTheEvidence) {
+  const ProbeRun run =
+      run_on_sim("tests/probes/sims/tlb-2level-2m-stride-16m.json", {"tlb_l1.reach"});
+  const Property& page = property(run, "tlb_l2", "page");
+  ASSERT_FALSE(page.inconclusive) << page.note;
+  EXPECT_EQ(page.value.get<double>(), 2097152.0);
+  const nlohmann::json& earlier = page.evidence.at("earlier_tests");
+  ASSERT_EQ(earlier.size(), 2u) << earlier.dump();
+  for (const nlohmann::json& test : earlier) {
+    EXPECT_EQ(test.at("ladder_stride_bytes").get<std::uint64_t>(), 16u << 20);
+    EXPECT_NE(test.at("unknown").get<std::string>().find("at 4 KiB"), std::string::npos);
+    EXPECT_FALSE(test.at("strides").empty());
+  }
+  // The retry placed its pairs elsewhere: its first stride's pairs differ in what they read.
+  EXPECT_NE(earlier[0].at("strides"), earlier[1].at("strides"));
+}
+
 }  // namespace
 }  // namespace memtopo::testing
