@@ -76,7 +76,7 @@ struct TransferSpec {
   TransferEngine engine = TransferEngine::sm;
   TransferDirection direction = TransferDirection::read;
   std::uint64_t bytes = 0;  // the buffer: what one pass moves
-  std::uint32_t warmups = 0;
+  std::uint32_t warmups = 0;  // untimed runs of one pass before the repetitions
   std::uint32_t repetitions = 0;
   // Passes over the buffer in each timed repetition: an SM launch loops over it `passes` times,
   // copies run `passes` times back to back. A launch's or copy's fixed cost (~13 us on NVLink)

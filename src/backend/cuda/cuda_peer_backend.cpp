@@ -16,6 +16,7 @@
 #include "backend/cuda/device_buffer.hpp"
 #include "backend/cuda/nvml_links.hpp"
 #include "backend/cuda/p2p_kernels.hpp"
+#include "backend/cuda/queued_timing.hpp"
 
 namespace memtopo {
 namespace {
@@ -263,19 +264,18 @@ TransferResult CudaPeerBackend::run_transfer(const TransferSpec& spec) {
 
   ScopedDevice on(cuda_index(spec.actor));
   Stream stream;
-  EventTimer events;
   const bool write = spec.direction == TransferDirection::write;
   const int sm_count = sm_count_[static_cast<std::size_t>(spec.actor)];
-  const auto launch = [&] {
-    launch_remote_stream(memory.data(), spec.bytes, spec.passes, write, sm_count, actor.data(),
+  const auto launch = [&](std::uint32_t passes) {
+    launch_remote_stream(memory.data(), spec.bytes, passes, write, sm_count, actor.data(),
                          stream.get(), copy_in ? actor.data() : nullptr);
   };
   TransferResult result;
   result.bytes = spec.bytes * spec.passes;
-  for (std::uint32_t i = 0; i < spec.warmups; ++i) events.time(stream.get(), launch);
-  for (std::uint32_t i = 0; i < spec.repetitions; ++i) {
-    result.seconds.push_back(events.time(stream.get(), launch));
-  }
+  // A warm-up of one pass: the repetitions follow it back to back (queued_timing.hpp).
+  result.seconds = time_queued(
+      stream.get(), spec.warmups, spec.repetitions, [&] { launch(1); },
+      [&] { launch(spec.passes); });
   return result;
 }
 
@@ -283,7 +283,6 @@ TransferResult CudaPeerBackend::run_copies(const TransferSpec& spec, void* actor
                                            void* memory_data) {
   ScopedDevice on(cuda_index(spec.actor));
   Stream stream;
-  EventTimer events;
   const bool read = spec.direction == TransferDirection::read;
   void* destination = read ? actor_data : memory_data;
   const void* source = read ? memory_data : actor_data;
@@ -307,10 +306,7 @@ TransferResult CudaPeerBackend::run_copies(const TransferSpec& spec, void* actor
   if (spec.memory != kHostMemory && !can_access(spec.actor, spec.memory)) {
     result.note = "staged through the host: no peer access";
   }
-  for (std::uint32_t i = 0; i < spec.warmups; ++i) events.time(stream.get(), copy);
-  for (std::uint32_t i = 0; i < spec.repetitions; ++i) {
-    result.seconds.push_back(events.time(stream.get(), copy));
-  }
+  result.seconds = time_queued(stream.get(), spec.warmups, spec.repetitions, copy_once, copy);
   return result;
 }
 

@@ -56,24 +56,29 @@ std::string copies_word(const TransferSpec& spec) {
   return spec.passes == 1 ? "one copy" : std::to_string(spec.passes) + " copies";
 }
 
+// How every transfer is timed (backend/cuda/queued_timing.hpp).
+constexpr const char* kQueuedTiming =
+    "timed with CUDA events between repetitions queued back to back behind a stream blocker, "
+    "after a one-pass warm-up";
+
 std::string bandwidth_method(const TransferSpec& spec) {
   const bool read = spec.direction == TransferDirection::read;
   if (spec.engine == TransferEngine::sm && spec.read_shape == SmReadShape::actor_memory) {
     return std::string("the acting GPU's SMs copy 16-byte vectors from ") + memory_word(spec) +
            " into its own memory (every SM, a grid-stride loop, " + passes_word(spec) +
-           " in one launch), timed with CUDA events";
+           " in one launch), " + kQueuedTiming;
   }
   if (spec.engine == TransferEngine::sm) {
     return std::string("the acting GPU's SMs ") +
            (read ? "load 16-byte vectors from " : "store 16-byte vectors to ") + memory_word(spec) +
            " (every SM, a grid-stride loop, " + passes_word(spec) +
-           " in one launch), timed with CUDA events";
+           " in one launch), " + kQueuedTiming;
   }
   const bool host = spec.memory == kHostMemory;
   const char* call = host ? "cudaMemcpyAsync" : "cudaMemcpyPeerAsync";
   return std::string(call) + (read ? " from " : " to ") + memory_word(spec) +
          (read ? " into" : " from") + " the acting GPU's memory on its stream (" +
-         copies_word(spec) + " back to back), timed with CUDA events";
+         copies_word(spec) + " back to back), " + kQueuedTiming;
 }
 
 }  // namespace

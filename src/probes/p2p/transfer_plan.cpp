@@ -23,8 +23,10 @@ TransferPlan plan_transfer(TransferEngine engine, std::uint64_t base_bytes, doub
   if (engine == TransferEngine::copy_engine) {
     plan.bytes = std::max(base_bytes, whole_granules(sizing_rate * kCopySeconds, largest));
   }
+  const double repetition_seconds =
+      engine == TransferEngine::copy_engine ? kCopyRepetitionSeconds : kSmRepetitionSeconds;
   const double passes =
-      std::ceil(sizing_rate * kRepetitionSeconds / static_cast<double>(plan.bytes));
+      std::ceil(sizing_rate * repetition_seconds / static_cast<double>(plan.bytes));
   plan.passes = static_cast<std::uint32_t>(std::clamp(passes, 1.0, double{kMaxPasses}));
   return plan;
 }
