@@ -27,12 +27,20 @@ const char* to_string(TransferDirection direction) {
 }
 
 const char* to_string(SmReadShape shape) {
-  return shape == SmReadShape::registers ? "registers" : "actor_memory";
+  switch (shape) {
+    case SmReadShape::registers:
+      return "registers";
+    case SmReadShape::actor_memory:
+      return "actor_memory";
+    case SmReadShape::actor_memory_deep:
+      return "actor_memory_deep";
+  }
+  return "?";
 }
 
 void check_transfer(const TransferSpec& spec) {
   if (spec.passes == 0) throw PeerExperimentError("a transfer makes at least one pass");
-  const bool copies_in = spec.read_shape == SmReadShape::actor_memory;
+  const bool copies_in = spec.read_shape != SmReadShape::registers;
   if (copies_in &&
       (spec.engine != TransferEngine::sm || spec.direction != TransferDirection::read)) {
     throw PeerExperimentError("only an SM read copies into the acting GPU's memory");

@@ -59,10 +59,17 @@ struct RemoteChaseResult {
 };
 
 enum class TransferEngine { sm, copy_engine };
-// Where an SM read puts what it loads: nowhere past the registers, or into a buffer of the
-// acting GPU's memory (an SM copy, as nvbandwidth's SM test cases do; on an H200's NVLink it
-// read 0.1-0.3 % faster than loads alone). SM writes and copies take `registers`.
-enum class SmReadShape { registers, actor_memory };
+// The launch shape of an SM read: what it does with what it loads, and how many loads each thread
+// keeps in flight. `registers` and `actor_memory`: 2 blocks of 1024 threads per SM, 4 loads in
+// flight per thread, the values folded in registers or stored into a buffer of the acting GPU's
+// memory (an SM copy). `actor_memory_deep`: nvbandwidth's SM copy, 1 block of 512 threads per
+// SM, 12 loads in flight per thread, stored into the acting GPU's memory. On one pair of H200s
+// the three read within 0.05 %; on another the first two read 0.2-0.4 % below nvbandwidth's
+// (docs/results/nvidia-h200-x2/2026-11-29_87a53cb-p2p/notes.md). SM writes and copies take
+// `registers`.
+enum class SmReadShape { registers, actor_memory, actor_memory_deep };
+inline constexpr SmReadShape kSmReadShapes[] = {SmReadShape::registers, SmReadShape::actor_memory,
+                                                SmReadShape::actor_memory_deep};
 // read: data moves from `memory` to `actor` (SM loads of the remote memory; a copy memory ->
 // actor). write: from `actor` to `memory` (SM stores; a copy actor -> memory).
 enum class TransferDirection { read, write };

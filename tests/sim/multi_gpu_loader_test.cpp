@@ -104,6 +104,26 @@ TEST(MultiGpuLoader, MistakesAreNamedWithTheirPath) {
                          "only an nvlink link");
   expect_multi_gpu_error(with([](json& d) { d["multi_gpu"]["links"][0]["bandwidth"] = 1; }),
                          "unknown key \"bandwidth\"");
+  expect_multi_gpu_error(with([](json& d) {
+                           d["multi_gpu"]["links"][0]["sm_read_shape_factors"] = {{"deep", 1.0}};
+                         }),
+                         "multi_gpu.links[0].sm_read_shape_factors: unknown key \"deep\"");
+  expect_multi_gpu_error(with([](json& d) {
+                           d["multi_gpu"]["links"][0]["sm_read_shape_factors"] = {
+                               {"actor_memory", 0.2}};
+                         }),
+                         "multi_gpu.links[0].sm_read_shape_factors.actor_memory");
+}
+
+// Each SM read shape reads its factor of the link's SM read rate; one left out reads all of it.
+TEST(MultiGpuLoader, ReadShapeFactorsDefaultToOne) {
+  json description = multi_gpu_description();
+  description["multi_gpu"]["links"][0]["sm_read_shape_factors"] = {{"actor_memory_deep", 1.004}};
+  const SimDescription loaded = parse_description(description.dump(), "d.json");
+  const LinkRates& rates = loaded.multi_gpu->link_between(0, 1)->rates;
+  EXPECT_DOUBLE_EQ(rates.sm_read_shape_factors[0], 1.0);
+  EXPECT_DOUBLE_EQ(rates.sm_read_shape_factors[1], 1.0);
+  EXPECT_DOUBLE_EQ(rates.sm_read_shape_factors[2], 1.004);
 }
 
 }  // namespace

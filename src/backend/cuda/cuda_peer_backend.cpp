@@ -258,7 +258,8 @@ TransferResult CudaPeerBackend::run_transfer(const TransferSpec& spec) {
     throw PeerExperimentError("the actor's SMs cannot access this memory");
   }
   LocatedBuffer memory(location(spec.memory), spec.bytes);
-  const bool copy_in = spec.read_shape == SmReadShape::actor_memory;
+  const bool copy_in = spec.read_shape != SmReadShape::registers;
+  const bool deep = spec.read_shape == SmReadShape::actor_memory_deep;
   LocatedBuffer actor(cuda_index(spec.actor), sm && !copy_in ? sizeof(uint4) : spec.bytes);
   if (!sm) return run_copies(spec, actor.data(), memory.data());
 
@@ -268,7 +269,7 @@ TransferResult CudaPeerBackend::run_transfer(const TransferSpec& spec) {
   const int sm_count = sm_count_[static_cast<std::size_t>(spec.actor)];
   const auto launch = [&](std::uint32_t passes) {
     launch_remote_stream(memory.data(), spec.bytes, passes, write, sm_count, actor.data(),
-                         stream.get(), copy_in ? actor.data() : nullptr);
+                         stream.get(), copy_in ? actor.data() : nullptr, deep);
   };
   TransferResult result;
   result.bytes = spec.bytes * spec.passes;

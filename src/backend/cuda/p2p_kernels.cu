@@ -13,6 +13,10 @@ constexpr int kStreamThreads = 1024;
 constexpr int kStreamBlocksPerSm = 2;
 // Independent 16-byte loads per thread and iteration: more loads in flight per thread.
 constexpr int kStreamUnroll = 4;
+// The deep copy in (nvbandwidth's SM copy shape): one block of 512 threads per SM, 12 loads in
+// flight per thread.
+constexpr int kDeepCopyThreads = 512;
+constexpr int kDeepCopyUnroll = 12;
 // A waiting block looks whose turn it is every 4 us: 130 waiting SMs make ~30 loads per us.
 constexpr unsigned kTurnWaitNs = 4000;
 
@@ -105,20 +109,29 @@ __global__ void remote_read_kernel(const uint4* data, std::size_t count, std::ui
   if ((acc.x & acc.y & acc.z & acc.w) == 0xFFFFFFFFu) *sink = acc;
 }
 
-// The read of remote_read_kernel, each vector stored into `copy` (the acting GPU's memory).
+// One 16-byte load of a copy in: ld.global.cg (past L1) or a plain ld.global (nvbandwidth's).
+template <bool kBypassL1>
+__device__ __forceinline__ uint4 copy_in_load(const uint4* address) {
+  if constexpr (kBypassL1) return __ldcg(address);
+  return *address;
+}
+
+// The read of remote_read_kernel, each vector stored into `copy` (the acting GPU's memory),
+// `kUnroll` loads in flight per thread.
+template <int kUnroll, bool kBypassL1>
 __global__ void remote_copy_in_kernel(const uint4* data, std::size_t count, std::uint32_t passes,
                                       uint4* copy) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    for (; i + (kStreamUnroll - 1) * stride < count; i += kStreamUnroll * stride) {
-      uint4 v[kStreamUnroll];
+    for (; i + (kUnroll - 1) * stride < count; i += kUnroll * stride) {
+      uint4 v[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kStreamUnroll; ++u) v[u] = __ldcg(data + i + u * stride);
+      for (int u = 0; u < kUnroll; ++u) v[u] = copy_in_load<kBypassL1>(data + i + u * stride);
 #pragma unroll
-      for (int u = 0; u < kStreamUnroll; ++u) copy[i + u * stride] = v[u];
+      for (int u = 0; u < kUnroll; ++u) copy[i + u * stride] = v[u];
     }
-    for (; i < count; i += stride) copy[i] = __ldcg(data + i);
+    for (; i < count; i += stride) copy[i] = copy_in_load<kBypassL1>(data + i);
   }
 }
 
@@ -153,11 +166,17 @@ void launch_remote_chase_every_sm(const std::uint32_t* chain, std::uint32_t load
 }
 
 void launch_remote_stream(void* data, std::size_t bytes, std::uint32_t passes, bool write,
-                          int sm_count, void* sink, cudaStream_t stream, void* copy) {
+                          int sm_count, void* sink, cudaStream_t stream, void* copy, bool deep) {
   const std::size_t count = bytes / sizeof(uint4);
   const int blocks = sm_count * kStreamBlocksPerSm;
+  if (copy != nullptr && deep) {
+    remote_copy_in_kernel<kDeepCopyUnroll, false><<<sm_count, kDeepCopyThreads, 0, stream>>>(
+        static_cast<const uint4*>(data), count, passes, static_cast<uint4*>(copy));
+    CUDA_CHECK_LAUNCH("remote_copy_in_kernel (deep)");
+    return;
+  }
   if (copy != nullptr) {
-    remote_copy_in_kernel<<<blocks, kStreamThreads, 0, stream>>>(
+    remote_copy_in_kernel<kStreamUnroll, true><<<blocks, kStreamThreads, 0, stream>>>(
         static_cast<const uint4*>(data), count, passes, static_cast<uint4*>(copy));
     CUDA_CHECK_LAUNCH("remote_copy_in_kernel");
     return;

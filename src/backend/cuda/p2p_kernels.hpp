@@ -36,8 +36,11 @@ void launch_remote_chase_every_sm(const std::uint32_t* chain, std::uint32_t load
 // aligned, a multiple of 16 bytes), in 16-byte vectors with a grid-stride loop, `passes` times
 // over in one launch. `sink` (device memory, 16 bytes) keeps the loads alive. Queued on `stream`.
 // With `copy` (a read only: `bytes` of the current device's memory), every loaded vector is
-// stored there instead: an SM copy in.
+// stored there instead: an SM copy in; `deep` launches it in nvbandwidth's shape (one block of
+// 512 threads per SM, 12 loads in flight per thread, plain loads) instead of 2 x 1024 threads
+// with 4 ld.global.cg loads each.
 void launch_remote_stream(void* data, std::size_t bytes, std::uint32_t passes, bool write,
-                          int sm_count, void* sink, cudaStream_t stream, void* copy = nullptr);
+                          int sm_count, void* sink, cudaStream_t stream, void* copy = nullptr,
+                          bool deep = false);
 
 }  // namespace memtopo

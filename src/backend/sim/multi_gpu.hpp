@@ -3,6 +3,7 @@
 // GPUs, each the device the rest of the description describes, their links to each other and to
 // the host. The p2p probe family runs on it (sim_peer_backend.hpp) against this ground truth.
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct LinkRates {
   // latency_ns where the description gives none.
   double latency_one_page_ns = 0;
   double sm_read_bytes_per_second = 0;     // the actor's SMs loading the remote memory
+  // What each SM read shape reads of sm_read_bytes_per_second (indexed by SmReadShape; 1: all of
+  // it): on a real link the shapes differ by tenths of a percent, and the search keeps the fastest.
+  double sm_read_shape_factors[std::size(kSmReadShapes)] = {1, 1, 1};
   double sm_write_bytes_per_second = 0;    // the actor's SMs storing to it
   double copy_read_bytes_per_second = 0;   // a copy engine copying remote -> actor
   double copy_write_bytes_per_second = 0;  // actor -> remote

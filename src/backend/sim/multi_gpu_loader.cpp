@@ -16,6 +16,9 @@ constexpr std::string_view kCopyWriteKey = "copy_write_bytes_per_second";
 constexpr std::string_view kLaunchOverheadKey = "sm_launch_overhead_ns";
 constexpr std::string_view kCopyOverheadKey = "copy_overhead_ns";
 constexpr std::string_view kFarSmsKey = "far_sms_extra_ns";
+constexpr std::string_view kShapeFactorsKey = "sm_read_shape_factors";
+// A shape reads at most this much more or less than the link's SM read rate.
+constexpr double kMaxShapeFactor = 2.0;
 
 double read_positive(const StrictObject& object, std::string_view key, double max) {
   const double number = read_number(object.required(key), object.place(key));
@@ -43,6 +46,23 @@ bool read_bool_or(const StrictObject& object, std::string_view key, bool fallbac
   return value.get<bool>();
 }
 
+// "sm_read_shape_factors": {"actor_memory_deep": 1.004, ...}: what each named SM read shape
+// reads of sm_read_bytes_per_second (a shape left out reads all of it).
+void read_shape_factors(const StrictObject& object, LinkRates& rates) {
+  // The names of kSmReadShapes (to_string), in its order.
+  const StrictObject factors(object.required(kShapeFactorsKey), object.place(kShapeFactorsKey),
+                             {"registers", "actor_memory", "actor_memory_deep"});
+  for (std::size_t i = 0; i < std::size(kSmReadShapes); ++i) {
+    const std::string_view name = to_string(kSmReadShapes[i]);
+    if (!factors.has(name)) continue;
+    const double factor = read_positive(factors, name, kMaxShapeFactor);
+    if (factor < 1 / kMaxShapeFactor) {
+      factors.fail(name, "must be at least " + json_excerpt(1 / kMaxShapeFactor));
+    }
+    rates.sm_read_shape_factors[i] = factor;
+  }
+}
+
 // The copy rates always; the latency and SM rates only where the actor's SMs reach the memory.
 LinkRates read_rates(const StrictObject& object, bool sm_access) {
   LinkRates rates;
@@ -54,7 +74,7 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
       read_nonnegative_or_zero(object, kCopyOverheadKey, limits::kMaxLinkLatencyNs);
   if (!sm_access) {
     for (const std::string_view key : {kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey,
-                                       kLaunchOverheadKey, kFarSmsKey}) {
+                                       kLaunchOverheadKey, kFarSmsKey, kShapeFactorsKey}) {
       if (object.has(key)) {
         object.fail(key, "a link without peer_access has no SM access to describe");
       }
@@ -73,6 +93,7 @@ LinkRates read_rates(const StrictObject& object, bool sm_access) {
   rates.sm_launch_overhead_ns =
       read_nonnegative_or_zero(object, kLaunchOverheadKey, limits::kMaxLinkLatencyNs);
   rates.far_sms_extra_ns = read_nonnegative_or_zero(object, kFarSmsKey, limits::kMaxLinkLatencyNs);
+  if (object.has(kShapeFactorsKey)) read_shape_factors(object, rates);
   return rates;
 }
 
@@ -80,7 +101,8 @@ HostLinkDescription read_host(const json& value, const JsonPlace& place) {
   const StrictObject object(
       value, place,
       {"pcie_generation", "pcie_width", kLatencyKey, kOnePageLatencyKey, kSmReadKey, kSmWriteKey,
-       kCopyReadKey, kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey, kFarSmsKey});
+       kCopyReadKey, kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey, kFarSmsKey,
+       kShapeFactorsKey});
   HostLinkDescription host;
   host.pcie_generation =
       static_cast<std::uint32_t>(object.uint_or("pcie_generation", 0, limits::kMaxPcieGeneration));
@@ -111,7 +133,8 @@ GpuLinkDescription read_link(const json& value, const JsonPlace& place, std::uin
   const StrictObject object(value, place,
                             {"between", "kind", "count", "version", "peer_access", kLatencyKey,
                              kOnePageLatencyKey, kSmReadKey, kSmWriteKey, kCopyReadKey,
-                             kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey, kFarSmsKey});
+                             kCopyWriteKey, kLaunchOverheadKey, kCopyOverheadKey, kFarSmsKey,
+                             kShapeFactorsKey});
   GpuLinkDescription link;
   read_ends(object, gpus, link);
   link.kind = read_kind(object);

@@ -102,9 +102,11 @@ class SimPeerBackend final : public PeerBackend {
     if (spec.engine == TransferEngine::sm) {
       if (!can_access(spec.actor, spec.memory)) throw no_access(spec.actor, spec.memory);
       const LinkRates* link = rates(spec.actor, spec.memory);
-      const double rate = spec.direction == TransferDirection::read
-                              ? link->sm_read_bytes_per_second
-                              : link->sm_write_bytes_per_second;
+      const double rate =
+          spec.direction == TransferDirection::read
+              ? link->sm_read_bytes_per_second *
+                    link->sm_read_shape_factors[static_cast<std::size_t>(spec.read_shape)]
+              : link->sm_write_bytes_per_second;
       seconds = link->sm_launch_overhead_ns / kNsPerSecond + moved / rate;  // one launch
     } else {
       const CopyPath path = copy_path(spec, result.note);

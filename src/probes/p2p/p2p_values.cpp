@@ -68,6 +68,12 @@ std::string bandwidth_method(const TransferSpec& spec) {
            " into its own memory (every SM, a grid-stride loop, " + passes_word(spec) +
            " in one launch), " + kQueuedTiming;
   }
+  if (spec.engine == TransferEngine::sm && spec.read_shape == SmReadShape::actor_memory_deep) {
+    return std::string("the acting GPU's SMs copy 16-byte vectors from ") + memory_word(spec) +
+           " into its own memory (one block of 512 threads per SM, 12 loads in flight per "
+           "thread, a grid-stride loop, " +
+           passes_word(spec) + " in one launch), " + kQueuedTiming;
+  }
   if (spec.engine == TransferEngine::sm) {
     return std::string("the acting GPU's SMs ") +
            (read ? "load 16-byte vectors from " : "store 16-byte vectors to ") + memory_word(spec) +
