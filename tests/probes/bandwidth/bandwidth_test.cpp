@@ -251,7 +251,7 @@ TEST_F(BandwidthOnSim, DramTriadFollowsTheModelsMixOfReadsAndWrites) {
   for (const nlohmann::json& row : configs) {
     finals += row.contains("final_p50_bytes_per_second") ? 1 : 0;
   }
-  EXPECT_EQ(finals, 2u);
+  EXPECT_EQ(finals, 3u);  // kTriadOnePassFinalists
   EXPECT_TRUE(p.evidence.contains("other_launch_shape"));
   EXPECT_FALSE(p.evidence.contains("footprint_sweep"));
   // Three arrays of the planned footprint (the copy's search footprint), or of a third of the
