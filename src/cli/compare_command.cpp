@@ -82,7 +82,8 @@ int run_compare_command(int argc, const char* const* argv, std::ostream& out, st
     b = read_run_file(options.file_b);
   } catch (const TopologyJsonError& error) {
     err << "memtopo compare: " << error.what()
-        << "\n  compare reads only the JSON that memtopo --json FILE writes.\n";
+        << "\n  compare reads only the JSON that memtopo --json FILE writes (gzip-compressed or "
+           "not).\n";
     return exit_code::bad_input;
   }
   const Comparison comparison = compare_topologies(a, options.file_a, b, options.file_b);

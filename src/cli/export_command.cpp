@@ -53,7 +53,8 @@ int run_export_command(int argc, const char* const* argv, std::ostream& out, std
     topology = read_run_file(run_file);
   } catch (const TopologyJsonError& error) {
     err << "memtopo export: " << error.what()
-        << "\n  export reads only the JSON that memtopo --json FILE writes.\n";
+        << "\n  export reads only the JSON that memtopo --json FILE writes (gzip-compressed or "
+           "not).\n";
     return exit_code::bad_input;
   }
   const std::string text = render_accel_sim_config(topology);

@@ -159,7 +159,8 @@ int run_fleet_command(int argc, const char* const* argv, std::ostream& out, std:
     entries = read_fleet(options.inputs);
   } catch (const std::runtime_error& error) {  // TopologyJsonError, NoRunsError
     err << "memtopo fleet: " << error.what()
-        << "\n  fleet reads only the JSON that memtopo --json FILE writes.\n";
+        << "\n  fleet reads only the JSON that memtopo --json FILE writes (gzip-compressed or "
+           "not).\n";
     return exit_code::bad_input;
   }
   const Fleet fleet = analyse_fleet(entries);

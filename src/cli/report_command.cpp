@@ -124,7 +124,8 @@ int run_report_command(int argc, const char* const* argv, std::ostream& out, std
     saved = read_saved_run(options.run_file);
   } catch (const TopologyJsonError& error) {
     err << "memtopo report: " << error.what()
-        << "\n  report reads only the JSON that memtopo --json FILE writes.\n";
+        << "\n  report reads only the JSON that memtopo --json FILE writes (gzip-compressed or "
+           "not).\n";
     return exit_code::bad_input;
   }
   const RunDocument document = saved.document();

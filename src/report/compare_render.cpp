@@ -7,6 +7,7 @@
 #include "model/printable_text.hpp"
 #include "model/units.hpp"
 #include "report/compare_tables.hpp"
+#include "report/property_values.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -15,8 +16,8 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 // The console table's width: names, values and deltas wrap to fit it.
-constexpr std::size_t kTableWidth = 120;
-constexpr int kConfidenceDecimals = 2;
+constexpr std::size_t kCompareTableWidth = 120;
+constexpr int kCompareConfidenceDecimals = 2;
 constexpr const char* kLegend =
     "256 B? inconclusive (the run's best guess), ≥ x or ≤ x a bound, absent: not in that run; "
     "confidence A→B; tolerance: the largest difference that is not a change (p5-p95 "
@@ -94,7 +95,7 @@ std::string verdict_text(Verdict verdict) {
 
 std::string confidence_text(const PropertyComparison& p) {
   auto one = [](const std::optional<double>& c) {
-    return c ? format_number(*c, kConfidenceDecimals) : std::string("-");
+    return c ? format_number(*c, kCompareConfidenceDecimals) : std::string("-");
   };
   if (!p.confidence_a && !p.confidence_b) return "";
   if (p.confidence_a == p.confidence_b) return one(p.confidence_a);
@@ -106,7 +107,7 @@ std::string run_line(const char* label, const RunSummary& run) {
   if (!run.git_describe.empty()) line += ", memtopo " + printable_text(run.git_describe);
   if (!run.timestamp_utc.empty()) line += ", " + printable_text(run.timestamp_utc);
   if (run.simulated) line += ", SIMULATED (" + printable_text(run.sim_file) + ")";
-  return wrap_paragraph(line, std::string(label) + ": ", kTableWidth);
+  return wrap_paragraph(line, std::string(label) + ": ", kCompareTableWidth);
 }
 
 std::string probe_changes_text(const Comparison& comparison) {
@@ -130,13 +131,9 @@ std::string summary_text(const Comparison& comparison) {
       << comparison.count(Verdict::both_inconclusive) << " inconclusive in both, "
       << comparison.count(Verdict::not_judged) << " tables with rows that differ (not judged); "
       << "probe statuses that differ: " << comparison.probe_changes.size() << ".";
-  return "\n" + wrap_paragraph(out.str(), "", kTableWidth) +
+  return "\n" + wrap_paragraph(out.str(), "", kCompareTableWidth) +
          (comparison.has_differences() ? "The runs differ.\n"
                                        : "The runs agree within their spreads.\n");
-}
-
-ojson optional_number(const std::optional<double>& value) {
-  return value && std::isfinite(*value) ? ojson(*value) : ojson(nullptr);
 }
 
 ojson run_to_json(const RunSummary& run) {
@@ -170,7 +167,7 @@ struct Group {
   bool (*holds)(Verdict);
 };
 
-// Every row within kTableWidth: long names, values and deltas wrap under their column.
+// Every row within kCompareTableWidth: long names, values and deltas wrap under their column.
 std::string property_table(const std::vector<const PropertyComparison*>& rows) {
   using Align = TextTable::Align;
   using Overflow = TextTable::Overflow;
@@ -189,11 +186,12 @@ std::string property_table(const std::vector<const PropertyComparison*>& rows) {
                    value_text(*p, false), delta_text(*p), tolerance_text(*p),
                    confidence_text(*p), verdict_text(p->verdict)});
   }
-  std::string text = table.render(0, kTableWidth);
+  std::string text = table.render(0, kCompareTableWidth);
   for (const PropertyComparison* p : rows) {
     if (p->table_difference_detail.empty()) continue;
     text += wrap_paragraph(p->table_difference_detail,
-                           "  " + printable_text(p->element + "." + p->property) + ": ", kTableWidth);
+                           "  " + printable_text(p->element + "." + p->property) + ": ",
+                           kCompareTableWidth);
   }
   return text;
 }
@@ -222,7 +220,9 @@ std::string render_comparison_text(const Comparison& comparison, bool all) {
     }
     text += ":\n" + property_table(rows);
   }
-  if (!comparison.properties.empty()) text += "\n" + wrap_paragraph(kLegend, "", kTableWidth);
+  if (!comparison.properties.empty()) {
+    text += "\n" + wrap_paragraph(kLegend, "", kCompareTableWidth);
+  }
   return text + probe_changes_text(comparison) + summary_text(comparison);
 }
 

@@ -20,7 +20,7 @@ namespace {
 constexpr double kKiB = 1024;
 // A method is one line in the JSON; in a comment it is cut to this many columns.
 constexpr std::size_t kMethodWidth = 100;
-constexpr int kConfidenceDecimals = 2;
+constexpr int kExportConfidenceDecimals = 2;
 // A table's value (l1.carveout) is cut to this many columns in a comment.
 constexpr std::size_t kValueWidth = 60;
 
@@ -119,7 +119,7 @@ class Fragment {
     }
     for (const std::string& note : notes) text_ << "# note: " << note << "\n";
     text_ << "# confidence: "
-          << (weakest ? format_number(*weakest, kConfidenceDecimals) + " (the weakest source)"
+          << (weakest ? format_number(*weakest, kExportConfidenceDecimals) + " (the weakest source)"
                       : std::string("none given (API values or derived)"))
           << "\n"
           << name << " " << value << "\n\n";
@@ -159,7 +159,7 @@ class Fragment {
                        to_string(p.source);
     if (!p.method.empty()) text += ", " + shorten_to_width(printable_text(p.method), kMethodWidth);
     text += ", confidence " +
-            (p.confidence ? format_number(*p.confidence, kConfidenceDecimals) : std::string("-"));
+            (p.confidence ? format_number(*p.confidence, kExportConfidenceDecimals) : std::string("-"));
     return text;
   }
 

@@ -5,6 +5,7 @@
 
 #include "model/printable_text.hpp"
 #include "model/units.hpp"
+#include "report/property_values.hpp"
 #include "report/text_table.hpp"
 
 namespace memtopo {
@@ -12,7 +13,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr std::size_t kTableWidth = 140;
+constexpr std::size_t kFleetTableWidth = 140;
 
 std::string z_text(const FleetValue& value) {
   if (!value.z) return "inf";  // the fleet's MAD is 0: every other value is infinitely far
@@ -44,7 +45,7 @@ std::string outliers_text(const Fleet& fleet) {
     }
   }
   if (rows == 0) return "No GPU differs from its model's fleet.\n";
-  return "Outliers (" + std::to_string(rows) + "):\n" + table.render(2, kTableWidth);
+  return "Outliers (" + std::to_string(rows) + "):\n" + table.render(2, kFleetTableWidth);
 }
 
 std::string group_text(const Fleet& fleet, const FleetGroup& group) {
@@ -63,10 +64,6 @@ std::string group_text(const Fleet& fleet, const FleetGroup& group) {
         << printable_text(fleet.gpus[index].origin) << "\n";
   }
   return out.str();
-}
-
-ojson optional_number(const std::optional<double>& value) {
-  return value && std::isfinite(*value) ? ojson(*value) : ojson(nullptr);
 }
 
 ojson gpu_to_json(const FleetGpu& gpu) {

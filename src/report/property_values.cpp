@@ -54,4 +54,9 @@ std::vector<Property> other_modes(const Property& property) {
   return out;
 }
 
+nlohmann::ordered_json optional_number(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? nlohmann::ordered_json(*value)
+                                        : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace memtopo

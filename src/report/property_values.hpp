@@ -9,6 +9,10 @@
 
 namespace memtopo {
 
+// `value` as JSON for the judging readers' documents: the number, or null where there is none or
+// it is not finite.
+nlohmann::ordered_json optional_number(const std::optional<double>& value);
+
 // A value that was found (not inconclusive, not null).
 bool is_conclusive(const Property& property);
 

@@ -9,6 +9,7 @@
 
 #include "model/json_text.hpp"
 #include "model/printable_text.hpp"
+#include "report/gzip_text.hpp"
 #include "report/multi_device_report.hpp"
 
 namespace memtopo {
@@ -20,6 +21,11 @@ std::string too_large(const std::string& shown, std::uintmax_t bytes) {
   return shown + ": " + (bytes > kMaxRunFileBytes ? std::to_string(bytes) + " bytes, l" : "l") +
          "arger than " + std::to_string(kMaxRunFileBytes >> 20) +
          " MiB; a memtopo result is far smaller";
+}
+
+TopologyJsonError not_text(const std::string& shown, std::size_t nul_at) {
+  return TopologyJsonError(shown + ": a NUL byte at byte " + std::to_string(nul_at) +
+                           ": not a JSON text (a binary file, or something appended to it)");
 }
 
 // Closes the file however the reading ends.
@@ -53,21 +59,28 @@ std::string read_run_text(const std::string& path) {
   std::string text;
   if (S_ISREG(status.st_mode)) text.reserve(static_cast<std::size_t>(status.st_size));
   char buffer[kChunkBytes];
+  bool gzip = false;  // decided by the first bytes: gzip data holds NUL bytes, text none
   for (;;) {
     const ssize_t got = ::read(file.fd, buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) throw TopologyJsonError(shown + ": read failed (" + std::strerror(errno) + ")");
     if (got == 0) break;
     const std::string_view chunk(buffer, static_cast<std::size_t>(got));
+    if (text.empty()) gzip = starts_like_gzip(chunk);
     // Text has no NUL byte: /dev/zero or a binary file ends here, not after 256 MiB.
-    if (const std::size_t nul = first_nul_byte(chunk); nul != std::string_view::npos) {
-      throw TopologyJsonError(shown + ": a NUL byte at byte " + std::to_string(text.size() + nul) +
-                              ": not a JSON text (a binary file, or something appended to it)");
+    if (const std::size_t nul = gzip ? std::string_view::npos : first_nul_byte(chunk);
+        nul != std::string_view::npos) {
+      throw not_text(shown, text.size() + nul);
     }
     text.append(chunk);
     if (text.size() > kMaxRunFileBytes) throw TopologyJsonError(too_large(shown, 0));
   }
-  return text;
+  if (!gzip) return text;
+  std::string inflated = gunzip_text(text, kMaxRunFileBytes, shown);
+  if (const std::size_t nul = first_nul_byte(inflated); nul != std::string_view::npos) {
+    throw not_text(shown + " (gunzipped)", nul);
+  }
+  return inflated;
 }
 
 }  // namespace
