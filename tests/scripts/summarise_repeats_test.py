@@ -99,5 +99,28 @@ class WhyItDiffers(unittest.TestCase):
         self.assertIsNone(summarise.table_difference([first["value"], first["value"]]))
 
 
+class GzipRuns(unittest.TestCase):
+    """docs/results keeps runs gzip-compressed: a .gz path reads as its JSON."""
+
+    def test_a_gzipped_run_is_judged_as_its_json(self):
+        import contextlib
+        import gzip
+        import io
+        import json
+        import tempfile
+        run = {"elements": [{"id": "l1", "size": prop(1024)}]}
+        with tempfile.TemporaryDirectory() as directory:
+            plain = os.path.join(directory, "a.json")
+            packed = os.path.join(directory, "b.json.gz")
+            with open(plain, "w", encoding="utf-8") as handle:
+                json.dump(run, handle)
+            with gzip.open(packed, "wt", encoding="utf-8") as handle:
+                json.dump(run, handle)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(summarise.main([plain, packed]), 0)
+        self.assertIn("| l1.size | 1024 | 1024 | identical |", out.getvalue())
+
+
 if __name__ == "__main__":
     sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)
