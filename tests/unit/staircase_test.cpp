@@ -136,6 +136,25 @@ TEST(Staircase, GradualRampIsOneStepWithLowConfidence) {
   EXPECT_GT(step.confidence, 0.1);
 }
 
+// A small step (an L1 TLB's 10 cycles) onto a plateau that scatters by a cycle or two, whose
+// end PELT cuts off with the next level's first partial misses: the series of a simulated
+// H200-like TLB ladder at one noise seed. Against that two-point piece the smaller jump is 3.6
+// cycles, and the plateau's range (2.1) made it a ramp, so the 10-cycle level was lost; its
+// interquartile spread (analysis/staircase.cpp, is_ramp) keeps it a level.
+TEST(Staircase, AScatteredPlateauBeforeTheNextLevelsFirstMissesIsALevel) {
+  constexpr double kSeries[] = {256.8, 257.1, 257.6, 257.2, 257.3, 267.4, 268.5,
+                                267.5, 267.5, 266.4, 268.4, 267.5, 267.4, 268.5,
+                                267.5, 267.4, 266.4, 267.4, 274.8, 356.6, 356.5};
+  constexpr std::size_t kPoints = std::size(kSeries);
+  const auto c =
+      traces(kPoints, {.jitter = 0}, [&](std::size_t i, SplitMix64&) { return kSeries[i]; });
+  const Staircase s = analyze_staircase(grid(kPoints), c);
+  ASSERT_EQ(s.levels.size(), 3u) << "the 10-cycle level was taken for a ramp";
+  EXPECT_NEAR(s.levels[0].latency, 257, 1);
+  EXPECT_NEAR(s.levels[1].latency, 267.5, 1);
+  EXPECT_NEAR(s.levels[2].latency, 356.5, 1);
+}
+
 TEST(Staircase, NoStep) {
   const auto f = grid(10);
   const auto c = traces(10, {.jitter = 3}, [](std::size_t, SplitMix64&) { return 480.0; });
