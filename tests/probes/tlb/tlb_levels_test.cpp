@@ -221,5 +221,25 @@ TEST(TlbPageTestsThatCannotTell, AreTriedAgainAndKeptInTheEvidence) {
   EXPECT_NE(earlier[0].at("strides"), earlier[1].at("strides"));
 }
 
+// KNOWN WRONG ANSWER, disabled until fixed (run it with --gtest_also_run_disabled_tests): 64 KiB
+// and 2 MiB pages, an L1 TLB of 16 entries and an unequal 2 MiB L2 TLB. At 6 memtopo seeds of 10
+// (2, 3, 5, 6, 7, 9) the first ladder (32 MiB) takes the L1 TLB's two-length plateau (225, 225
+// cycles) and the L2 TLB's first misses (251) for one ramp: one step, whose first miss is the L1
+// TLB's (17 elements) and whose page test reads the L2 TLB's page (twins in one 2 MiB page share
+// its entry: gains of 135 cycles at 4 KiB, 110 from 256 KiB to 1 MiB, none at 2 MiB). The 2 MiB
+// ladder then shows both levels, and its first (16 entries) takes that page: "tlb_l1: 16 entries
+// of 2 MiB". The gains' fall by the L1 TLB's 25 cycles between 4 and 256 KiB is the sign of a
+// level of a smaller page inside the step. Seed 1, which TlbLevelsOnSim uses, reads it right.
+// The answer must be right or inconclusive at every seed.
+TEST(TlbLevelsAtEverySeed, DISABLED_AnL1TlbOf64KiBPagesIsNeverGivenTheL2TlbsPage) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const ProbeRun run =
+        run_on_sim("tests/probes/sims/tlb-2level-64k-2m-unequal.json", {"tlb_l1.reach"}, seed);
+    const Property& page = property(run, "tlb_l1", "page");
+    if (page.inconclusive || page.value.is_null()) continue;
+    EXPECT_EQ(page.value.get<double>(), 65536.0) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace memtopo::testing
