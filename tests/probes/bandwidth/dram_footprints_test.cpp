@@ -12,6 +12,7 @@
 #include "backend/sim/throughput.hpp"
 #include "probes/bandwidth/dram_footprints.hpp"
 #include "support/probe_harness.hpp"
+#include "support/stream_launches.hpp"
 
 namespace memtopo::testing {
 namespace {
@@ -20,13 +21,7 @@ constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::uint64_t kGiB = 1ull << 30;
 
 StreamMeasurement launches(std::vector<double> rates, std::uint64_t footprint = kGiB) {
-  StreamMeasurement m;
-  m.bytes_per_second = std::move(rates);
-  std::vector<double> sorted = m.bytes_per_second;
-  std::sort(sorted.begin(), sorted.end());
-  m.median_bytes_per_second = sorted[sorted.size() / 2];
-  m.result.footprint_bytes = footprint;
-  return m;
+  return measured_launches(std::move(rates), footprint);
 }
 
 TEST(DramFootprints, TheLargestIsAtLeast8GiBAnd128L2sAndTheOthersHalveDownFromIt) {

@@ -11,6 +11,7 @@
 
 #include "probes/bandwidth/shape_at_footprints.hpp"
 #include "support/probe_harness.hpp"
+#include "support/stream_launches.hpp"
 
 namespace memtopo::testing {
 namespace {
@@ -18,24 +19,13 @@ namespace {
 constexpr std::uint64_t kShapeMiB = 1ull << 20;
 constexpr double kMinGain = 0.003;
 
-StreamMeasurement shape_launches(std::vector<double> rates, StreamPlacement placement,
-                                 std::uint64_t footprint) {
-  StreamMeasurement m;
-  m.bytes_per_second = std::move(rates);
-  std::vector<double> sorted = m.bytes_per_second;
-  std::sort(sorted.begin(), sorted.end());
-  m.median_bytes_per_second = sorted[sorted.size() / 2];
-  m.spec.placement = placement;
-  m.result.footprint_bytes = footprint;
-  return m;
-}
-
 // A sweep of `placement` at 8, 4 and 2 GiB at `rate`, all agreeing.
 DramFootprintSweep sweep_at(double rate, StreamPlacement placement) {
   DramFootprintSweep sweep;
   for (const std::uint64_t gib : {8, 4, 2}) {
     const double r = rate;
-    sweep.points.push_back(shape_launches({r * 0.999, r, r * 1.001, r}, placement, gib << 30));
+    sweep.points.push_back(
+        measured_launches({r * 0.999, r, r * 1.001, r}, gib << 30, placement));
   }
   sweep.agreeing = 3;
   sweep.planned_bytes = 960 * kShapeMiB;
@@ -48,10 +38,10 @@ OpOutcome looping_won(double looping_beyond, double one_pass_at_search) {
   OpOutcome outcome;
   outcome.search.min_gain = kMinGain;
   const auto loop = StreamPlacement::shared_by_all;
-  outcome.final = shape_launches({4.667, 4.666, 4.668}, loop, 960 * kShapeMiB);
-  outcome.other_shape =
-      shape_launches({one_pass_at_search, one_pass_at_search * 1.0005, one_pass_at_search * 0.9995},
-                     StreamPlacement::one_pass, 960 * kShapeMiB);
+  outcome.final = measured_launches({4.667, 4.666, 4.668}, 960 * kShapeMiB, loop);
+  outcome.other_shape = measured_launches(
+      {one_pass_at_search, one_pass_at_search * 1.0005, one_pass_at_search * 0.9995},
+      960 * kShapeMiB, StreamPlacement::one_pass);
   outcome.footprint_sweep = sweep_at(looping_beyond, loop);
   outcome.ties.push_back(outcome.final);
   return outcome;
@@ -67,7 +57,7 @@ TEST(ShapeAtFootprints, TheOtherShapeIsSweptWhenItReadFasterThanTheFindingBeyond
   // Launches that scatter by a few per cent cannot tell 1.7 % apart.
   OpOutcome noisy = looping_won(4.555, 4.634);
   noisy.other_shape =
-      shape_launches({4.45, 4.634, 4.80}, StreamPlacement::one_pass, 960 * kShapeMiB);
+      measured_launches({4.45, 4.634, 4.80}, 960 * kShapeMiB, StreamPlacement::one_pass);
   EXPECT_FALSE(other_shape_may_be_faster(noisy));
   // Nothing to sweep without another shape or a sweep of the winner.
   OpOutcome alone = looping_won(4.555, 4.634);
