@@ -63,16 +63,13 @@ constexpr const char* kQueuedTiming =
 
 std::string bandwidth_method(const TransferSpec& spec) {
   const bool read = spec.direction == TransferDirection::read;
-  if (spec.engine == TransferEngine::sm && spec.read_shape == SmReadShape::actor_memory) {
+  if (spec.engine == TransferEngine::sm && spec.read_shape != SmReadShape::registers) {
+    const char* geometry = spec.read_shape == SmReadShape::actor_memory_deep
+                               ? "one block of 512 threads per SM, 12 loads in flight per thread"
+                               : "every SM";
     return std::string("the acting GPU's SMs copy 16-byte vectors from ") + memory_word(spec) +
-           " into its own memory (every SM, a grid-stride loop, " + passes_word(spec) +
+           " into its own memory (" + geometry + ", a grid-stride loop, " + passes_word(spec) +
            " in one launch), " + kQueuedTiming;
-  }
-  if (spec.engine == TransferEngine::sm && spec.read_shape == SmReadShape::actor_memory_deep) {
-    return std::string("the acting GPU's SMs copy 16-byte vectors from ") + memory_word(spec) +
-           " into its own memory (one block of 512 threads per SM, 12 loads in flight per "
-           "thread, a grid-stride loop, " +
-           passes_word(spec) + " in one launch), " + kQueuedTiming;
   }
   if (spec.engine == TransferEngine::sm) {
     return std::string("the acting GPU's SMs ") +
